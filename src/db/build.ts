@@ -1,0 +1,103 @@
+import Database from 'better-sqlite3';
+import { closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { SCHEMA_SQL, SCHEMA_VERSION } from './schema-sql.js';
+import { populateZips } from './populate-zips.js';
+import type { Db } from './open.js';
+
+export interface BuildHooks {
+  /** Called as rows are written; an exception here aborts the build (tests use it to crash midway). */
+  onProgress?: (table: string, rowsWritten: number) => void;
+}
+
+/** Version of an existing database file, or null when it is missing or unreadable. */
+export function databaseVersion(file: string): number | null {
+  if (!existsSync(file)) return null;
+  try {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      return db.pragma('user_version', { simple: true }) as number;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return null;
+  }
+}
+
+/** Builds the database when it is missing or of another schema version. Returns whether it built. */
+export function ensureDatabase(file: string, hooks: BuildHooks = {}): boolean {
+  if (databaseVersion(file) === SCHEMA_VERSION) return false;
+  buildDatabase(file, hooks);
+  return true;
+}
+
+/**
+ * Builds the whole database into a temporary file beside the target and renames it into place, so
+ * a crash at any point leaves either the previous database or the new one, never half of one.
+ */
+export function buildDatabase(file: string, hooks: BuildHooks = {}): void {
+  mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  removeStaleTemporaries(file);
+  const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
+  const db = new Database(tmp);
+  try {
+    // The temp file is thrown away on any failure, so durability knobs can be off while filling it.
+    db.pragma('journal_mode = OFF');
+    db.pragma('synchronous = OFF');
+    db.exec(SCHEMA_SQL);
+    populate(db, hooks);
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    db.exec('ANALYZE');
+    db.close();
+    fsyncFile(tmp);
+    retireWal(file);
+    renameSync(tmp, file);
+  } catch (err) {
+    if (db.open) db.close();
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+}
+
+function populate(db: Db, hooks: BuildHooks): void {
+  db.transaction(() => {
+    populateZips(db, hooks);
+  })();
+}
+
+function fsyncFile(file: string): void {
+  const fd = openSync(file, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A -wal file left beside the target belongs to the old database; SQLite would replay it onto the
+ * new one. Checkpoint it into the old file (harmless) and remove it before the rename.
+ */
+function retireWal(file: string): void {
+  if (existsSync(file)) {
+    try {
+      const old = new Database(file);
+      old.pragma('wal_checkpoint(TRUNCATE)');
+      old.close();
+    } catch {
+      // An unreadable old database is being replaced anyway.
+    }
+  }
+  rmSync(`${file}-wal`, { force: true });
+  rmSync(`${file}-shm`, { force: true });
+}
+
+/** Temp files of builds that crashed earlier. */
+function removeStaleTemporaries(file: string): void {
+  const dir = path.dirname(path.resolve(file));
+  const prefix = `${path.basename(file)}.tmp-`;
+  for (const name of readdirSync(dir)) {
+    if (name.startsWith(prefix)) rmSync(path.join(dir, name), { force: true });
+  }
+}

@@ -1,0 +1,18 @@
+import Database from 'better-sqlite3';
+
+export type Db = Database.Database;
+
+export interface OpenOptions {
+  /** Called with every statement executed; only tests set it (it costs a string per statement). */
+  onStatement?: (sql?: unknown) => void;
+}
+
+/** Opens the built database for serving: WAL so readers never block the (future) sync writer. */
+export function openDatabase(file: string, options: OpenOptions = {}): Db {
+  const db = new Database(file, { fileMustExist: true, verbose: options.onStatement });
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  return db;
+}

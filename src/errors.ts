@@ -1,0 +1,29 @@
+import { GraphQLError } from 'graphql';
+
+/** One invalid parameter: its name, what was received and the bound it broke. */
+export interface ParamProblem {
+  name: string;
+  value: unknown;
+  bound: string;
+  message: string;
+}
+
+/**
+ * Errors leave GraphQL with `extensions.code` and REST as problem+json with the same status, so
+ * each is declared once as a GraphQLError carrying both.
+ */
+export class BadInputError extends GraphQLError {
+  constructor(readonly problems: ParamProblem[]) {
+    super(problems.map((p) => p.message).join('; '), {
+      extensions: { code: 'BAD_USER_INPUT', status: 400, errors: problems },
+    });
+  }
+}
+
+export class NotFoundError extends GraphQLError {
+  constructor(what: string, name: string, value: string) {
+    super(`${what} ${JSON.stringify(value)} not found`, {
+      extensions: { code: 'NOT_FOUND', status: 404, errors: [{ name, value, bound: `an existing ${what.toLowerCase()}`, message: `no ${what.toLowerCase()} ${JSON.stringify(value)}` }] },
+    });
+  }
+}

@@ -1,0 +1,8 @@
+import { lexicographicSortSchema } from 'graphql';
+import { builder } from './builder.js';
+import './types/health.js';
+import './types/state.js';
+import './types/zip.js';
+
+/** The schema, sorted so the printed SDL diffs cleanly. */
+export const schema = lexicographicSortSchema(builder.toSchema());

@@ -1,0 +1,90 @@
+import { builder } from '../builder.js';
+import type { StateRecord, ZipRecord } from '../../repositories/zips.js';
+import { NotFoundError } from '../../errors.js';
+import { validate } from '../../validation/validate.js';
+import { CityParams, StatePaging, StateParams, ZIP_BOUNDS } from '../../validation/params.js';
+import type { GraphQLContext } from '../context.js';
+import { ZipRef } from './zip.js';
+
+export const StateRef = builder.objectRef<StateRecord>('State');
+const CityRef = builder.objectRef<{ city: string; stateCode: string | null; zipcodes: ZipRecord[] }>('City');
+const ZipStatsRef = builder.objectRef<{ totalZips: number; totalStates: number }>('ZipStats');
+
+export async function loadState(ctx: GraphQLContext, code: string): Promise<StateRecord> {
+  const state = await ctx.loaders.stateByCode.load(code);
+  if (!state) throw new NotFoundError('State', 'state', code);
+  return state;
+}
+
+StateRef.implement({
+  description: 'One of the 50 US states or DC.',
+  fields: (t) => ({
+    stateCode: t.exposeString('stateCode', { description: 'Two-letter USPS code.' }),
+    stateName: t.exposeString('stateName'),
+    fips: t.exposeString('fips', { description: 'Two-digit state FIPS code.' }),
+    zipCount: t.exposeInt('zipCount', { description: 'How many ZIP codes the state has (the total for paging).' }),
+    zipcodes: t.field({
+      type: [ZipRef],
+      description: 'The state’s ZIP codes in ZIP order, one page.',
+      args: {
+        limit: t.arg.int({ description: `Page size, 1–${ZIP_BOUNDS.stateLimit.max}; default ${ZIP_BOUNDS.stateLimit.default}.` }),
+        offset: t.arg.int({ description: 'ZIPs to skip, >= 0; default 0.' }),
+      },
+      resolve: (state, args, ctx) => {
+        const { limit, offset } = validate(StatePaging, args);
+        return ctx.loaders.zipsByState.load({ stateCode: state.stateCode, limit, offset });
+      },
+    }),
+  }),
+});
+
+CityRef.implement({
+  description: 'The ZIP codes of a city (a place name may exist in several states).',
+  fields: (t) => ({
+    city: t.exposeString('city', { description: 'The city name as the data spells it.' }),
+    stateCode: t.exposeString('stateCode', { nullable: true, description: 'The state filter, when one was given.' }),
+    count: t.int({ resolve: (c) => c.zipcodes.length }),
+    zipcodes: t.field({ type: [ZipRef], resolve: (c) => c.zipcodes }),
+  }),
+});
+
+ZipStatsRef.implement({
+  fields: (t) => ({
+    totalZips: t.exposeInt('totalZips'),
+    totalStates: t.exposeInt('totalStates', { description: '50 states and DC.' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  states: t.field({
+    type: [StateRef],
+    description: 'The 50 states and DC, by state code.',
+    resolve: (_root, _args, ctx) => ctx.repos.zips.allStates(),
+  }),
+  state: t.field({
+    type: StateRef,
+    nullable: true,
+    description: 'One state by its two-letter code, case-insensitive. Unknown codes are NOT_FOUND.',
+    args: { code: t.arg.string({ required: true }) },
+    resolve: (_root, args, ctx) => loadState(ctx, validate(StateParams, { state: args.code }).state),
+  }),
+  city: t.field({
+    type: CityRef,
+    nullable: true,
+    description: 'ZIP codes of a city by name (case-insensitive), optionally in one state. No match is NOT_FOUND.',
+    args: {
+      name: t.arg.string({ required: true, description: `1–${ZIP_BOUNDS.cityMaxLength} characters.` }),
+      state: t.arg.string({ description: 'Optional two-letter state code.' }),
+    },
+    resolve: (_root, args, ctx) => {
+      const { city, state } = validate(CityParams, { city: args.name, state: args.state ?? undefined });
+      const zipcodes = ctx.repos.zips.findByCity(city, state ?? null);
+      if (zipcodes.length === 0) throw new NotFoundError('City', 'city', state ? `${city}, ${state}` : city);
+      return { city: zipcodes[0]!.city, stateCode: state ?? null, zipcodes };
+    },
+  }),
+  zipStats: t.field({
+    type: ZipStatsRef,
+    resolve: (_root, _args, ctx) => ctx.repos.zips.stats(),
+  }),
+}));

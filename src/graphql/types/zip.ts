@@ -1,0 +1,120 @@
+import { builder } from '../builder.js';
+import type { ZipRecord } from '../../repositories/zips.js';
+import type { NearbyZip } from '../../domain/zip-spatial-index.js';
+import { NotFoundError } from '../../errors.js';
+import { validate } from '../../validation/validate.js';
+import { NearbyOptions, NearbyParams, ZIP_BOUNDS, ZipParams } from '../../validation/params.js';
+import type { GraphQLContext } from '../context.js';
+import { StateRef } from './state.js';
+
+export const ZipRef = builder.objectRef<ZipRecord>('Zip');
+const NearbyZipRef = builder.objectRef<NearbyZip>('NearbyZip');
+const NearbyCenterRef = builder.objectRef<{ zip: string; lat: number; lng: number }>('NearbyCenter');
+const NearbyResultRef = builder.objectRef<{
+  center: { zip: string; lat: number; lng: number };
+  radiusMiles: number;
+  results: NearbyZip[];
+}>('NearbyZips');
+
+const radiusDoc = `Search radius in miles, > 0 and <= ${ZIP_BOUNDS.radiusMiles.max}; default ${ZIP_BOUNDS.radiusMiles.default}.`;
+const limitDoc = `Most results to return, 1–${ZIP_BOUNDS.nearbyLimit.max}; default ${ZIP_BOUNDS.nearbyLimit.default}.`;
+
+/** Loads a ZIP or throws NOT_FOUND: REST answers 404 and GraphQL carries the code. */
+export async function loadZip(ctx: GraphQLContext, zip: string): Promise<ZipRecord> {
+  const record = await ctx.loaders.zipByCode.load(zip);
+  if (!record) throw new NotFoundError('ZIP code', 'zip', zip);
+  return record;
+}
+
+function nearbyOf(ctx: GraphQLContext, center: ZipRecord, radiusMiles: number, limit: number): NearbyZip[] {
+  return ctx.zipIndex.nearby(center.lat, center.lng, radiusMiles, limit, center.zip);
+}
+
+ZipRef.implement({
+  description: 'A US ZIP code (GeoNames postal code data, 50 states and DC).',
+  fields: (t) => ({
+    zip: t.exposeString('zip', { description: 'Five-digit ZIP code.' }),
+    city: t.exposeString('city'),
+    stateCode: t.exposeString('stateCode', { description: 'Two-letter USPS state code.' }),
+    stateName: t.exposeString('stateName'),
+    county: t.exposeString('county', { description: 'County name as GeoNames gives it (without "County").' }),
+    countyFips: t.exposeString('countyFips', { description: 'Five-digit state + county FIPS code, e.g. 06037.' }),
+    lat: t.exposeFloat('lat', { description: 'Latitude of the ZIP centroid, degrees.' }),
+    lng: t.exposeFloat('lng', { description: 'Longitude of the ZIP centroid, degrees.' }),
+    lastUpdated: t.exposeString('lastUpdated', { description: 'Date of the ZIP dataset, ISO 8601.' }),
+    state: t.field({
+      type: StateRef,
+      resolve: async (zip, _args, ctx) => (await ctx.loaders.stateByCode.load(zip.stateCode))!,
+    }),
+    nearby: t.field({
+      type: [NearbyZipRef],
+      description: 'Other ZIP codes within the radius, nearest first. The ZIP itself is not included.',
+      args: {
+        radiusMiles: t.arg.float({ description: radiusDoc }),
+        limit: t.arg.int({ description: limitDoc }),
+      },
+      resolve: (zip, args, ctx) => {
+        const { radiusMiles, limit } = validate(NearbyOptions, args);
+        return nearbyOf(ctx, zip, radiusMiles, limit);
+      },
+    }),
+  }),
+});
+
+NearbyZipRef.implement({
+  description: 'A ZIP code near another, with its haversine distance (R = 3958.8 mi).',
+  fields: (t) => ({
+    zip: t.exposeString('zip'),
+    city: t.exposeString('city'),
+    stateCode: t.exposeString('stateCode'),
+    county: t.exposeString('county'),
+    lat: t.exposeFloat('lat'),
+    lng: t.exposeFloat('lng'),
+    distanceMiles: t.exposeFloat('distanceMiles', { description: 'Miles from the center, rounded to 0.01.' }),
+    details: t.field({
+      type: ZipRef,
+      description: 'The full ZIP record.',
+      resolve: (n, _args, ctx) => loadZip(ctx, n.zip),
+    }),
+  }),
+});
+
+NearbyCenterRef.implement({
+  fields: (t) => ({ zip: t.exposeString('zip'), lat: t.exposeFloat('lat'), lng: t.exposeFloat('lng') }),
+});
+
+NearbyResultRef.implement({
+  fields: (t) => ({
+    center: t.field({ type: NearbyCenterRef, resolve: (r) => r.center }),
+    radiusMiles: t.exposeFloat('radiusMiles'),
+    results: t.field({ type: [NearbyZipRef], resolve: (r) => r.results }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  zip: t.field({
+    type: ZipRef,
+    nullable: true,
+    description: 'One ZIP code. An unknown ZIP is a NOT_FOUND error; a malformed one BAD_USER_INPUT.',
+    args: { zip: t.arg.string({ required: true, description: 'Exactly 5 digits.' }) },
+    resolve: (_root, args, ctx) => loadZip(ctx, validate(ZipParams, args).zip),
+  }),
+  nearbyZips: t.field({
+    type: NearbyResultRef,
+    description: 'ZIP codes within a radius of a ZIP, nearest first, the center ZIP itself excluded.',
+    args: {
+      zip: t.arg.string({ required: true, description: 'Exactly 5 digits.' }),
+      radiusMiles: t.arg.float({ description: radiusDoc }),
+      limit: t.arg.int({ description: limitDoc }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const { zip, radiusMiles, limit } = validate(NearbyParams, args);
+      const center = await loadZip(ctx, zip);
+      return {
+        center: { zip: center.zip, lat: center.lat, lng: center.lng },
+        radiusMiles,
+        results: nearbyOf(ctx, center, radiusMiles, limit),
+      };
+    },
+  }),
+}));

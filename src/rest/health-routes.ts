@@ -1,0 +1,11 @@
+import { z } from 'zod';
+import { route } from './route.js';
+
+export const healthRoutes = [
+  route({
+    path: '/health',
+    params: z.object({}),
+    operation: 'query Health { health { status service timestamp } }',
+    shape: (d) => d.health,
+  }),
+];

@@ -1,0 +1,17 @@
+import type { z } from 'zod';
+
+/**
+ * One documented REST path: its parameters (the shared zod schema over path and query values),
+ * the one GraphQL operation that answers it, and how the documented response is shaped from it.
+ */
+export interface RestRoute<P extends z.ZodType = z.ZodType> {
+  path: string;
+  params: P;
+  operation: string;
+  /** GraphQL variables from the validated parameters; by default the parameters themselves. */
+  variables?: (params: z.output<P>) => Record<string, unknown>;
+  shape: (data: any, params: z.output<P>) => unknown;
+}
+
+/** Keeps each route's parameter type attached to its own callbacks inside a heterogeneous table. */
+export const route = <P extends z.ZodType>(r: RestRoute<P>): RestRoute => r as unknown as RestRoute;

@@ -1,0 +1,6 @@
+import type { RestRoute } from './route.js';
+import { healthRoutes } from './health-routes.js';
+import { zipRoutes } from './zip-routes.js';
+
+/** Every documented REST path; the router mounts each at / and at /v1. */
+export const routes: readonly RestRoute[] = [...healthRoutes, ...zipRoutes];

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+
+/**
+ * Every parameter of every documented path and GraphQL argument, declared once. REST passes raw
+ * query strings, GraphQL passes typed values; `numeric` accepts both so one schema serves the two.
+ */
+
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+const toNumber = (v: unknown) => (typeof v === 'string' && DECIMAL.test(v.trim()) ? Number(v) : v);
+
+export const numeric = (schema: z.ZodNumber) => z.preprocess(toNumber, schema);
+export const integer = (min: number, max: number) => numeric(z.number().int().min(min).max(max));
+
+export const ZIP_BOUNDS = {
+  radiusMiles: { default: 25, max: 200 },
+  nearbyLimit: { default: 50, max: 200 },
+  stateLimit: { default: 100, max: 1000 },
+  cityMaxLength: 100,
+} as const;
+
+export const zipCode = z.string().regex(/^\d{5}$/, 'exactly 5 digits');
+export const stateCode = z
+  .string()
+  .regex(/^[A-Za-z]{2}$/, 'a 2-letter state code')
+  .transform((s) => s.toUpperCase());
+
+export const ZipParams = z.object({ zip: zipCode });
+
+export const NearbyParams = z.object({
+  zip: zipCode,
+  radiusMiles: numeric(z.number().gt(0).max(ZIP_BOUNDS.radiusMiles.max)).default(ZIP_BOUNDS.radiusMiles.default),
+  limit: integer(1, ZIP_BOUNDS.nearbyLimit.max).default(ZIP_BOUNDS.nearbyLimit.default),
+});
+
+/** Nearby from a known parent (Zip.nearby): the same bounds without the ZIP itself. */
+export const NearbyOptions = NearbyParams.omit({ zip: true });
+
+export const StateParams = z.object({ state: stateCode });
+
+export const StatePaging = z.object({
+  limit: integer(1, ZIP_BOUNDS.stateLimit.max).default(ZIP_BOUNDS.stateLimit.default),
+  offset: integer(0, Number.MAX_SAFE_INTEGER).default(0),
+});
+
+export const StateZipsParams = StateParams.extend(StatePaging.shape);
+
+export const CityParams = z.object({
+  city: z.string().trim().min(1).max(ZIP_BOUNDS.cityMaxLength),
+  state: stateCode.optional(),
+});

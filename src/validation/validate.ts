@@ -1,0 +1,40 @@
+import type { z } from 'zod';
+import { BadInputError, type ParamProblem } from '../errors.js';
+
+/**
+ * Parses parameters with their declared schema, turning every zod issue into a ParamProblem that
+ * names the parameter, the value received and the bound. REST and GraphQL both call this.
+ */
+export function validate<S extends z.ZodType>(schema: S, input: Record<string, unknown>): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw new BadInputError(result.error.issues.map((issue) => toProblem(issue, input)));
+}
+
+type Issue = z.core.$ZodIssue;
+
+function toProblem(issue: Issue, input: Record<string, unknown>): ParamProblem {
+  const name = issue.path.map(String).join('.') || 'input';
+  const value = input[String(issue.path[0])];
+  const bound = boundOf(issue, value);
+  return { name, value: value ?? null, bound, message: `${name} must be ${bound}` };
+}
+
+function boundOf(issue: Issue, value: unknown): string {
+  switch (issue.code) {
+    case 'too_big':
+      return issue.origin === 'string'
+        ? `at most ${issue.maximum} characters`
+        : `${issue.inclusive ? '<=' : '<'} ${issue.maximum}`;
+    case 'too_small':
+      if (issue.origin === 'string') return issue.minimum === 1 ? 'non-empty' : `at least ${issue.minimum} characters`;
+      return `${issue.inclusive ? '>=' : '>'} ${issue.minimum}`;
+    case 'invalid_type':
+      if (value === undefined) return 'given (it is required)';
+      if (Array.isArray(value)) return `a single ${issue.expected === 'int' ? 'integer' : issue.expected}`;
+      return issue.expected === 'int' ? 'an integer' : `a finite ${issue.expected}`;
+    default:
+      // Formats carry their bound as the message declared beside the schema (e.g. "exactly 5 digits").
+      return issue.message;
+  }
+}
