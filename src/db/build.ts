@@ -27,7 +27,10 @@ export function databaseVersion(file: string): number | null {
 
 /** Builds the database when it is missing or of another schema version. Returns whether it built. */
 export function ensureDatabase(file: string, hooks: BuildHooks = {}): boolean {
-  if (databaseVersion(file) === SCHEMA_VERSION) return false;
+  if (databaseVersion(file) === SCHEMA_VERSION) {
+    removeStaleTemporaries(file);
+    return false;
+  }
   buildDatabase(file, hooks);
   return true;
 }
@@ -93,11 +96,25 @@ function retireWal(file: string): void {
   rmSync(`${file}-shm`, { force: true });
 }
 
-/** Temp files of builds that crashed earlier. */
+/** Temp files (and their journals) of builds whose process has died; a live builder keeps its own. */
 function removeStaleTemporaries(file: string): void {
   const dir = path.dirname(path.resolve(file));
+  if (!existsSync(dir)) return;
   const prefix = `${path.basename(file)}.tmp-`;
   for (const name of readdirSync(dir)) {
-    if (name.startsWith(prefix)) rmSync(path.join(dir, name), { force: true });
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length).split('-')[0]);
+    if (!isAlive(pid)) rmSync(path.join(dir, name), { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

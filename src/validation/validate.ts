@@ -30,9 +30,13 @@ function boundOf(issue: Issue, value: unknown): string {
       if (issue.origin === 'string') return issue.minimum === 1 ? 'non-empty' : `at least ${issue.minimum} characters`;
       return `${issue.inclusive ? '>=' : '>'} ${issue.minimum}`;
     case 'invalid_type':
+    {
       if (value === undefined) return 'given (it is required)';
-      if (Array.isArray(value)) return `a single ${issue.expected === 'int' ? 'integer' : issue.expected}`;
-      return issue.expected === 'int' ? 'an integer' : `a finite ${issue.expected}`;
+      // A schema may declare its own bound as the message (e.g. "an integer"); zod's default starts "Invalid".
+      const declared = issue.message.startsWith('Invalid') ? null : issue.message;
+      const what = declared ?? `a finite ${issue.expected}`;
+      return Array.isArray(value) ? `a single ${what.replace(/^an? (finite )?/, '')}` : what;
+    }
     default:
       // Formats carry their bound as the message declared beside the schema (e.g. "exactly 5 digits").
       return issue.message;

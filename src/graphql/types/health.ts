@@ -4,7 +4,7 @@ const HealthRef = builder.objectRef<{ status: string; service: string; timestamp
 
 HealthRef.implement({
   fields: (t) => ({
-    status: t.exposeString('status', { description: '"ok" while the process serves requests.' }),
+    status: t.exposeString('status', { description: 'Always ok while the process serves requests.' }),
     service: t.exposeString('service'),
     timestamp: t.exposeString('timestamp', { description: 'Server time, ISO 8601.' }),
   }),

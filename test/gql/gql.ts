@@ -1,0 +1,76 @@
+/* eslint-disable */
+import * as types from './graphql.js';
+import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+
+/**
+ * Map of all GraphQL operations in the project.
+ *
+ * This map has several performance disadvantages:
+ * 1. It is not tree-shakeable, so it will include all operations in the project.
+ * 2. It is not minifiable, so the string of a GraphQL query will be multiple times inside the bundle.
+ * 3. It does not support dead code elimination, so it will add unused operations.
+ *
+ * Therefore it is highly recommended to use the babel or swc plugin for production.
+ * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
+ */
+type Documents = {
+    "\n  query TestZip($zip: String!) {\n    zip(zip: $zip) {\n      zip city stateCode stateName county countyFips lat lng lastUpdated\n      state { stateCode stateName zipCount }\n      nearby(radiusMiles: 5, limit: 3) { zip distanceMiles }\n    }\n  }\n": typeof types.TestZipDocument,
+    "\n  query TestNearby($zip: String!, $radiusMiles: Float, $limit: Int) {\n    nearbyZips(zip: $zip, radiusMiles: $radiusMiles, limit: $limit) {\n      center { zip lat lng }\n      radiusMiles\n      results { zip city stateCode county lat lng distanceMiles }\n    }\n  }\n": typeof types.TestNearbyDocument,
+    "\n  query TestState($code: String!, $limit: Int, $offset: Int) {\n    state(code: $code) { stateCode stateName zipCount zipcodes(limit: $limit, offset: $offset) { zip } }\n  }\n": typeof types.TestStateDocument,
+    "\n  query TestCity($name: String!, $state: String) {\n    city(name: $name, state: $state) { city stateCode count zipcodes { zip stateCode } }\n  }\n": typeof types.TestCityDocument,
+    "\n  query TestStats { zipStats { totalZips totalStates } states { stateCode } }\n": typeof types.TestStatsDocument,
+    "\n  query TestWide($limit: Int) {\n    states {\n      stateCode\n      zipcodes(limit: $limit) {\n        zip\n        state { stateName zipCount }\n        nearby(radiusMiles: 10, limit: 3) { zip details { countyFips state { fips } } }\n      }\n    }\n  }\n": typeof types.TestWideDocument,
+};
+const documents: Documents = {
+    "\n  query TestZip($zip: String!) {\n    zip(zip: $zip) {\n      zip city stateCode stateName county countyFips lat lng lastUpdated\n      state { stateCode stateName zipCount }\n      nearby(radiusMiles: 5, limit: 3) { zip distanceMiles }\n    }\n  }\n": types.TestZipDocument,
+    "\n  query TestNearby($zip: String!, $radiusMiles: Float, $limit: Int) {\n    nearbyZips(zip: $zip, radiusMiles: $radiusMiles, limit: $limit) {\n      center { zip lat lng }\n      radiusMiles\n      results { zip city stateCode county lat lng distanceMiles }\n    }\n  }\n": types.TestNearbyDocument,
+    "\n  query TestState($code: String!, $limit: Int, $offset: Int) {\n    state(code: $code) { stateCode stateName zipCount zipcodes(limit: $limit, offset: $offset) { zip } }\n  }\n": types.TestStateDocument,
+    "\n  query TestCity($name: String!, $state: String) {\n    city(name: $name, state: $state) { city stateCode count zipcodes { zip stateCode } }\n  }\n": types.TestCityDocument,
+    "\n  query TestStats { zipStats { totalZips totalStates } states { stateCode } }\n": types.TestStatsDocument,
+    "\n  query TestWide($limit: Int) {\n    states {\n      stateCode\n      zipcodes(limit: $limit) {\n        zip\n        state { stateName zipCount }\n        nearby(radiusMiles: 10, limit: 3) { zip details { countyFips state { fips } } }\n      }\n    }\n  }\n": types.TestWideDocument,
+};
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ *
+ *
+ * @example
+ * ```ts
+ * const query = graphql(`query GetUser($id: ID!) { user(id: $id) { name } }`);
+ * ```
+ *
+ * The query argument is unknown!
+ * Please regenerate the types.
+ */
+export function graphql(source: string): unknown;
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query TestZip($zip: String!) {\n    zip(zip: $zip) {\n      zip city stateCode stateName county countyFips lat lng lastUpdated\n      state { stateCode stateName zipCount }\n      nearby(radiusMiles: 5, limit: 3) { zip distanceMiles }\n    }\n  }\n"): (typeof documents)["\n  query TestZip($zip: String!) {\n    zip(zip: $zip) {\n      zip city stateCode stateName county countyFips lat lng lastUpdated\n      state { stateCode stateName zipCount }\n      nearby(radiusMiles: 5, limit: 3) { zip distanceMiles }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query TestNearby($zip: String!, $radiusMiles: Float, $limit: Int) {\n    nearbyZips(zip: $zip, radiusMiles: $radiusMiles, limit: $limit) {\n      center { zip lat lng }\n      radiusMiles\n      results { zip city stateCode county lat lng distanceMiles }\n    }\n  }\n"): (typeof documents)["\n  query TestNearby($zip: String!, $radiusMiles: Float, $limit: Int) {\n    nearbyZips(zip: $zip, radiusMiles: $radiusMiles, limit: $limit) {\n      center { zip lat lng }\n      radiusMiles\n      results { zip city stateCode county lat lng distanceMiles }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query TestState($code: String!, $limit: Int, $offset: Int) {\n    state(code: $code) { stateCode stateName zipCount zipcodes(limit: $limit, offset: $offset) { zip } }\n  }\n"): (typeof documents)["\n  query TestState($code: String!, $limit: Int, $offset: Int) {\n    state(code: $code) { stateCode stateName zipCount zipcodes(limit: $limit, offset: $offset) { zip } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query TestCity($name: String!, $state: String) {\n    city(name: $name, state: $state) { city stateCode count zipcodes { zip stateCode } }\n  }\n"): (typeof documents)["\n  query TestCity($name: String!, $state: String) {\n    city(name: $name, state: $state) { city stateCode count zipcodes { zip stateCode } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query TestStats { zipStats { totalZips totalStates } states { stateCode } }\n"): (typeof documents)["\n  query TestStats { zipStats { totalZips totalStates } states { stateCode } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query TestWide($limit: Int) {\n    states {\n      stateCode\n      zipcodes(limit: $limit) {\n        zip\n        state { stateName zipCount }\n        nearby(radiusMiles: 10, limit: 3) { zip details { countyFips state { fips } } }\n      }\n    }\n  }\n"): (typeof documents)["\n  query TestWide($limit: Int) {\n    states {\n      stateCode\n      zipcodes(limit: $limit) {\n        zip\n        state { stateName zipCount }\n        nearby(radiusMiles: 10, limit: 3) { zip details { countyFips state { fips } } }\n      }\n    }\n  }\n"];
+
+export function graphql(source: string) {
+  return (documents as any)[source] ?? {};
+}
+
+export type DocumentType<TDocumentNode extends DocumentNode<any, any>> = TDocumentNode extends DocumentNode<  infer TType,  any>  ? TType  : never;

@@ -1,0 +1,70 @@
+import { expect, inject } from 'vitest';
+import { print } from 'graphql';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { startApp, type RunningApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+
+export interface TestServerOptions {
+  countStatements?: boolean;
+  now?: () => Date;
+  dbPath?: string;
+}
+
+/** A real server on an ephemeral 127.0.0.1 port over the run's real SQLite file. */
+export async function startTestServer(options: TestServerOptions = {}): Promise<RunningApp> {
+  const base = loadConfig({});
+  return startApp({
+    config: {
+      ...base,
+      port: 0,
+      host: '127.0.0.1',
+      dbPath: options.dbPath ?? inject('dbPath'),
+      logLevel: 'silent',
+      countStatements: options.countStatements ?? false,
+    },
+    now: options.now,
+  });
+}
+
+export interface HttpResult<T = any> {
+  status: number;
+  contentType: string;
+  headers: Headers;
+  body: T;
+}
+
+export async function getJson<T = any>(app: RunningApp, path: string, init?: RequestInit): Promise<HttpResult<T>> {
+  const res = await fetch(app.url + path, init);
+  const text = await res.text();
+  const contentType = res.headers.get('content-type') ?? '';
+  return { status: res.status, contentType, headers: res.headers, body: text && contentType.includes('json') ? JSON.parse(text) : text };
+}
+
+export interface GqlResult<R> {
+  data?: R | null;
+  errors?: { message: string; path?: string[]; extensions?: Record<string, any> }[];
+}
+
+/** Runs a codegen-typed operation over real HTTP against /graphql. */
+export async function gql<R, V>(app: RunningApp, doc: TypedDocumentNode<R, V>, variables?: V, path = '/graphql'): Promise<GqlResult<R>> {
+  const res = await fetch(app.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' },
+    body: JSON.stringify({ query: print(doc), variables }),
+  });
+  return (await res.json()) as GqlResult<R>;
+}
+
+/** Asserts the RFC 9457 shape every 4xx/5xx body must have, and returns the body. */
+export function expectProblem(r: HttpResult, status: number) {
+  expect(r.status).toBe(status);
+  expect(r.contentType).toMatch(/^application\/problem\+json/);
+  expect(r.body).toMatchObject({
+    type: expect.any(String),
+    title: expect.any(String),
+    status,
+    detail: expect.any(String),
+  });
+  expect(JSON.stringify(r.body)).not.toMatch(/\bat .+\.(ts|js):\d+|SQLITE|node_modules/);
+  return r.body as { code: string; detail: string; errors?: { name: string; value: unknown; bound: string; message: string }[] };
+}
