@@ -3,6 +3,8 @@ import { closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, rm
 import path from 'node:path';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './schema-sql.js';
 import { populateZips } from './populate-zips.js';
+import { populateResorts } from './populate-resorts.js';
+import { sourceFingerprint } from './fingerprint.js';
 import type { Db } from './open.js';
 
 export interface BuildHooks {
@@ -12,11 +14,17 @@ export interface BuildHooks {
 
 /** Version of an existing database file, or null when it is missing or unreadable. */
 export function databaseVersion(file: string): number | null {
+  return readStamp(file)?.version ?? null;
+}
+
+function readStamp(file: string): { version: number; fingerprint: string | null } | null {
   if (!existsSync(file)) return null;
   try {
     const db = new Database(file, { readonly: true, fileMustExist: true });
     try {
-      return db.pragma('user_version', { simple: true }) as number;
+      const version = db.pragma('user_version', { simple: true }) as number;
+      const row = db.prepare("SELECT value FROM meta WHERE key = 'sources.fingerprint'").get() as { value: string } | undefined;
+      return { version, fingerprint: row?.value ?? null };
     } finally {
       db.close();
     }
@@ -25,9 +33,13 @@ export function databaseVersion(file: string): number | null {
   }
 }
 
-/** Builds the database when it is missing or of another schema version. Returns whether it built. */
+/**
+ * Builds the database when it is missing, of another schema version, or built from other
+ * committed sources (the catalogue was edited). Returns whether it built.
+ */
 export function ensureDatabase(file: string, hooks: BuildHooks = {}): boolean {
-  if (databaseVersion(file) === SCHEMA_VERSION) {
+  const stamp = readStamp(file);
+  if (stamp?.version === SCHEMA_VERSION && stamp.fingerprint === sourceFingerprint()) {
     removeStaleTemporaries(file);
     return false;
   }
@@ -66,6 +78,8 @@ export function buildDatabase(file: string, hooks: BuildHooks = {}): void {
 function populate(db: Db, hooks: BuildHooks): void {
   db.transaction(() => {
     populateZips(db, hooks);
+    populateResorts(db, hooks);
+    db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('sources.fingerprint', sourceFingerprint());
   })();
 }
 

@@ -2,7 +2,7 @@
  * The database schema. Bump SCHEMA_VERSION with any change here: a database built with another
  * version is rebuilt (atomically) at the next start, so nobody runs on a stale layout.
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export const SCHEMA_SQL = `
 CREATE TABLE meta (
@@ -30,4 +30,80 @@ CREATE TABLE zips (
 
 CREATE INDEX zips_by_state ON zips(state_code, zip);
 CREATE INDEX zips_by_city ON zips(city COLLATE NOCASE, state_code, zip);
+
+CREATE TABLE resorts (
+  id               TEXT PRIMARY KEY,
+  name             TEXT NOT NULL,
+  country_code     TEXT NOT NULL,
+  country_name     TEXT NOT NULL,
+  region           TEXT NOT NULL,
+  continent        TEXT NOT NULL,
+  lat              REAL NOT NULL,
+  lng              REAL NOT NULL,
+  base_elevation   INTEGER NOT NULL,
+  summit_elevation INTEGER NOT NULL,
+  lift_count       INTEGER NOT NULL,
+  trail_count      INTEGER NOT NULL,
+  website          TEXT,
+  inventory_source TEXT NOT NULL
+) STRICT;
+
+CREATE INDEX resorts_by_name ON resorts(name COLLATE NOCASE);
+CREATE INDEX resorts_by_country ON resorts(country_code);
+
+CREATE TABLE trails (
+  id              TEXT PRIMARY KEY,
+  resort_id       TEXT NOT NULL REFERENCES resorts(id),
+  ordinal         INTEGER NOT NULL,
+  name            TEXT NOT NULL,
+  difficulty      TEXT NOT NULL,
+  rating          TEXT NOT NULL,
+  length_m        INTEGER NOT NULL,
+  open_threshold  REAL NOT NULL,
+  groom_threshold REAL NOT NULL,
+  source          TEXT NOT NULL
+) STRICT;
+
+CREATE INDEX trails_by_resort ON trails(resort_id, ordinal);
+
+CREATE TABLE lifts (
+  id                TEXT PRIMARY KEY,
+  resort_id         TEXT NOT NULL REFERENCES resorts(id),
+  ordinal           INTEGER NOT NULL,
+  name              TEXT NOT NULL,
+  type              TEXT NOT NULL,
+  seats             INTEGER NOT NULL,
+  capacity_per_hour INTEGER NOT NULL,
+  open_threshold    REAL NOT NULL,
+  source            TEXT NOT NULL
+) STRICT;
+
+CREATE INDEX lifts_by_resort ON lifts(resort_id, ordinal);
+
+-- Daily weather and snow per resort: observed days and forecast days, written by a provider.
+CREATE TABLE daily_weather (
+  resort_id                 TEXT NOT NULL REFERENCES resorts(id),
+  date                      TEXT NOT NULL,
+  source                    TEXT NOT NULL,
+  base_temp_min             REAL NOT NULL,
+  base_temp_max             REAL NOT NULL,
+  summit_temp_min           REAL NOT NULL,
+  summit_temp_max           REAL NOT NULL,
+  precipitation_mm          REAL NOT NULL,
+  precipitation_probability INTEGER NOT NULL,
+  snowfall_base_cm          REAL NOT NULL,
+  snowfall_summit_cm        REAL NOT NULL,
+  snow_depth_base_cm        REAL NOT NULL,
+  snow_depth_summit_cm      REAL NOT NULL,
+  season_snowfall_cm        REAL NOT NULL,
+  wind_speed_base_kmh       REAL NOT NULL,
+  wind_gust_base_kmh        REAL NOT NULL,
+  wind_speed_summit_kmh     REAL NOT NULL,
+  wind_gust_summit_kmh      REAL NOT NULL,
+  wind_direction_deg        INTEGER NOT NULL,
+  snow_line_m               INTEGER NOT NULL,
+  PRIMARY KEY (resort_id, date)
+) STRICT, WITHOUT ROWID;
+
+CREATE INDEX daily_weather_by_date ON daily_weather(date);
 `;

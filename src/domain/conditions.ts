@@ -1,0 +1,154 @@
+import { addDays } from './dates.js';
+import { inSeason, plannedSeason, type PlannedSeason } from './season.js';
+import type { LiftFacts, ResortFacts, TrailFacts } from './resort.js';
+import type { DailyWeather } from './weather/daily.js';
+
+/**
+ * The snow report: pure functions from a resort, its inventory and its recent daily weather to
+ * what a skier asks — is it open, how much snow, what surface, which trails and lifts run.
+ */
+
+export type OperatingStatus = 'OPEN' | 'CLOSED';
+export type TrailStatus = 'OPEN' | 'CLOSED';
+export type GroomingStatus = 'GROOMED' | 'UNGROOMED';
+export type LiftStatus = 'OPEN' | 'HOLD' | 'SCHEDULED' | 'CLOSED';
+export type SnowSurface =
+  | 'POWDER' | 'PACKED_POWDER' | 'MACHINE_GROOMED' | 'HARD_PACKED' | 'SPRING_SNOW' | 'CORN' | 'GRANULAR'
+  | 'ICY' | 'WET_SNOW' | 'WIND_BLOWN' | 'THIN_COVER' | 'NO_SNOW';
+
+/** Base depth (cm) a resort needs to open at all. */
+export const MIN_OPERATING_BASE_CM = 20;
+/** Base depth (cm) at which all terrain is skiable. */
+export const FULL_COVER_BASE_CM = 80;
+/** Summit gusts (km/h) that put exposed lifts on wind hold; cable cars and funiculars tolerate more. */
+export const WIND_HOLD_GUST_KMH = 75;
+export const WIND_HOLD_GUST_CABLE_CAR_KMH = 95;
+
+export interface SnowReport {
+  date: string;
+  status: OperatingStatus;
+  statusReason: string;
+  season: PlannedSeason;
+  snowDepthBaseCm: number;
+  snowDepthSummitCm: number;
+  newSnow24hCm: number;
+  newSnow72hCm: number;
+  newSnow7dCm: number;
+  seasonSnowfallCm: number;
+  surface: SnowSurface;
+  /** Share of terrain skiable given the snow, 0–1 (0 when closed). */
+  skiableShare: number;
+  openTrails: number;
+  totalTrails: number;
+  openLifts: number;
+  totalLifts: number;
+}
+
+export interface TrailState {
+  status: TrailStatus;
+  grooming: GroomingStatus;
+}
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+/** Days up to and including `today`, newest last. */
+function observed(days: readonly DailyWeather[], today: string): DailyWeather[] {
+  return days.filter((d) => d.date <= today);
+}
+
+function snowSince(days: readonly DailyWeather[], today: string, n: number): number {
+  const from = addDays(today, -(n - 1));
+  return round1(days.filter((d) => d.date >= from && d.date <= today).reduce((s, d) => s + d.snowfallSummitCm, 0));
+}
+
+export function operatingStatus(resort: ResortFacts, day: DailyWeather | undefined, today: string): { status: OperatingStatus; reason: string; season: PlannedSeason } {
+  const season = plannedSeason(today, resort.lat, resort.summitElevation);
+  if (!inSeason(today, season)) return { status: 'CLOSED', reason: `out of season; opens ${season.opens}`, season };
+  if (!day || day.snowDepthBaseCm < MIN_OPERATING_BASE_CM) {
+    return { status: 'CLOSED', reason: `not enough snow (base under ${MIN_OPERATING_BASE_CM} cm)`, season };
+  }
+  return { status: 'OPEN', reason: 'open for the season', season };
+}
+
+export function skiableShare(status: OperatingStatus, baseDepthCm: number): number {
+  if (status !== 'OPEN') return 0;
+  const share = 0.2 + (0.8 * (baseDepthCm - MIN_OPERATING_BASE_CM)) / (FULL_COVER_BASE_CM - MIN_OPERATING_BASE_CM);
+  return Math.max(0, Math.min(1, share));
+}
+
+export function primarySurface(days: readonly DailyWeather[], today: string): SnowSurface {
+  const seen = observed(days, today);
+  const day = seen[seen.length - 1];
+  if (!day || day.snowDepthBaseCm <= 0) return 'NO_SNOW';
+  const new24 = day.snowfallSummitCm;
+  const new72 = snowSince(seen, today, 3);
+  const new7d = snowSince(seen, today, 7);
+  const rainedRecently = seen.slice(-2).some((d) => d.precipitationMm > 2 && d.snowfallBaseCm === 0);
+  if (day.snowDepthBaseCm < 30) return 'THIN_COVER';
+  if (new24 >= 10) return day.windGustSummitKmh >= 60 ? 'WIND_BLOWN' : 'POWDER';
+  if (rainedRecently) return day.baseTempMin <= 0 ? 'ICY' : 'WET_SNOW';
+  if (new72 >= 15) return 'PACKED_POWDER';
+  if (day.baseTempMax > 3 && day.baseTempMin < -1) return 'CORN';
+  if (day.baseTempMin > 0) return 'SPRING_SNOW';
+  if (day.baseTempMax > 3) return 'GRANULAR';
+  if (new7d === 0 && day.baseTempMax < 0) return 'HARD_PACKED';
+  return 'MACHINE_GROOMED';
+}
+
+export function trailState(trail: TrailFacts, share: number, newSnow24hCm: number): TrailState {
+  const open = share > 0 && trail.openThreshold <= share;
+  if (!open) return { status: 'CLOSED', grooming: 'UNGROOMED' };
+  // Easy terrain is groomed nightly; steep terrain partly, and left alone after a big dump.
+  const gentle = trail.difficulty === 'BEGINNER' || trail.difficulty === 'INTERMEDIATE';
+  const groomed = gentle || (newSnow24hCm < 20 && trail.groomThreshold < 0.35);
+  return { status: 'OPEN', grooming: groomed ? 'GROOMED' : 'UNGROOMED' };
+}
+
+export function liftState(lift: LiftFacts, share: number, summitGustKmh: number): LiftStatus {
+  if (share <= 0) return 'CLOSED';
+  if (lift.openThreshold > share + 0.1) return 'CLOSED';
+  if (lift.openThreshold > share) return 'SCHEDULED';
+  const sheltered = lift.type === 'MAGIC_CARPET' || lift.type === 'ROPE_TOW' || lift.type === 'PLATTER' || lift.type === 'T_BAR';
+  const limit = lift.type === 'CABLE_CAR' || lift.type === 'FUNICULAR' ? WIND_HOLD_GUST_CABLE_CAR_KMH : WIND_HOLD_GUST_KMH;
+  if (!sheltered && summitGustKmh >= limit) return 'HOLD';
+  return 'OPEN';
+}
+
+export function snowReport(
+  resort: ResortFacts,
+  days: readonly DailyWeather[],
+  trails: readonly TrailFacts[],
+  lifts: readonly LiftFacts[],
+  today: string,
+): { report: SnowReport; trailStates: TrailState[]; liftStates: LiftStatus[] } {
+  const seen = observed(days, today);
+  const day = seen[seen.length - 1];
+  const { status, reason, season } = operatingStatus(resort, day && day.date === today ? day : undefined, today);
+  const depth = day?.snowDepthBaseCm ?? 0;
+  const share = skiableShare(status, depth);
+  const newSnow24hCm = day?.date === today ? day.snowfallSummitCm : 0;
+  const trailStates = trails.map((t) => trailState(t, share, newSnow24hCm));
+  const liftStates = lifts.map((l) => liftState(l, share, day?.windGustSummitKmh ?? 0));
+  return {
+    report: {
+      date: today,
+      status,
+      statusReason: reason,
+      season,
+      snowDepthBaseCm: round1(depth),
+      snowDepthSummitCm: round1(day?.snowDepthSummitCm ?? 0),
+      newSnow24hCm,
+      newSnow72hCm: snowSince(seen, today, 3),
+      newSnow7dCm: snowSince(seen, today, 7),
+      seasonSnowfallCm: day?.seasonSnowfallCm ?? 0,
+      surface: primarySurface(days, today),
+      skiableShare: Math.round(share * 1000) / 1000,
+      openTrails: trailStates.filter((t) => t.status === 'OPEN').length,
+      totalTrails: trails.length,
+      openLifts: liftStates.filter((s) => s === 'OPEN').length,
+      totalLifts: lifts.length,
+    },
+    trailStates,
+    liftStates,
+  };
+}

@@ -1,0 +1,25 @@
+/** One day of weather and snow at a resort, metric. The unit every provider produces. */
+export interface DailyWeather {
+  date: string;
+  baseTempMin: number;
+  baseTempMax: number;
+  summitTempMin: number;
+  summitTempMax: number;
+  /** Water equivalent at the base, mm. */
+  precipitationMm: number;
+  /** Chance of precipitation, percent; 100 or 0 for observed days. */
+  precipitationProbability: number;
+  snowfallBaseCm: number;
+  snowfallSummitCm: number;
+  snowDepthBaseCm: number;
+  snowDepthSummitCm: number;
+  /** Snowfall at the summit since the season's start, cm. */
+  seasonSnowfallCm: number;
+  windSpeedBaseKmh: number;
+  windGustBaseKmh: number;
+  windSpeedSummitKmh: number;
+  windGustSummitKmh: number;
+  windDirectionDeg: number;
+  /** Elevation where precipitation turns from rain to snow, m. */
+  snowLineM: number;
+}

@@ -1,0 +1,29 @@
+import type { Db } from '../db/open.js';
+import type { LiftFacts, TrailFacts } from '../domain/resort.js';
+
+/** Trails and lifts of many resorts in one statement each, in their stable order. */
+export class InventoryRepository {
+  private readonly trailsStmt;
+  private readonly liftsStmt;
+
+  constructor(db: Db) {
+    this.trailsStmt = db.prepare<[string], TrailFacts>(
+      `SELECT id, resort_id AS resortId, name, difficulty, rating, length_m AS lengthM, open_threshold AS openThreshold,
+         groom_threshold AS groomThreshold, source
+       FROM trails WHERE resort_id IN (SELECT value FROM json_each(?)) ORDER BY resort_id, ordinal`,
+    );
+    this.liftsStmt = db.prepare<[string], LiftFacts>(
+      `SELECT id, resort_id AS resortId, name, type, seats, capacity_per_hour AS capacityPerHour,
+         open_threshold AS openThreshold, source
+       FROM lifts WHERE resort_id IN (SELECT value FROM json_each(?)) ORDER BY resort_id, ordinal`,
+    );
+  }
+
+  trailsOf(resortIds: readonly string[]): TrailFacts[] {
+    return this.trailsStmt.all(JSON.stringify(resortIds));
+  }
+
+  liftsOf(resortIds: readonly string[]): LiftFacts[] {
+    return this.liftsStmt.all(JSON.stringify(resortIds));
+  }
+}
