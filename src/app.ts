@@ -8,6 +8,10 @@ import { ensureDatabase } from './db/build.js';
 import { openDatabase, type Db } from './db/open.js';
 import { createRepositories } from './repositories/index.js';
 import { ZipSpatialIndex } from './domain/zip-spatial-index.js';
+import { PointIndex } from './domain/point-index.js';
+import { WeatherWindow } from './weather/window.js';
+import { simulatedProvider } from './providers/simulated.js';
+import type { ConditionsProvider } from './providers/provider.js';
 import { schema } from './graphql/schema.js';
 import { createContext, type Services } from './graphql/context.js';
 import { createRestRouter } from './rest/router.js';
@@ -18,6 +22,7 @@ export interface AppOptions {
   config: Config;
   logger?: Logger;
   now?: () => Date;
+  provider?: ConditionsProvider;
 }
 
 export interface RunningApp {
@@ -46,7 +51,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const db = openDatabase(config.dbPath, config.countStatements ? { onStatement: () => void statements++ } : {});
   const repos = createRepositories(db);
   const zipIndex = new ZipSpatialIndex(repos.zips.allPoints());
-  const services: Services = { repos, zipIndex, logger, now: options.now ?? (() => new Date()) };
+  const resortIndex = new PointIndex(repos.resorts.all(), (r) => r.id);
+  const now = options.now ?? (() => new Date());
+  const weatherWindow = new WeatherWindow(repos.resorts, repos.weather, options.provider ?? simulatedProvider, now, logger);
+  await weatherWindow.ensureCurrent();
+  const services: Services = { repos, zipIndex, resortIndex, weatherWindow, logger, now };
 
   const restRouter = createRestRouter(schema, routes);
   const yoga = createYoga<NodeServerContext>({

@@ -20,9 +20,15 @@ export type SnowSurface =
 export const MIN_OPERATING_BASE_CM = 20;
 /** Base depth (cm) at which all terrain is skiable. */
 export const FULL_COVER_BASE_CM = 80;
-/** Summit gusts (km/h) that put exposed lifts on wind hold; cable cars and funiculars tolerate more. */
+/**
+ * Summit gusts (km/h) that put upper-mountain lifts on wind hold; cable cars and funiculars
+ * tolerate more, and from the storm level every aerial lift stops. Surface lifts keep running.
+ */
 export const WIND_HOLD_GUST_KMH = 75;
 export const WIND_HOLD_GUST_CABLE_CAR_KMH = 95;
+export const WIND_HOLD_ALL_GUST_KMH = 110;
+/** Lifts that open only once this share of terrain is skiable are the exposed, upper ones. */
+const UPPER_MOUNTAIN_THRESHOLD = 0.25;
 
 export interface SnowReport {
   date: string;
@@ -109,8 +115,10 @@ export function liftState(lift: LiftFacts, share: number, summitGustKmh: number)
   if (lift.openThreshold > share + 0.1) return 'CLOSED';
   if (lift.openThreshold > share) return 'SCHEDULED';
   const sheltered = lift.type === 'MAGIC_CARPET' || lift.type === 'ROPE_TOW' || lift.type === 'PLATTER' || lift.type === 'T_BAR';
+  if (sheltered) return 'OPEN';
   const limit = lift.type === 'CABLE_CAR' || lift.type === 'FUNICULAR' ? WIND_HOLD_GUST_CABLE_CAR_KMH : WIND_HOLD_GUST_KMH;
-  if (!sheltered && summitGustKmh >= limit) return 'HOLD';
+  const exposed = lift.openThreshold >= UPPER_MOUNTAIN_THRESHOLD;
+  if (summitGustKmh >= WIND_HOLD_ALL_GUST_KMH || (exposed && summitGustKmh >= limit)) return 'HOLD';
   return 'OPEN';
 }
 

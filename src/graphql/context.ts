@@ -1,12 +1,17 @@
 import type { Logger } from '../logger.js';
 import type { Repositories } from '../repositories/index.js';
 import type { ZipSpatialIndex } from '../domain/zip-spatial-index.js';
+import type { PointIndex } from '../domain/point-index.js';
+import type { ResortRecord } from '../repositories/resorts.js';
+import type { WeatherWindow } from '../weather/window.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
 /** What lives for the whole process and is shared by every request. */
 export interface Services {
   repos: Repositories;
   zipIndex: ZipSpatialIndex;
+  resortIndex: PointIndex<ResortRecord>;
+  weatherWindow: WeatherWindow;
   logger: Logger;
   /** Injected so anything time-dependent is reproducible in tests. */
   now: () => Date;
@@ -19,5 +24,5 @@ export interface GraphQLContext extends Services {
 }
 
 export function createContext(services: Services, requestId: string, logger: Logger = services.logger): GraphQLContext {
-  return { ...services, logger, requestId, loaders: createLoaders(services.repos) };
+  return { ...services, logger, requestId, loaders: createLoaders(services) };
 }

@@ -1,6 +1,12 @@
 import DataLoader from 'dataloader';
-import type { Repositories } from '../repositories/index.js';
+import { addDays } from '../domain/dates.js';
+import { snowReport, type LiftStatus, type SnowReport, type TrailState } from '../domain/conditions.js';
+import type { LiftFacts, TrailFacts } from '../domain/resort.js';
+import type { ResortRecord } from '../repositories/resorts.js';
+import type { StoredDay } from '../repositories/weather.js';
 import type { StateRecord, ZipRecord } from '../repositories/zips.js';
+import { FORECAST_DAYS } from '../weather/window.js';
+import type { Services } from './context.js';
 
 export interface StatePageKey {
   stateCode: string;
@@ -8,10 +14,27 @@ export interface StatePageKey {
   offset: number;
 }
 
+/** Everything about a resort today: its report, the day's weather and each trail's and lift's state. */
+export interface ResortSnapshot {
+  resort: ResortRecord;
+  today: string;
+  /** Last 7 days and the forecast days, oldest first. */
+  days: StoredDay[];
+  source: string;
+  report: SnowReport;
+  trails: (TrailFacts & TrailState)[];
+  lifts: (LiftFacts & { status: LiftStatus })[];
+}
+
 export interface Loaders {
   zipByCode: DataLoader<string, ZipRecord | null>;
   stateByCode: DataLoader<string, StateRecord | null>;
   zipsByState: DataLoader<StatePageKey, ZipRecord[], string>;
+  resortById: DataLoader<string, ResortRecord | null>;
+  trailsByResort: DataLoader<string, TrailFacts[]>;
+  liftsByResort: DataLoader<string, LiftFacts[]>;
+  recentDaysByResort: DataLoader<string, StoredDay[]>;
+  snapshotByResort: DataLoader<string, ResortSnapshot>;
 }
 
 /** Orders rows to match the requested keys, null where a key has no row. */
@@ -20,12 +43,24 @@ function byKey<K, V>(keys: readonly K[], rows: V[], keyOf: (row: V) => K): (V | 
   return keys.map((k) => map.get(k) ?? null);
 }
 
-export function createLoaders(repos: Repositories): Loaders {
-  return {
+/** Groups rows under the requested keys, an empty list where a key has none. */
+function groupBy<K, V>(keys: readonly K[], rows: V[], keyOf: (row: V) => K): V[][] {
+  const map = new Map<K, V[]>(keys.map((k) => [k, []]));
+  for (const r of rows) map.get(keyOf(r))?.push(r);
+  return keys.map((k) => map.get(k)!);
+}
+
+const unwrap = <T>(values: (T | Error)[]): T[] =>
+  values.map((v) => {
+    if (v instanceof Error) throw v;
+    return v;
+  });
+
+/** Fresh per request (REST or GraphQL): batching within a request, no caching across them. */
+export function createLoaders({ repos, weatherWindow }: Services): Loaders {
+  const loaders: Loaders = {
     zipByCode: new DataLoader((zips) => Promise.resolve(byKey(zips, repos.zips.findByZips(zips), (z) => z.zip))),
-    stateByCode: new DataLoader((codes) =>
-      Promise.resolve(byKey(codes, repos.zips.findStates(codes), (s) => s.stateCode)),
-    ),
+    stateByCode: new DataLoader((codes) => Promise.resolve(byKey(codes, repos.zips.findStates(codes), (s) => s.stateCode))),
     // Pages of different states with the same window share one statement; each window is one more.
     zipsByState: new DataLoader(
       async (keys) => {
@@ -48,5 +83,41 @@ export function createLoaders(repos: Repositories): Loaders {
       },
       { cacheKeyFn: (k) => `${k.stateCode}:${k.limit}:${k.offset}` },
     ),
+    resortById: new DataLoader((ids) => Promise.resolve(byKey(ids, repos.resorts.findByIds(ids), (r) => r.id))),
+    trailsByResort: new DataLoader((ids) => Promise.resolve(groupBy(ids, repos.inventory.trailsOf(ids), (t) => t.resortId))),
+    liftsByResort: new DataLoader((ids) => Promise.resolve(groupBy(ids, repos.inventory.liftsOf(ids), (l) => l.resortId))),
+    recentDaysByResort: new DataLoader(async (ids) => {
+      const today = await weatherWindow.ensureCurrent();
+      const rows = repos.weather.daysOf(ids, addDays(today, -6), addDays(today, FORECAST_DAYS - 1));
+      return groupBy(ids, rows, (d) => d.resortId);
+    }),
+    snapshotByResort: new DataLoader(async (ids) => {
+      const today = await weatherWindow.ensureCurrent();
+      const [resorts, days, trails, lifts] = await Promise.all([
+        loaders.resortById.loadMany(ids),
+        loaders.recentDaysByResort.loadMany(ids),
+        loaders.trailsByResort.loadMany(ids),
+        loaders.liftsByResort.loadMany(ids),
+      ]);
+      const r = unwrap(resorts);
+      const d = unwrap(days);
+      const t = unwrap(trails);
+      const l = unwrap(lifts);
+      return ids.map((id, i) => {
+        const resort = r[i];
+        if (!resort) return new Error(`resort ${id} not found`);
+        const { report, trailStates, liftStates } = snowReport(resort, d[i]!, t[i]!, l[i]!, today);
+        return {
+          resort,
+          today,
+          days: d[i]!,
+          source: d[i]!.find((x) => x.date === today)?.source ?? 'none',
+          report,
+          trails: t[i]!.map((trail, j) => ({ ...trail, ...trailStates[j]! })),
+          lifts: l[i]!.map((lift, j) => ({ ...lift, status: liftStates[j]! })),
+        };
+      });
+    }),
   };
+  return loaders;
 }

@@ -48,12 +48,12 @@ export class WeatherRepository {
       `SELECT min((SELECT count(*) FROM daily_weather WHERE date = ?), (SELECT count(*) FROM daily_weather WHERE date = ?)) AS n`,
     );
     // Snowfall at the summit over a window, with each resort's biggest day (first such day on ties).
-    this.totalsStmt = db.prepare<[string, string], SnowfallTotal>(
+    this.totalsStmt = db.prepare<{ from: string; to: string }, SnowfallTotal>(
       `SELECT resort_id AS resortId, count(*) AS days, round(sum(snowfall_summit_cm), 1) AS totalCm,
          max(snowfall_summit_cm) AS maxDayCm,
-         (SELECT d2.date FROM daily_weather d2 WHERE d2.resort_id = d.resort_id AND d2.date BETWEEN ?1 AND ?2
+         (SELECT d2.date FROM daily_weather d2 WHERE d2.resort_id = d.resort_id AND d2.date BETWEEN :from AND :to
             ORDER BY d2.snowfall_summit_cm DESC, d2.date LIMIT 1) AS maxDayDate
-       FROM daily_weather d WHERE date BETWEEN ?1 AND ?2 GROUP BY resort_id ORDER BY resort_id`,
+       FROM daily_weather d WHERE date BETWEEN :from AND :to GROUP BY resort_id ORDER BY resort_id`,
     );
   }
 
@@ -75,6 +75,6 @@ export class WeatherRepository {
   }
 
   snowfallTotals(from: string, to: string): SnowfallTotal[] {
-    return this.totalsStmt.all(from, to);
+    return this.totalsStmt.all({ from, to });
   }
 }

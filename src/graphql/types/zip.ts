@@ -8,7 +8,7 @@ import type { GraphQLContext } from '../context.js';
 import { StateRef } from './state.js';
 
 export const ZipRef = builder.objectRef<ZipRecord>('Zip');
-const NearbyZipRef = builder.objectRef<NearbyZip>('NearbyZip');
+export const NearbyZipRef = builder.objectRef<NearbyZip>('NearbyZip');
 const NearbyCenterRef = builder.objectRef<{ zip: string; lat: number; lng: number }>('NearbyCenter');
 const NearbyResultRef = builder.objectRef<{
   center: { zip: string; lat: number; lng: number };

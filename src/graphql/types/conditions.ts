@@ -1,0 +1,100 @@
+import { builder } from '../builder.js';
+import type { ConditionsView, CurrentWeatherView, ForecastDayView, ForecastLevelView, WeatherView } from '../views/resort-views.js';
+import { UnitLabelsRef } from './units.js';
+import { MIN_OPERATING_BASE_CM, WIND_HOLD_GUST_KMH } from '../../domain/conditions.js';
+
+export const OperatingStatusEnum = builder.enumType('OperatingStatus', {
+  description: `OPEN while inside the planned season with at least ${MIN_OPERATING_BASE_CM} cm of base; CLOSED otherwise (statusReason says why).`,
+  values: ['OPEN', 'CLOSED'] as const,
+});
+
+export const SnowSurfaceEnum = builder.enumType('SnowSurface', {
+  description: 'The primary snow surface, as ski reports name it.',
+  values: ['POWDER', 'PACKED_POWDER', 'MACHINE_GROOMED', 'HARD_PACKED', 'SPRING_SNOW', 'CORN', 'GRANULAR', 'ICY', 'WET_SNOW', 'WIND_BLOWN', 'THIN_COVER', 'NO_SNOW'] as const,
+});
+
+export const WeatherSummaryEnum = builder.enumType('WeatherSummary', {
+  description: 'SNOW: snow at the base; MIXED: rain at the base, snow up high; RAIN; DRY.',
+  values: ['SNOW', 'RAIN', 'MIXED', 'DRY'] as const,
+});
+
+export const ConditionsRef = builder.objectRef<ConditionsView>('Conditions').implement({
+  description: 'Today’s snow report. Depths and snowfall in `units.depth`; new snow is measured at the summit.',
+  fields: (t) => ({
+    date: t.exposeString('date', { description: 'The report date (UTC), ISO 8601.' }),
+    source: t.exposeString('source', { description: 'Where the numbers come from; "simulated" for the offline generator.' }),
+    units: t.field({ type: UnitLabelsRef, resolve: (c) => c.units }),
+    status: t.field({ type: OperatingStatusEnum, resolve: (c) => c.status as 'OPEN' | 'CLOSED' }),
+    statusReason: t.exposeString('statusReason'),
+    seasonOpens: t.exposeString('seasonOpens', { description: 'Planned opening date of this (or the next) season.' }),
+    seasonCloses: t.exposeString('seasonCloses', { description: 'Planned closing date of this (or the next) season.' }),
+    snowDepthBase: t.exposeFloat('snowDepthBase'),
+    snowDepthSummit: t.exposeFloat('snowDepthSummit'),
+    newSnow24h: t.exposeFloat('newSnow24h'),
+    newSnow72h: t.exposeFloat('newSnow72h'),
+    newSnow7d: t.exposeFloat('newSnow7d'),
+    seasonSnowfall: t.exposeFloat('seasonSnowfall', { description: 'Summit snowfall since the season began.' }),
+    surface: t.field({ type: SnowSurfaceEnum, resolve: (c) => c.surface as never }),
+    openTrails: t.exposeInt('openTrails'),
+    totalTrails: t.exposeInt('totalTrails'),
+    openTrailsPct: t.exposeFloat('openTrailsPct', { description: 'Open trails as a percentage of all, one decimal.' }),
+    openLifts: t.exposeInt('openLifts'),
+    totalLifts: t.exposeInt('totalLifts'),
+    temperature: t.exposeFloat('temperature', { description: 'Temperature now at the base.' }),
+    temperatureSummit: t.exposeFloat('temperatureSummit', { description: 'Temperature now at the summit.' }),
+    windSpeed: t.exposeFloat('windSpeed', { description: 'Summit wind speed today.' }),
+    windGust: t.exposeFloat('windGust', { description: `Summit gusts today; exposed lifts go on HOLD from ${WIND_HOLD_GUST_KMH} km/h.` }),
+    summary: t.field({ type: WeatherSummaryEnum, resolve: (c) => c.summary }),
+  }),
+});
+
+const ForecastLevelRef = builder.objectRef<ForecastLevelView>('ForecastLevel').implement({
+  description: 'A forecast day at one elevation.',
+  fields: (t) => ({
+    elevation: t.exposeInt('elevation'),
+    tempMin: t.exposeFloat('tempMin'),
+    tempMax: t.exposeFloat('tempMax'),
+    snowfall: t.exposeFloat('snowfall'),
+    windSpeed: t.exposeFloat('windSpeed'),
+    windGust: t.exposeFloat('windGust'),
+  }),
+});
+
+export const ForecastDayRef = builder.objectRef<ForecastDayView>('ForecastDay').implement({
+  description: 'One forecast day (UTC date) at the base and the summit.',
+  fields: (t) => ({
+    date: t.exposeString('date'),
+    summary: t.field({ type: WeatherSummaryEnum, resolve: (d) => d.summary }),
+    precipitationProbability: t.exposeInt('precipitationProbability', { description: 'Percent.' }),
+    precipitation: t.exposeFloat('precipitation', { description: 'Water equivalent at the base.' }),
+    snowLine: t.exposeInt('snowLine', { description: 'Elevation where rain turns to snow.' }),
+    windDirection: t.exposeInt('windDirection', { description: 'Degrees the wind comes from (270 = west).' }),
+    base: t.field({ type: ForecastLevelRef, resolve: (d) => d.base }),
+    summit: t.field({ type: ForecastLevelRef, resolve: (d) => d.summit }),
+  }),
+});
+
+const CurrentWeatherRef = builder.objectRef<CurrentWeatherView>('CurrentWeather').implement({
+  description: 'Weather now at the base (summit temperature too).',
+  fields: (t) => ({
+    time: t.exposeString('time', { description: 'When this was computed, ISO 8601.' }),
+    summary: t.field({ type: WeatherSummaryEnum, resolve: (c) => c.summary }),
+    temperature: t.exposeFloat('temperature'),
+    temperatureSummit: t.exposeFloat('temperatureSummit'),
+    windSpeed: t.exposeFloat('windSpeed'),
+    windGust: t.exposeFloat('windGust'),
+    windDirection: t.exposeInt('windDirection'),
+    snowfall24h: t.exposeFloat('snowfall24h', { description: 'Snowfall at the base over the last 24 h.' }),
+    precipitation24h: t.exposeFloat('precipitation24h'),
+  }),
+});
+
+export const WeatherRef = builder.objectRef<WeatherView>('Weather').implement({
+  description: 'Current weather and the daily forecast for today and the next six days.',
+  fields: (t) => ({
+    source: t.exposeString('source'),
+    units: t.field({ type: UnitLabelsRef, resolve: (w) => w.units }),
+    current: t.field({ type: CurrentWeatherRef, resolve: (w) => w.current }),
+    forecast: t.field({ type: [ForecastDayRef], resolve: (w) => w.forecast }),
+  }),
+});

@@ -1,0 +1,94 @@
+import { builder } from '../builder.js';
+import type { LiftStatus, TrailState } from '../../domain/conditions.js';
+import type { LiftFacts, TrailFacts } from '../../domain/resort.js';
+import { toUnits, type Units } from '../../domain/units.js';
+import type { liftSummaryView, trailSummaryView } from '../views/resort-views.js';
+import { UnitsEnum } from './units.js';
+
+export const DifficultyEnum = builder.enumType('Difficulty', {
+  description: 'Common grade; `rating` on a trail gives the regional marking (green-circle … double-black-diamond in North America, blue/red/black in Europe).',
+  values: ['BEGINNER', 'INTERMEDIATE', 'ADVANCED', 'EXPERT'] as const,
+});
+export const TrailStatusEnum = builder.enumType('TrailStatus', { values: ['OPEN', 'CLOSED'] as const });
+export const GroomingEnum = builder.enumType('Grooming', { values: ['GROOMED', 'UNGROOMED'] as const });
+export const LiftTypeEnum = builder.enumType('LiftType', {
+  values: ['CHAIRLIFT', 'GONDOLA', 'CABLE_CAR', 'FUNICULAR', 'T_BAR', 'PLATTER', 'ROPE_TOW', 'MAGIC_CARPET'] as const,
+});
+export const LiftStatusEnum = builder.enumType('LiftStatus', {
+  description: 'OPEN; HOLD: stopped for wind; SCHEDULED: opens as cover builds or later today; CLOSED.',
+  values: ['OPEN', 'HOLD', 'SCHEDULED', 'CLOSED'] as const,
+});
+
+export type TrailView = TrailFacts & TrailState & { units: Units };
+export type LiftView = LiftFacts & { status: LiftStatus };
+
+export const TrailRef = builder.objectRef<TrailView>('Trail').implement({
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    difficulty: t.field({ type: DifficultyEnum, resolve: (x) => x.difficulty }),
+    rating: t.exposeString('rating', { description: 'The regional marking, e.g. black-diamond or red.' }),
+    length: t.int({ description: 'Length in the units asked for on Resort.trails (m or ft).', resolve: (x) => toUnits.length(x.lengthM, x.units) }),
+    status: t.field({ type: TrailStatusEnum, resolve: (x) => x.status }),
+    grooming: t.field({ type: GroomingEnum, resolve: (x) => x.grooming }),
+    source: t.exposeString('source', { description: '"generated" where no real inventory is held.' }),
+  }),
+});
+
+export const LiftRef = builder.objectRef<LiftView>('Lift').implement({
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    type: t.field({ type: LiftTypeEnum, resolve: (x) => x.type }),
+    seats: t.exposeInt('seats', { description: 'Seats per chair or cabin (1 for surface lifts).' }),
+    capacityPerHour: t.exposeInt('capacityPerHour', { description: 'Persons per hour.' }),
+    status: t.field({ type: LiftStatusEnum, resolve: (x) => x.status }),
+    source: t.exposeString('source'),
+  }),
+});
+
+type TrailSummary = ReturnType<typeof trailSummaryView>;
+type LiftSummary = ReturnType<typeof liftSummaryView>;
+
+const DifficultyCountRef = builder.objectRef<TrailSummary['byDifficulty'][number]>('DifficultyCount').implement({
+  fields: (t) => ({
+    difficulty: t.field({ type: DifficultyEnum, resolve: (x) => x.difficulty }),
+    total: t.exposeInt('total'),
+    open: t.exposeInt('open'),
+  }),
+});
+const TrailStatusCountRef = builder.objectRef<TrailSummary['byStatus'][number]>('TrailStatusCount').implement({
+  fields: (t) => ({ status: t.field({ type: TrailStatusEnum, resolve: (x) => x.status }), count: t.exposeInt('count') }),
+});
+const LiftTypeCountRef = builder.objectRef<LiftSummary['byType'][number]>('LiftTypeCount').implement({
+  fields: (t) => ({
+    type: t.field({ type: LiftTypeEnum, resolve: (x) => x.type }),
+    total: t.exposeInt('total'),
+    open: t.exposeInt('open'),
+  }),
+});
+const LiftStatusCountRef = builder.objectRef<LiftSummary['byStatus'][number]>('LiftStatusCount').implement({
+  fields: (t) => ({ status: t.field({ type: LiftStatusEnum, resolve: (x) => x.status }), count: t.exposeInt('count') }),
+});
+
+export const TrailSummaryRef = builder.objectRef<TrailSummary>('TrailSummary').implement({
+  fields: (t) => ({
+    total: t.exposeInt('total'),
+    open: t.exposeInt('open'),
+    groomed: t.exposeInt('groomed'),
+    byDifficulty: t.field({ type: [DifficultyCountRef], resolve: (s) => s.byDifficulty }),
+    byStatus: t.field({ type: [TrailStatusCountRef], resolve: (s) => s.byStatus }),
+  }),
+});
+
+export const LiftSummaryRef = builder.objectRef<LiftSummary>('LiftSummary').implement({
+  fields: (t) => ({
+    total: t.exposeInt('total'),
+    open: t.exposeInt('open'),
+    openCapacityPerHour: t.exposeInt('openCapacityPerHour', { description: 'Persons per hour the open lifts can carry.' }),
+    byType: t.field({ type: [LiftTypeCountRef], description: 'Lift types present, with how many are open.', resolve: (s) => s.byType }),
+    byStatus: t.field({ type: [LiftStatusCountRef], resolve: (s) => s.byStatus }),
+  }),
+});
+
+export { UnitsEnum };

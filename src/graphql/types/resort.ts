@@ -1,0 +1,236 @@
+import { builder } from '../builder.js';
+import type { GraphQLContext } from '../context.js';
+import type { ResortSnapshot } from '../loaders.js';
+import type { ResortRecord } from '../../repositories/resorts.js';
+import { NotFoundError } from '../../errors.js';
+import { haversineMiles, KM_PER_MILE } from '../../domain/geo.js';
+import { toUnits, UNIT_LABELS } from '../../domain/units.js';
+import { validate } from '../../validation/validate.js';
+import { NearbyOptions, ZIP_BOUNDS } from '../../validation/params.js';
+import { CompareParams, NearbyResortsParams, RESORT_BOUNDS, ResortListParams, ResortParams, UnitsOnly } from '../../validation/resort-params.js';
+import { conditionsView, liftSummaryView, trailSummaryView, weatherView, forecastView } from '../views/resort-views.js';
+import { ConditionsRef, ForecastDayRef, WeatherRef } from './conditions.js';
+import { LiftRef, LiftSummaryRef, TrailRef, TrailSummaryRef } from './inventory.js';
+import { UnitLabelsRef, UnitsEnum, unitsArgDoc } from './units.js';
+import { NearbyZipRef, ZipRef } from './zip.js';
+import type { NearbyZip } from '../../domain/zip-spatial-index.js';
+
+export const ResortRef = builder.objectRef<ResortRecord>('Resort');
+
+export async function loadResort(ctx: GraphQLContext, id: string): Promise<ResortRecord> {
+  const resort = await ctx.loaders.resortById.load(id);
+  if (!resort) throw new NotFoundError('Resort', 'id', id);
+  return resort;
+}
+
+const snapshot = (ctx: GraphQLContext, r: ResortRecord): Promise<ResortSnapshot> => ctx.loaders.snapshotByResort.load(r.id);
+
+const GeoPointRef = builder.objectRef<{ lat: number; lng: number }>('GeoPoint').implement({
+  fields: (t) => ({ lat: t.exposeFloat('lat'), lng: t.exposeFloat('lng') }),
+});
+
+const ElevationRef = builder.objectRef<{ base: number; summit: number; vertical: number; unit: string }>('Elevation').implement({
+  fields: (t) => ({
+    base: t.exposeInt('base'),
+    summit: t.exposeInt('summit'),
+    vertical: t.exposeInt('vertical'),
+    unit: t.exposeString('unit', { description: 'm or ft.' }),
+  }),
+});
+
+const NearbyResortRef = builder.objectRef<{ resort: ResortRecord; distanceMiles: number }>('NearbyResort').implement({
+  fields: (t) => ({
+    resort: t.field({ type: ResortRef, resolve: (n) => n.resort }),
+    distanceMiles: t.exposeFloat('distanceMiles', { description: 'Haversine miles, 0.01 precision.' }),
+  }),
+});
+
+const unitsArg = (t: { arg: any }) => t.arg({ type: UnitsEnum, description: unitsArgDoc });
+
+ResortRef.implement({
+  description: 'A ski resort from the curated catalogue, with today’s conditions from the configured provider.',
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'Stable lowercase slug, e.g. vail, zermatt.' }),
+    name: t.exposeString('name'),
+    countryCode: t.exposeString('countryCode', { description: 'ISO 3166-1 alpha-2.' }),
+    countryName: t.exposeString('countryName'),
+    region: t.exposeString('region', { description: 'State, province or region.' }),
+    continent: t.exposeString('continent'),
+    location: t.field({ type: GeoPointRef, resolve: (r) => ({ lat: r.lat, lng: r.lng }) }),
+    website: t.exposeString('website', { nullable: true }),
+    liftCount: t.exposeInt('liftCount'),
+    trailCount: t.exposeInt('trailCount'),
+    inventorySource: t.exposeString('inventorySource', { description: '"generated": trail and lift names and grades are generated, not real.' }),
+    elevation: t.field({
+      type: ElevationRef,
+      args: { units: unitsArg(t) },
+      resolve: (r, args) => {
+        const { units } = validate(UnitsOnly, args);
+        return {
+          base: toUnits.elevation(r.baseElevation, units),
+          summit: toUnits.elevation(r.summitElevation, units),
+          vertical: toUnits.elevation(r.summitElevation - r.baseElevation, units),
+          unit: UNIT_LABELS[units].elevation,
+        };
+      },
+    }),
+    conditions: t.field({
+      type: ConditionsRef,
+      args: { units: unitsArg(t) },
+      resolve: async (r, args, ctx) => conditionsView(await snapshot(ctx, r), validate(UnitsOnly, args).units, ctx.now()),
+    }),
+    weather: t.field({
+      type: WeatherRef,
+      args: { units: unitsArg(t) },
+      resolve: async (r, args, ctx) => weatherView(await snapshot(ctx, r), validate(UnitsOnly, args).units, ctx.now()),
+    }),
+    forecast: t.field({
+      type: [ForecastDayRef],
+      description: 'Daily forecast, today and the next six days.',
+      args: { units: unitsArg(t) },
+      resolve: async (r, args, ctx) => forecastView(await snapshot(ctx, r), validate(UnitsOnly, args).units),
+    }),
+    trails: t.field({
+      type: [TrailRef],
+      args: { units: t.arg({ type: UnitsEnum, description: `${unitsArgDoc} For trail lengths.` }) },
+      resolve: async (r, args, ctx) => {
+        const { units } = validate(UnitsOnly, args);
+        return (await snapshot(ctx, r)).trails.map((trail) => ({ ...trail, units }));
+      },
+    }),
+    trailSummary: t.field({ type: TrailSummaryRef, resolve: async (r, _a, ctx) => trailSummaryView(await snapshot(ctx, r)) }),
+    lifts: t.field({ type: [LiftRef], resolve: async (r, _a, ctx) => (await snapshot(ctx, r)).lifts }),
+    liftSummary: t.field({ type: LiftSummaryRef, resolve: async (r, _a, ctx) => liftSummaryView(await snapshot(ctx, r)) }),
+    nearbyZips: t.field({
+      type: [NearbyZipRef],
+      description: `US ZIP codes near the resort, nearest first (radiusMiles > 0 and <= ${ZIP_BOUNDS.radiusMiles.max}, default ${ZIP_BOUNDS.radiusMiles.default}; limit 1–${ZIP_BOUNDS.nearbyLimit.max}, default ${ZIP_BOUNDS.nearbyLimit.default}). Empty outside the US.`,
+      args: { radiusMiles: t.arg.float(), limit: t.arg.int() },
+      resolve: (r, args, ctx): NearbyZip[] => {
+        const { radiusMiles, limit } = validate(NearbyOptions, args);
+        return ctx.zipIndex.nearby(r.lat, r.lng, radiusMiles, limit);
+      },
+    }),
+  }),
+});
+
+builder.objectField(ZipRef, 'nearbyResorts', (t) =>
+  t.field({
+    type: [NearbyResortRef],
+    description: `Ski resorts near this ZIP code, nearest first (radiusMiles > 0 and <= ${RESORT_BOUNDS.nearbyResortsRadius.max}, default ${RESORT_BOUNDS.nearbyResortsRadius.default}; limit 1–${RESORT_BOUNDS.nearbyResortsLimit.max}, default ${RESORT_BOUNDS.nearbyResortsLimit.default}).`,
+    args: { radiusMiles: t.arg.float(), limit: t.arg.int() },
+    resolve: (zip, args, ctx) => {
+      const { radiusMiles, limit } = validate(NearbyResortsParams, args);
+      return ctx.resortIndex.nearby(zip.lat, zip.lng, radiusMiles, limit).map(({ item, distanceMiles }) => ({ resort: item, distanceMiles }));
+    },
+  }),
+);
+
+const ResortPageRef = builder.objectRef<{ total: number; limit: number; offset: number; resorts: ResortRecord[] }>('ResortPage').implement({
+  fields: (t) => ({
+    total: t.exposeInt('total', { description: 'Resorts matching the filter, all pages.' }),
+    limit: t.exposeInt('limit'),
+    offset: t.exposeInt('offset'),
+    resorts: t.field({ type: [ResortRef], resolve: (p) => p.resorts }),
+  }),
+});
+
+const ResortFilterInput = builder.inputType('ResortFilter', {
+  fields: (t) => ({
+    q: t.string({ description: `Name (or id) contains this, any case; 1–${RESORT_BOUNDS.textMax} characters.` }),
+    country: t.string({ description: 'ISO 3166-1 alpha-2 country code, any case.' }),
+    region: t.string({ description: 'State, province or region, exact name, any case.' }),
+    continent: t.string({ description: 'Africa, Antarctica, Asia, Europe, North America, Oceania or South America (any case; hyphens for spaces).' }),
+  }),
+});
+
+const PagingInput = builder.inputType('Paging', {
+  fields: (t) => ({
+    limit: t.int({ description: `1–${RESORT_BOUNDS.listLimit.max}; default ${RESORT_BOUNDS.listLimit.default}.` }),
+    offset: t.int({ description: '>= 0; default 0.' }),
+  }),
+});
+
+interface Comparison {
+  a: ResortSnapshot;
+  b: ResortSnapshot;
+  units: 'METRIC' | 'IMPERIAL';
+  now: Date;
+}
+
+const DifferencesRef = builder.objectRef<Comparison>('ComparisonDifferences').implement({
+  description: 'First resort minus second, in the units asked for.',
+  fields: (t) => {
+    const diff = (pick: (c: ReturnType<typeof conditionsView>) => number) => (c: Comparison) =>
+      Math.round((pick(conditionsView(c.a, c.units, c.now)) - pick(conditionsView(c.b, c.units, c.now))) * 10) / 10;
+    const elev = (pick: (r: ResortRecord) => number) => (c: Comparison) => toUnits.elevation(pick(c.a.resort), c.units) - toUnits.elevation(pick(c.b.resort), c.units);
+    return {
+      baseElevation: t.int({ resolve: elev((r) => r.baseElevation) }),
+      summitElevation: t.int({ resolve: elev((r) => r.summitElevation) }),
+      vertical: t.int({ resolve: elev((r) => r.summitElevation - r.baseElevation) }),
+      liftCount: t.int({ resolve: (c) => c.a.resort.liftCount - c.b.resort.liftCount }),
+      trailCount: t.int({ resolve: (c) => c.a.resort.trailCount - c.b.resort.trailCount }),
+      snowDepthBase: t.float({ resolve: diff((x) => x.snowDepthBase) }),
+      snowDepthSummit: t.float({ resolve: diff((x) => x.snowDepthSummit) }),
+      newSnow24h: t.float({ resolve: diff((x) => x.newSnow24h) }),
+      newSnow72h: t.float({ resolve: diff((x) => x.newSnow72h) }),
+      seasonSnowfall: t.float({ resolve: diff((x) => x.seasonSnowfall) }),
+      openTrails: t.int({ resolve: diff((x) => x.openTrails) }),
+      openLifts: t.int({ resolve: diff((x) => x.openLifts) }),
+      temperature: t.float({ resolve: diff((x) => x.temperature) }),
+    };
+  },
+});
+
+const ComparisonRef = builder.objectRef<Comparison>('Comparison').implement({
+  description: 'Two resorts side by side.',
+  fields: (t) => ({
+    resort: t.field({ type: ResortRef, resolve: (c) => c.a.resort }),
+    with: t.field({ type: ResortRef, resolve: (c) => c.b.resort }),
+    units: t.field({ type: UnitLabelsRef, resolve: (c) => UNIT_LABELS[c.units] }),
+    distanceKm: t.float({
+      description: 'Great-circle distance between the two, km.',
+      resolve: (c) => Math.round(haversineMiles(c.a.resort.lat, c.a.resort.lng, c.b.resort.lat, c.b.resort.lng) * KM_PER_MILE * 10) / 10,
+    }),
+    differences: t.field({ type: DifferencesRef, resolve: (c) => c }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  resort: t.field({
+    type: ResortRef,
+    nullable: true,
+    description: 'One resort by id. An unknown id is a NOT_FOUND error.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => loadResort(ctx, validate(ResortParams, { id: String(args.id) }).id),
+  }),
+  resorts: t.field({
+    type: ResortPageRef,
+    description: 'Resorts matching a filter, by name, one page at a time.',
+    args: { filter: t.arg({ type: ResortFilterInput }), paging: t.arg({ type: PagingInput }) },
+    resolve: (_root, args, ctx) => {
+      const p = validate(ResortListParams, { ...dropNulls(args.filter ?? {}), ...dropNulls(args.paging ?? {}) });
+      const { total, resorts } = ctx.repos.resorts.search(p, p.limit, p.offset);
+      return { total, limit: p.limit, offset: p.offset, resorts };
+    },
+  }),
+  compareResorts: t.field({
+    type: ComparisonRef,
+    description: 'Two resorts side by side with the differences (first minus second).',
+    args: { id: t.arg.id({ required: true }), with: t.arg.id({ required: true }), units: t.arg({ type: UnitsEnum, description: unitsArgDoc }) },
+    resolve: async (_root, args, ctx) => {
+      const p = validate(CompareParams, { id: String(args.id), with: String(args.with), units: args.units ?? undefined });
+      const [a, b] = await Promise.all([loadResort(ctx, p.id), (async () => {
+        const r = await ctx.loaders.resortById.load(p.with);
+        if (!r) throw new NotFoundError('Resort', 'with', p.with);
+        return r;
+      })()]);
+      const [sa, sb] = await Promise.all([snapshot(ctx, a), snapshot(ctx, b)]);
+      return { a: sa, b: sb, units: p.units, now: ctx.now() };
+    },
+  }),
+}));
+
+/** GraphQL passes explicit nulls for omitted input fields; the shared schemas treat absent as default. */
+export function dropNulls<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined)) as Partial<T>;
+}

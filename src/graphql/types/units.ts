@@ -1,0 +1,25 @@
+import { builder } from '../builder.js';
+import type { UnitLabels } from '../../domain/units.js';
+
+export const UnitsEnum = builder.enumType('Units', {
+  description: 'Unit system of the numbers returned. Stored values are metric.',
+  values: {
+    METRIC: { description: 'cm, m, °C, km/h, mm' },
+    IMPERIAL: { description: 'in, ft, °F, mph, in' },
+  } as const,
+});
+
+export const UnitLabelsRef = builder.objectRef<UnitLabels>('UnitLabels').implement({
+  description: 'The unit of each kind of number in this response.',
+  fields: (t) => ({
+    system: t.field({ type: UnitsEnum, resolve: (u) => u.system }),
+    depth: t.exposeString('depth', { description: 'Snow depth and snowfall.' }),
+    elevation: t.exposeString('elevation'),
+    length: t.exposeString('length', { description: 'Trail length.' }),
+    temperature: t.exposeString('temperature'),
+    speed: t.exposeString('speed', { description: 'Wind speed and gusts.' }),
+    precipitation: t.exposeString('precipitation', { description: 'Water equivalent.' }),
+  }),
+});
+
+export const unitsArgDoc = 'METRIC (default) or IMPERIAL.';

@@ -1,0 +1,199 @@
+import { addDays } from '../../domain/dates.js';
+import { DIFFICULTIES, LIFT_TYPES, type ResortFacts } from '../../domain/resort.js';
+import { openTrailsPct } from '../../domain/rankings.js';
+import { summaryOf, temperatureAt, type WeatherSummary } from '../../domain/weather/current.js';
+import type { DailyWeather } from '../../domain/weather/daily.js';
+import { toUnits, UNIT_LABELS, type UnitLabels, type Units } from '../../domain/units.js';
+import type { ResortSnapshot } from '../loaders.js';
+import { FORECAST_DAYS } from '../../weather/window.js';
+
+/**
+ * What the API shows, built from a snapshot in the units asked for. Field names here are the
+ * GraphQL field names; the REST shims shape their documented responses from the same objects.
+ */
+
+export interface ConditionsView {
+  date: string;
+  source: string;
+  units: UnitLabels;
+  status: string;
+  statusReason: string;
+  seasonOpens: string;
+  seasonCloses: string;
+  snowDepthBase: number;
+  snowDepthSummit: number;
+  newSnow24h: number;
+  newSnow72h: number;
+  newSnow7d: number;
+  seasonSnowfall: number;
+  surface: string;
+  openTrails: number;
+  totalTrails: number;
+  openTrailsPct: number;
+  openLifts: number;
+  totalLifts: number;
+  temperature: number;
+  temperatureSummit: number;
+  windSpeed: number;
+  windGust: number;
+  summary: WeatherSummary;
+}
+
+export interface ForecastLevelView {
+  elevation: number;
+  tempMin: number;
+  tempMax: number;
+  snowfall: number;
+  windSpeed: number;
+  windGust: number;
+}
+
+export interface ForecastDayView {
+  date: string;
+  summary: WeatherSummary;
+  precipitationProbability: number;
+  precipitation: number;
+  snowLine: number;
+  windDirection: number;
+  base: ForecastLevelView;
+  summit: ForecastLevelView;
+}
+
+export interface CurrentWeatherView {
+  time: string;
+  summary: WeatherSummary;
+  temperature: number;
+  temperatureSummit: number;
+  windSpeed: number;
+  windGust: number;
+  windDirection: number;
+  snowfall24h: number;
+  precipitation24h: number;
+}
+
+export interface WeatherView {
+  source: string;
+  units: UnitLabels;
+  current: CurrentWeatherView;
+  forecast: ForecastDayView[];
+}
+
+/** A day with no stored weather (a provider has not covered it): calm, dry, no snow. */
+function emptyDay(date: string): DailyWeather {
+  return {
+    date, baseTempMin: 0, baseTempMax: 0, summitTempMin: 0, summitTempMax: 0, precipitationMm: 0,
+    precipitationProbability: 0, snowfallBaseCm: 0, snowfallSummitCm: 0, snowDepthBaseCm: 0, snowDepthSummitCm: 0,
+    seasonSnowfallCm: 0, windSpeedBaseKmh: 0, windGustBaseKmh: 0, windSpeedSummitKmh: 0, windGustSummitKmh: 0,
+    windDirectionDeg: 0, snowLineM: 0,
+  };
+}
+
+export function todayOf(s: ResortSnapshot): DailyWeather {
+  return s.days.find((d) => d.date === s.today) ?? emptyDay(s.today);
+}
+
+export function conditionsView(s: ResortSnapshot, u: Units, now: Date): ConditionsView {
+  const day = todayOf(s);
+  const r = s.report;
+  return {
+    date: r.date,
+    source: s.source,
+    units: UNIT_LABELS[u],
+    status: r.status,
+    statusReason: r.statusReason,
+    seasonOpens: r.season.opens,
+    seasonCloses: r.season.closes,
+    snowDepthBase: toUnits.depth(r.snowDepthBaseCm, u),
+    snowDepthSummit: toUnits.depth(r.snowDepthSummitCm, u),
+    newSnow24h: toUnits.depth(r.newSnow24hCm, u),
+    newSnow72h: toUnits.depth(r.newSnow72hCm, u),
+    newSnow7d: toUnits.depth(r.newSnow7dCm, u),
+    seasonSnowfall: toUnits.depth(r.seasonSnowfallCm, u),
+    surface: r.surface,
+    openTrails: r.openTrails,
+    totalTrails: r.totalTrails,
+    openTrailsPct: openTrailsPct(r),
+    openLifts: r.openLifts,
+    totalLifts: r.totalLifts,
+    temperature: toUnits.temperature(temperatureAt(day.baseTempMin, day.baseTempMax, now, s.resort.lng), u),
+    temperatureSummit: toUnits.temperature(temperatureAt(day.summitTempMin, day.summitTempMax, now, s.resort.lng), u),
+    windSpeed: toUnits.speed(day.windSpeedSummitKmh, u),
+    windGust: toUnits.speed(day.windGustSummitKmh, u),
+    summary: summaryOf(day),
+  };
+}
+
+function level(resort: ResortFacts, d: DailyWeather, at: 'base' | 'summit', u: Units): ForecastLevelView {
+  const base = at === 'base';
+  return {
+    elevation: toUnits.elevation(base ? resort.baseElevation : resort.summitElevation, u),
+    tempMin: toUnits.temperature(base ? d.baseTempMin : d.summitTempMin, u),
+    tempMax: toUnits.temperature(base ? d.baseTempMax : d.summitTempMax, u),
+    snowfall: toUnits.depth(base ? d.snowfallBaseCm : d.snowfallSummitCm, u),
+    windSpeed: toUnits.speed(base ? d.windSpeedBaseKmh : d.windSpeedSummitKmh, u),
+    windGust: toUnits.speed(base ? d.windGustBaseKmh : d.windGustSummitKmh, u),
+  };
+}
+
+export function forecastView(s: ResortSnapshot, u: Units, days = FORECAST_DAYS): ForecastDayView[] {
+  const last = addDays(s.today, days - 1);
+  return s.days
+    .filter((d) => d.date >= s.today && d.date <= last)
+    .map((d) => ({
+      date: d.date,
+      summary: summaryOf(d),
+      precipitationProbability: d.precipitationProbability,
+      precipitation: toUnits.precipitation(d.precipitationMm, u),
+      snowLine: toUnits.elevation(d.snowLineM, u),
+      windDirection: d.windDirectionDeg,
+      base: level(s.resort, d, 'base', u),
+      summit: level(s.resort, d, 'summit', u),
+    }));
+}
+
+export function weatherView(s: ResortSnapshot, u: Units, now: Date): WeatherView {
+  const day = todayOf(s);
+  return {
+    source: s.source,
+    units: UNIT_LABELS[u],
+    current: {
+      time: now.toISOString(),
+      summary: summaryOf(day),
+      temperature: toUnits.temperature(temperatureAt(day.baseTempMin, day.baseTempMax, now, s.resort.lng), u),
+      temperatureSummit: toUnits.temperature(temperatureAt(day.summitTempMin, day.summitTempMax, now, s.resort.lng), u),
+      windSpeed: toUnits.speed(day.windSpeedBaseKmh, u),
+      windGust: toUnits.speed(day.windGustBaseKmh, u),
+      windDirection: day.windDirectionDeg,
+      snowfall24h: toUnits.depth(day.snowfallBaseCm, u),
+      precipitation24h: toUnits.precipitation(day.precipitationMm, u),
+    },
+    forecast: forecastView(s, u),
+  };
+}
+
+export function trailSummaryView(s: ResortSnapshot) {
+  return {
+    total: s.trails.length,
+    open: s.trails.filter((t) => t.status === 'OPEN').length,
+    groomed: s.trails.filter((t) => t.grooming === 'GROOMED').length,
+    byDifficulty: DIFFICULTIES.map((difficulty) => {
+      const of = s.trails.filter((t) => t.difficulty === difficulty);
+      return { difficulty, total: of.length, open: of.filter((t) => t.status === 'OPEN').length };
+    }),
+    byStatus: (['OPEN', 'CLOSED'] as const).map((status) => ({ status, count: s.trails.filter((t) => t.status === status).length })),
+  };
+}
+
+export function liftSummaryView(s: ResortSnapshot) {
+  const open = s.lifts.filter((l) => l.status === 'OPEN');
+  return {
+    total: s.lifts.length,
+    open: open.length,
+    openCapacityPerHour: open.reduce((n, l) => n + l.capacityPerHour, 0),
+    byType: LIFT_TYPES.map((type) => {
+      const of = s.lifts.filter((l) => l.type === type);
+      return { type, total: of.length, open: of.filter((l) => l.status === 'OPEN').length };
+    }).filter((x) => x.total > 0),
+    byStatus: (['OPEN', 'HOLD', 'SCHEDULED', 'CLOSED'] as const).map((status) => ({ status, count: s.lifts.filter((l) => l.status === status).length })),
+  };
+}

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { CONTINENT_NAMES } from '../domain/countries.js';
+import { integer, numeric } from './params.js';
+
+/** Every parameter of the resort paths and their GraphQL arguments, declared once. */
+
+export const RESORT_BOUNDS = {
+  listLimit: { default: 20, max: 200 },
+  rankingLimit: { default: 10, max: 50 },
+  minOpenTrailsPct: { default: 50 },
+  insightsDays: { default: 7, max: 60 },
+  nearbyResortsRadius: { default: 150, max: 500 },
+  nearbyResortsLimit: { default: 10, max: 50 },
+  textMax: 100,
+} as const;
+
+export const resortId = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,79}$/, 'a resort id (letters, digits and hyphens, at most 80)')
+  .transform((s) => s.toLowerCase());
+
+/** `metric` (default) or `imperial`, any case; GraphQL's enum values are the same words. */
+export const units = z
+  .preprocess((v) => (typeof v === 'string' ? v.toUpperCase() : v), z.enum(['METRIC', 'IMPERIAL'], { error: 'metric or imperial' }))
+  .default('METRIC');
+
+const text = z.string().trim().min(1).max(RESORT_BOUNDS.textMax);
+
+const continentByKey = new Map(CONTINENT_NAMES.map((c) => [c.toLowerCase(), c]));
+const continent = z
+  .string()
+  .transform((s) => continentByKey.get(s.trim().toLowerCase().replace(/[-_]+/g, ' ')) ?? s)
+  .pipe(z.enum(CONTINENT_NAMES as [string, ...string[]], { error: `one of ${CONTINENT_NAMES.join(', ')}` }));
+
+export const ResortParams = z.object({ id: resortId, units });
+
+export const ResortListParams = z.object({
+  q: text.optional(),
+  country: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/, 'a 2-letter ISO 3166-1 country code')
+    .transform((s) => s.toUpperCase())
+    .optional(),
+  region: text.optional(),
+  continent: continent.optional(),
+  limit: integer(1, RESORT_BOUNDS.listLimit.max).default(RESORT_BOUNDS.listLimit.default),
+  offset: integer(0, Number.MAX_SAFE_INTEGER).default(0),
+  units,
+});
+
+export const CompareParams = z.object({ id: resortId, with: resortId, units });
+
+export const RankingParams = z.object({
+  limit: integer(1, RESORT_BOUNDS.rankingLimit.max).default(RESORT_BOUNDS.rankingLimit.default),
+  units,
+});
+
+export const OpenNowParams = z.object({
+  minOpenTrailsPct: numeric(z.number().min(0).max(100)).default(RESORT_BOUNDS.minOpenTrailsPct.default),
+  units,
+});
+
+export const InsightsParams = z.object({
+  days: integer(1, RESORT_BOUNDS.insightsDays.max).default(RESORT_BOUNDS.insightsDays.default),
+  units,
+});
+
+export const UnitsOnly = z.object({ units });
+
+export const NearbyResortsParams = z.object({
+  radiusMiles: numeric(z.number().gt(0).max(RESORT_BOUNDS.nearbyResortsRadius.max)).default(RESORT_BOUNDS.nearbyResortsRadius.default),
+  limit: integer(1, RESORT_BOUNDS.nearbyResortsLimit.max).default(RESORT_BOUNDS.nearbyResortsLimit.default),
+});
