@@ -1,3 +1,6 @@
+import { copyFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { expect, inject } from 'vitest';
 import { print } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
@@ -8,7 +11,19 @@ export interface TestServerOptions {
   countStatements?: boolean;
   now?: () => Date;
   dbPath?: string;
+  /** Serve from a private copy of the run's database (for servers that write, e.g. weather). */
+  privateDb?: boolean;
 }
+
+function privateCopy(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gateway-db-'));
+  const file = path.join(dir, 'gateway.sqlite');
+  copyFileSync(inject('dbPath'), file);
+  return file;
+}
+
+/** A fixed instant as the server's clock. */
+export const clockAt = (iso: string) => () => new Date(iso);
 
 /** A real server on an ephemeral 127.0.0.1 port over the run's real SQLite file. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<RunningApp> {
@@ -18,7 +33,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       ...base,
       port: 0,
       host: '127.0.0.1',
-      dbPath: options.dbPath ?? inject('dbPath'),
+      dbPath: options.dbPath ?? (options.privateDb ? privateCopy() : inject('dbPath')),
       logLevel: 'silent',
       countStatements: options.countStatements ?? false,
     },

@@ -1,0 +1,78 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadResortCatalogue } from '../src/db/sources/resort-source.js';
+import { generateLifts, generateTrails } from '../src/domain/inventory.js';
+import { haversineMiles, KM_PER_MILE } from '../src/domain/geo.js';
+
+const resorts = loadResortCatalogue();
+const SHARED = path.resolve(import.meta.dirname, '..', '..', 'shared', 'data', 'openskistats-ski-areas.json');
+
+describe('curated resort catalogue', () => {
+  it('has at least 200 real resorts on every skiing continent', () => {
+    expect(resorts.length).toBeGreaterThanOrEqual(200);
+    for (const c of ['North America', 'Europe', 'Asia', 'South America', 'Oceania']) {
+      expect(resorts.filter((r) => r.continent === c).length, c).toBeGreaterThanOrEqual(5);
+    }
+    const countries = new Set(resorts.map((r) => r.countryCode));
+    for (const c of ['US', 'CA', 'FR', 'CH', 'AT', 'IT', 'JP', 'KR', 'CL', 'AR', 'AU', 'NZ']) expect(countries.has(c), c).toBe(true);
+  });
+
+  it('derives country names and continents from the country code', () => {
+    const byId = new Map(resorts.map((r) => [r.id, r]));
+    expect(byId.get('vail')).toMatchObject({ countryName: 'United States', continent: 'North America' });
+    expect(byId.get('zermatt')).toMatchObject({ countryName: 'Switzerland', continent: 'Europe' });
+    expect(byId.get('niseko')).toMatchObject({ continent: 'Asia' });
+    expect(byId.get('portillo')).toMatchObject({ continent: 'South America' });
+    expect(byId.get('thredbo')).toMatchObject({ continent: 'Oceania' });
+  });
+
+  it('keeps ids as unique lowercase slugs and elevations sensible', () => {
+    expect(new Set(resorts.map((r) => r.id)).size).toBe(resorts.length);
+    for (const r of resorts) {
+      expect(r.id).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+      expect(r.summitElevation).toBeGreaterThan(r.baseElevation);
+    }
+  });
+
+  // OpenSkiStats' ski areas (ODbL) are reference data for this check only, never copied.
+  it.skipIf(!existsSync(SHARED))('puts every resort within 10 km of an OpenSkiMap ski area with a plausible summit', () => {
+    const areas = (JSON.parse(readFileSync(SHARED, 'utf8')) as { ski_areas: { latitude: number | null; longitude: number | null; max_elevation: number | null }[] }).ski_areas
+      .filter((a) => a.latitude !== null && a.longitude !== null);
+    const problems: string[] = [];
+    for (const r of resorts) {
+      const near = areas.filter((a) => haversineMiles(r.lat, r.lng, a.latitude!, a.longitude!) * KM_PER_MILE <= 10);
+      const tolerance = Math.max(400, 0.15 * r.summitElevation);
+      if (near.length === 0) problems.push(`${r.id}: no ski area within 10 km`);
+      else if (!near.some((a) => a.max_elevation !== null && Math.abs(a.max_elevation - r.summitElevation) <= tolerance)) {
+        problems.push(`${r.id}: summit ${r.summitElevation} m unlike nearby areas`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('generated inventory', () => {
+  it('matches the catalogue counts and is stable', () => {
+    for (const r of resorts.slice(0, 40)) {
+      const trails = generateTrails(r);
+      const lifts = generateLifts(r);
+      expect(trails).toHaveLength(r.trailCount);
+      expect(lifts).toHaveLength(r.liftCount);
+      expect(new Set(trails.map((t) => t.name)).size).toBe(trails.length);
+      expect(generateTrails(r)).toEqual(trails);
+      expect(trails.every((t) => t.source === 'generated')).toBe(true);
+    }
+  });
+
+  it('uses the regional rating scheme', () => {
+    const byId = (id: string) => resorts.find((r) => r.id === id)!;
+    const ratings = (id: string) => new Set(generateTrails(byId(id)).map((t) => t.rating));
+    expect([...ratings('vail')].every((x) => ['green-circle', 'blue-square', 'black-diamond', 'double-black-diamond'].includes(x))).toBe(true);
+    expect([...ratings('zermatt')].every((x) => ['blue', 'red', 'black', 'itinerary'].includes(x))).toBe(true);
+    expect(ratings('val-disere').has('green')).toBe(true);
+    for (const t of generateTrails(byId('vail'))) {
+      expect({ BEGINNER: 'green-circle', INTERMEDIATE: 'blue-square', ADVANCED: 'black-diamond', EXPERT: 'double-black-diamond' }[t.difficulty]).toBe(t.rating);
+    }
+  });
+});
