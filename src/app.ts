@@ -14,6 +14,7 @@ import { simulatedProvider } from './providers/simulated.js';
 import type { ConditionsProvider } from './providers/provider.js';
 import { schema } from './graphql/schema.js';
 import { createContext, type Services } from './graphql/context.js';
+import { SnapshotCache } from './graphql/snapshot-cache.js';
 import { createRestRouter } from './rest/router.js';
 import { routes } from './rest/routes.js';
 import { sendProblem } from './rest/problem.js';
@@ -55,7 +56,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const now = options.now ?? (() => new Date());
   const weatherWindow = new WeatherWindow(repos.resorts, repos.weather, options.provider ?? simulatedProvider, now, logger);
   await weatherWindow.ensureCurrent();
-  const services: Services = { repos, zipIndex, resortIndex, weatherWindow, logger, now };
+  const services: Services = { repos, zipIndex, resortIndex, weatherWindow, snapshots: new SnapshotCache(), logger, now };
 
   const restRouter = createRestRouter(schema, routes);
   const yoga = createYoga<NodeServerContext>({

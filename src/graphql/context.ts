@@ -4,6 +4,7 @@ import type { ZipSpatialIndex } from '../domain/zip-spatial-index.js';
 import type { PointIndex } from '../domain/point-index.js';
 import type { ResortRecord } from '../repositories/resorts.js';
 import type { WeatherWindow } from '../weather/window.js';
+import type { SnapshotCache } from './snapshot-cache.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
 /** What lives for the whole process and is shared by every request. */
@@ -12,6 +13,8 @@ export interface Services {
   zipIndex: ZipSpatialIndex;
   resortIndex: PointIndex<ResortRecord>;
   weatherWindow: WeatherWindow;
+  /** Snapshots shared across requests until the day, the weather or the inventory changes. */
+  snapshots: SnapshotCache;
   logger: Logger;
   /** Injected so anything time-dependent is reproducible in tests. */
   now: () => Date;

@@ -57,7 +57,7 @@ const unwrap = <T>(values: (T | Error)[]): T[] =>
   });
 
 /** Fresh per request (REST or GraphQL): batching within a request, no caching across them. */
-export function createLoaders({ repos, weatherWindow }: Services): Loaders {
+export function createLoaders({ repos, weatherWindow, snapshots }: Services): Loaders {
   const loaders: Loaders = {
     zipByCode: new DataLoader((zips) => Promise.resolve(byKey(zips, repos.zips.findByZips(zips), (z) => z.zip))),
     stateByCode: new DataLoader((codes) => Promise.resolve(byKey(codes, repos.zips.findStates(codes), (s) => s.stateCode))),
@@ -93,30 +93,35 @@ export function createLoaders({ repos, weatherWindow }: Services): Loaders {
     }),
     snapshotByResort: new DataLoader(async (ids) => {
       const today = await weatherWindow.ensureCurrent();
-      const [resorts, days, trails, lifts] = await Promise.all([
-        loaders.resortById.loadMany(ids),
-        loaders.recentDaysByResort.loadMany(ids),
-        loaders.trailsByResort.loadMany(ids),
-        loaders.liftsByResort.loadMany(ids),
-      ]);
-      const r = unwrap(resorts);
-      const d = unwrap(days);
-      const t = unwrap(trails);
-      const l = unwrap(lifts);
-      return ids.map((id, i) => {
-        const resort = r[i];
-        if (!resort) return new Error(`resort ${id} not found`);
-        const { report, trailStates, liftStates } = snowReport(resort, d[i]!, t[i]!, l[i]!, today);
-        return {
-          resort,
-          today,
-          days: d[i]!,
-          source: d[i]!.find((x) => x.date === today)?.source ?? 'none',
-          report,
-          trails: t[i]!.map((trail, j) => ({ ...trail, ...trailStates[j]! })),
-          lifts: l[i]!.map((lift, j) => ({ ...lift, status: liftStates[j]! })),
-        };
-      });
+      const generation = `${today}|${repos.weather.version}|${repos.inventory.version}`;
+      const missing = ids.filter((id) => !snapshots.get(generation, id));
+      if (missing.length > 0) {
+        const [resorts, days, trails, lifts] = await Promise.all([
+          loaders.resortById.loadMany(missing),
+          loaders.recentDaysByResort.loadMany(missing),
+          loaders.trailsByResort.loadMany(missing),
+          loaders.liftsByResort.loadMany(missing),
+        ]);
+        const r = unwrap(resorts);
+        const d = unwrap(days);
+        const t = unwrap(trails);
+        const l = unwrap(lifts);
+        missing.forEach((id, i) => {
+          const resort = r[i];
+          if (!resort) return;
+          const { report, trailStates, liftStates } = snowReport(resort, d[i]!, t[i]!, l[i]!, today);
+          snapshots.set(generation, {
+            resort,
+            today,
+            days: d[i]!,
+            source: d[i]!.find((x) => x.date === today)?.source ?? 'none',
+            report,
+            trails: t[i]!.map((trail, j) => ({ ...trail, ...trailStates[j]! })),
+            lifts: l[i]!.map((lift, j) => ({ ...lift, status: liftStates[j]! })),
+          });
+        });
+      }
+      return ids.map((id) => snapshots.get(generation, id) ?? new Error(`resort ${id} not found`));
     }),
   };
   return loaders;

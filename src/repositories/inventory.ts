@@ -3,6 +3,9 @@ import type { LiftFacts, TrailFacts } from '../domain/resort.js';
 
 /** Trails and lifts of many resorts in one statement each, in their stable order. */
 export class InventoryRepository {
+  /** Bumped when inventory is replaced (imports), so caches of derived states know they are stale. */
+  version = 0;
+
   private readonly trailsStmt;
   private readonly liftsStmt;
 

@@ -24,6 +24,9 @@ export interface SnowfallTotal {
 }
 
 export class WeatherRepository {
+  /** Bumped by every write, so caches of derived conditions know when they are stale. */
+  version = 0;
+
   private readonly rangeStmt;
   private readonly upsertStmt;
   private readonly pruneStmt;
@@ -72,6 +75,7 @@ export class WeatherRepository {
       for (const d of days) this.upsertStmt.run(d);
       this.pruneStmt.run(pruneBefore);
     })();
+    this.version++;
   }
 
   snowfallTotals(from: string, to: string): SnowfallTotal[] {
