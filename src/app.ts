@@ -1,12 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { createYoga } from 'graphql-yoga';
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { ensureDatabase } from './db/build.js';
 import { openDatabase, type Db } from './db/open.js';
-import { createRepositories } from './repositories/index.js';
+import { createRepositories, type Repositories } from './repositories/index.js';
 import { ZipSpatialIndex } from './domain/zip-spatial-index.js';
 import { PointIndex } from './domain/point-index.js';
 import { WeatherWindow } from './weather/window.js';
@@ -17,7 +16,13 @@ import { createContext, type Services } from './graphql/context.js';
 import { SnapshotCache } from './graphql/snapshot-cache.js';
 import { createRestRouter } from './rest/router.js';
 import { routes } from './rest/routes.js';
-import { sendProblem } from './rest/problem.js';
+import { sendProblem, type Problem } from './rest/problem.js';
+import { AuthGuard } from './auth/guard.js';
+import { registerEnvKeys } from './auth/env-keys.js';
+import { applyCors, setSecurityHeaders } from './http/security.js';
+import { createGraphQLHandler, isGraphiQLPage } from './http/graphql-handler.js';
+import { BodyTooLargeError } from './http/body.js';
+import { DeadlineError, withDeadline } from './http/deadline.js';
 
 export interface AppOptions {
   config: Config;
@@ -30,19 +35,20 @@ export interface RunningApp {
   url: string;
   port: number;
   db: Db;
+  repos: Repositories;
   logger: Logger;
   /** SQL statements executed so far (only counted when config.countStatements is on). */
   statementCount: () => number;
   close: () => Promise<void>;
 }
 
-type NodeServerContext = { req: IncomingMessage & { requestId?: string; log?: Logger }; res: ServerResponse };
-
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
+const INTERNAL: Problem = { status: 500, code: 'INTERNAL_SERVER_ERROR', detail: 'Unexpected error; it has been logged with this request id.' };
 
 export async function startApp(options: AppOptions): Promise<RunningApp> {
   const { config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
+  const now = options.now ?? (() => new Date());
 
   const started = performance.now();
   if (ensureDatabase(config.dbPath)) {
@@ -51,37 +57,24 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   let statements = 0;
   const db = openDatabase(config.dbPath, config.countStatements ? { onStatement: () => void statements++ } : {});
   const repos = createRepositories(db);
-  const zipIndex = new ZipSpatialIndex(repos.zips.allPoints());
-  const resortIndex = new PointIndex(repos.resorts.all(), (r) => r.id);
-  const now = options.now ?? (() => new Date());
+  registerEnvKeys(repos.keys, config, now);
+  if (!config.auth) logger.warn('AUTH=off: API keys are NOT checked. Never run like this outside local development.');
+
   const weatherWindow = new WeatherWindow(repos.resorts, repos.weather, options.provider ?? simulatedProvider, now, logger);
   await weatherWindow.ensureCurrent();
-  const services: Services = { repos, zipIndex, resortIndex, weatherWindow, snapshots: new SnapshotCache(), logger, now };
+  const services: Services = {
+    repos,
+    zipIndex: new ZipSpatialIndex(repos.zips.allPoints()),
+    resortIndex: new PointIndex(repos.resorts.all(), (r) => r.id),
+    weatherWindow,
+    snapshots: new SnapshotCache(),
+    logger,
+    now,
+  };
 
+  const guard = new AuthGuard(repos.keys, now, config.auth);
   const restRouter = createRestRouter(schema, routes);
-  const yoga = createYoga<NodeServerContext>({
-    schema,
-    graphqlEndpoint: '/graphql',
-    landingPage: false,
-    logging: logger,
-    context: ({ req }) => createContext(services, req.requestId ?? randomUUID(), req.log),
-  });
-
-  const server: Server = createServer((req, res) => {
-    const requestId = pickRequestId(req.headers['x-request-id']);
-    const log = logger.child({ reqId: requestId });
-    const t0 = performance.now();
-    res.setHeader('x-request-id', requestId);
-    res.on('finish', () => {
-      log.info({ method: req.method, url: req.url, status: res.statusCode, ms: +(performance.now() - t0).toFixed(2) }, 'request');
-    });
-    dispatch(req, res, requestId, log).catch((err) => {
-      log.error({ err }, 'request failed');
-      if (!res.headersSent) {
-        sendProblem(res, { status: 500, code: 'INTERNAL_SERVER_ERROR', detail: 'Unexpected error; it has been logged with this request id.' }, req.url ?? '', requestId);
-      } else res.end();
-    });
-  });
+  const graphql = createGraphQLHandler(schema, services, config);
 
   async function dispatch(req: IncomingMessage, res: ServerResponse, requestId: string, log: Logger): Promise<void> {
     const rawUrl = req.url ?? '/';
@@ -89,17 +82,51 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     let path = q === -1 ? rawUrl : rawUrl.slice(0, q);
     // The hosted address carries /v1 before the documented paths; serve both.
     if (path === '/v1' || path.startsWith('/v1/')) path = path.slice(3) || '/';
-    if (path === '/graphql') {
-      req.url = path + (q === -1 ? '' : rawUrl.slice(q));
-      Object.assign(req, { requestId, log });
-      await yoga(req, res);
-      return;
+    const isGraphQL = path === '/graphql';
+    const graphiqlPage = isGraphQL && isGraphiQLPage(req);
+    setSecurityHeaders(res, graphiqlPage ? 'graphiql' : 'api');
+    if (applyCors(req, res, config.corsOrigins)) return;
+
+    // The GraphiQL page itself loads without a key; every request it sends needs one.
+    if (!graphiqlPage) {
+      const verdict = guard.check(req.headers['x-api-key']);
+      if (!verdict.ok) return sendProblem(res, verdict.problem, rawUrl, requestId);
+      for (const [k, v] of Object.entries(verdict.headers)) res.setHeader(k, v);
+      if (verdict.key) log = log.child({ keyId: verdict.key.id });
     }
+
+    if (isGraphQL) return graphql(req, res, path + (q === -1 ? '' : rawUrl.slice(q)), { requestId, log });
     const context = createContext(services, requestId, log);
     const query = new URLSearchParams(q === -1 ? '' : rawUrl.slice(q + 1));
-    if (await restRouter({ req, res, path, query, context })) return;
-    sendProblem(res, { status: 404, code: 'NOT_FOUND', detail: `No such path: ${path}` }, rawUrl, requestId);
+    const handled = await withDeadline(restRouter({ req, res, path, query, context }), config.executionTimeoutMs);
+    if (!handled) sendProblem(res, { status: 404, code: 'NOT_FOUND', detail: `No such path: ${path}` }, rawUrl, requestId);
   }
+
+  const server: Server = createServer((req, res) => {
+    const header = req.headers['x-request-id'];
+    const requestId = typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
+    const log = logger.child({ reqId: requestId });
+    const t0 = performance.now();
+    res.setHeader('x-request-id', requestId);
+    res.on('finish', () => {
+      log.info({ method: req.method, url: req.url, status: res.statusCode, ms: +(performance.now() - t0).toFixed(2) }, 'request');
+    });
+    dispatch(req, res, requestId, log).catch((err) => {
+      const problem: Problem =
+        err instanceof BodyTooLargeError
+          ? { status: 413, code: 'PAYLOAD_TOO_LARGE', detail: `The request body must be at most ${err.limit} bytes.`, errors: [{ name: 'body', bound: `<= ${err.limit} bytes`, message: `body must be at most ${err.limit} bytes` }] }
+          : err instanceof DeadlineError
+            ? { status: 503, code: 'TIMEOUT', detail: `The request took longer than the ${err.ms} ms execution limit.`, headers: { 'retry-after': '1' } }
+            : INTERNAL;
+      if (problem === INTERNAL) log.error({ err }, 'request failed');
+      else log.warn({ code: problem.code }, problem.detail);
+      if (!res.headersSent) sendProblem(res, problem, req.url ?? '', requestId);
+      else res.end();
+    });
+  });
+  // Slow or stuck clients must not hold sockets forever.
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 15_000;
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -112,16 +139,14 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     url: `http://${host}:${port}`,
     port,
     db,
+    repos,
     logger,
     statementCount: () => statements,
     close: async () => {
+      server.closeIdleConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       db.close();
     },
   };
-}
-
-function pickRequestId(header: string | string[] | undefined): string {
-  return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
 }

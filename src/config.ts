@@ -1,11 +1,27 @@
 import { z } from 'zod';
 
+const onOff = z
+  .enum(['on', 'off', 'true', 'false', '1', '0'])
+  .transform((v) => v === 'on' || v === 'true' || v === '1');
+
+const list = z
+  .string()
+  .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+
 /** Environment, validated once at start-up so a typo fails loudly instead of at the first request. */
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   HOST: z.string().min(1).default('0.0.0.0'),
   DB_PATH: z.string().min(1).default('data/gateway.sqlite'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  AUTH: onOff.default(true),
+  API_KEYS: list.default([]),
+  API_KEYS_QUOTA: z.coerce.number().int().min(0).default(10_000),
+  API_KEYS_RATE: z.coerce.number().int().min(1).default(25),
+  CORS_ORIGINS: list.default(['*']),
+  GRAPHQL_INTROSPECTION: onOff.default(true),
+  MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(100_000),
+  EXECUTION_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
 });
 
 export interface Config {
@@ -15,6 +31,18 @@ export interface Config {
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
   /** Count every SQL statement executed (tests use it to prove batching); off in production. */
   countStatements: boolean;
+  /** Off only for local development: every request is let in, and the log says so loudly. */
+  auth: boolean;
+  /** Keys added at start (development and tests), with their monthly quota and per-second rate. */
+  apiKeys: string[];
+  apiKeysQuota: number;
+  apiKeysRate: number;
+  /** Allowed browser origins; ["*"] allows any (no cookies are used, keys travel in a header). */
+  corsOrigins: string[];
+  /** Introspection and "did you mean" suggestions; turn off in production. */
+  introspection: boolean;
+  maxBodyBytes: number;
+  executionTimeoutMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -24,5 +52,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid environment:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
-  return { port: e.PORT, host: e.HOST, dbPath: e.DB_PATH, logLevel: e.LOG_LEVEL, countStatements: false };
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dbPath: e.DB_PATH,
+    logLevel: e.LOG_LEVEL,
+    countStatements: false,
+    auth: e.AUTH,
+    apiKeys: e.API_KEYS,
+    apiKeysQuota: e.API_KEYS_QUOTA,
+    apiKeysRate: e.API_KEYS_RATE,
+    corsOrigins: e.CORS_ORIGINS,
+    introspection: e.GRAPHQL_INTROSPECTION,
+    maxBodyBytes: e.MAX_BODY_BYTES,
+    executionTimeoutMs: e.EXECUTION_TIMEOUT_MS,
+  };
 }

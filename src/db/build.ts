@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { SCHEMA_SQL, SCHEMA_VERSION } from './schema-sql.js';
+import { PRESERVED_TABLES, SCHEMA_SQL, SCHEMA_VERSION } from './schema-sql.js';
 import { populateZips } from './populate-zips.js';
 import { populateResorts } from './populate-resorts.js';
 import { sourceFingerprint } from './fingerprint.js';
@@ -62,6 +62,7 @@ export function buildDatabase(file: string, hooks: BuildHooks = {}): void {
     db.pragma('synchronous = OFF');
     db.exec(SCHEMA_SQL);
     populate(db, hooks);
+    carryOver(db, file);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
     db.exec('ANALYZE');
     db.close();
@@ -81,6 +82,29 @@ function populate(db: Db, hooks: BuildHooks): void {
     populateResorts(db, hooks);
     db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('sources.fingerprint', sourceFingerprint());
   })();
+}
+
+/** Copies the preserved tables' rows from the previous database (the columns both have). */
+function carryOver(db: Db, previous: string): void {
+  if (!existsSync(previous)) return;
+  db.prepare('ATTACH DATABASE ? AS old').run(previous);
+  try {
+    db.transaction(() => {
+      for (const table of PRESERVED_TABLES) {
+        const oldColumns = db.prepare("SELECT name FROM pragma_table_info(?, 'old')").pluck().all(table) as string[];
+        const newColumns = new Set(db.prepare("SELECT name FROM pragma_table_info(?, 'main')").pluck().all(table) as string[]);
+        const shared = oldColumns.filter((c) => newColumns.has(c)).map((c) => `"${c}"`).join(', ');
+        if (shared) db.exec(`INSERT INTO main.${table} (${shared}) SELECT ${shared} FROM old.${table}`);
+      }
+    })();
+  } catch (err) {
+    // A previous file that is not a database has nothing to carry over; anything else must stop
+    // the build (the previous database stays in place) rather than lose keys or usage.
+    const code = (err as { code?: string }).code;
+    if (code !== 'SQLITE_NOTADB' && code !== 'SQLITE_CORRUPT') throw err;
+  } finally {
+    db.exec('DETACH DATABASE old');
+  }
 }
 
 function fsyncFile(file: string): void {

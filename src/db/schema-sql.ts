@@ -106,4 +106,29 @@ CREATE TABLE daily_weather (
 ) STRICT, WITHOUT ROWID;
 
 CREATE INDEX daily_weather_by_date ON daily_weather(date);
+
+-- API keys: only the SHA-256 of a key is stored; the key itself is shown once, at creation.
+CREATE TABLE api_keys (
+  id                  INTEGER PRIMARY KEY,
+  name                TEXT NOT NULL UNIQUE,
+  plan                TEXT NOT NULL,
+  key_hash            TEXT NOT NULL UNIQUE,
+  created_at          TEXT NOT NULL,
+  revoked_at          TEXT,
+  monthly_quota       INTEGER NOT NULL,
+  rate_per_second     INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE key_usage (
+  key_id   INTEGER NOT NULL REFERENCES api_keys(id),
+  month    TEXT NOT NULL,
+  requests INTEGER NOT NULL,
+  PRIMARY KEY (key_id, month)
+) STRICT, WITHOUT ROWID;
 `;
+
+/**
+ * Tables that hold what users and operators created, not what the build derives from sources:
+ * a rebuild copies them from the previous database, so no key or usage count is ever lost.
+ */
+export const PRESERVED_TABLES = ['api_keys', 'key_usage'] as const;

@@ -3,12 +3,14 @@ import { InventoryRepository } from './inventory.js';
 import { ResortRepository } from './resorts.js';
 import { WeatherRepository } from './weather.js';
 import { ZipRepository } from './zips.js';
+import { KeyRepository } from './keys.js';
 
 export interface Repositories {
   zips: ZipRepository;
   resorts: ResortRepository;
   inventory: InventoryRepository;
   weather: WeatherRepository;
+  keys: KeyRepository;
 }
 
 export function createRepositories(db: Db): Repositories {
@@ -17,5 +19,6 @@ export function createRepositories(db: Db): Repositories {
     resorts: new ResortRepository(db),
     inventory: new InventoryRepository(db),
     weather: new WeatherRepository(db),
+    keys: new KeyRepository(db),
   };
 }

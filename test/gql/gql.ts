@@ -16,6 +16,7 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
 type Documents = {
     "\n  query TestResort($id: ID!, $units: Units) {\n    resort(id: $id) {\n      id name countryCode continent inventorySource\n      location { lat lng }\n      elevation(units: $units) { base summit vertical unit }\n      conditions(units: $units) {\n        date source status statusReason seasonOpens seasonCloses snowDepthBase snowDepthSummit newSnow24h newSnow72h\n        newSnow7d seasonSnowfall surface openTrails totalTrails openTrailsPct openLifts totalLifts temperature\n        units { system depth }\n      }\n      weather(units: $units) { source current { temperature summary } forecast { date precipitationProbability snowLine base { tempMin tempMax } summit { snowfall windGust } } }\n      trailSummary { total open byDifficulty { difficulty total open } }\n      liftSummary { total open byStatus { status count } }\n    }\n  }\n": typeof types.TestResortDocument,
     "\n  query TestResortList($limit: Int) {\n    resorts(paging: { limit: $limit }) {\n      total\n      resorts {\n        id\n        trails { name status }\n        lifts { name status }\n        weather { forecast { date } }\n        conditions { snowDepthBase openTrails }\n      }\n    }\n  }\n": typeof types.TestResortListDocument,
+    "\n  query TestResortTypename { __typename }\n": typeof types.TestResortTypenameDocument,
     "\n  query TestCross {\n    zip(zip: \"81657\") { city nearbyResorts(radiusMiles: 30, limit: 5) { distanceMiles resort { id location { lat lng } } } }\n    resort(id: \"stowe\") { nearbyZips(radiusMiles: 10, limit: 5) { zip stateCode distanceMiles } }\n    far: resort(id: \"zermatt\") { nearbyZips { zip } }\n  }\n": typeof types.TestCrossDocument,
     "\n  query TestRankings {\n    topSnow(limit: 5) { resorts { rank resort { id } newSnow24h newSnow72h } }\n    openNow(minOpenTrailsPct: 75) { count resorts { openTrailsPct } }\n    stormWatch { threshold48h resorts { snowfall48h } }\n    snowInsights(days: 14) { days from to network { resorts averageSnowfall } resorts { resort { id } totalSnowfall } }\n    compareResorts(id: \"alta\", with: \"snowbird\") { distanceKm differences { summitElevation } }\n    health { status timestamp }\n  }\n": typeof types.TestRankingsDocument,
     "\n  query TestBadArgs($limit: Int, $days: Int) {\n    topSnow(limit: $limit) { resorts { rank } }\n    snowInsights(days: $days) { days }\n  }\n": typeof types.TestBadArgsDocument,
@@ -23,12 +24,14 @@ type Documents = {
     "\n  query TestNearby($zip: String!, $radiusMiles: Float, $limit: Int) {\n    nearbyZips(zip: $zip, radiusMiles: $radiusMiles, limit: $limit) {\n      center { zip lat lng }\n      radiusMiles\n      results { zip city stateCode county lat lng distanceMiles }\n    }\n  }\n": typeof types.TestNearbyDocument,
     "\n  query TestState($code: String!, $limit: Int, $offset: Int) {\n    state(code: $code) { stateCode stateName zipCount zipcodes(limit: $limit, offset: $offset) { zip } }\n  }\n": typeof types.TestStateDocument,
     "\n  query TestCity($name: String!, $state: String) {\n    city(name: $name, state: $state) { city stateCode count zipcodes { zip stateCode } }\n  }\n": typeof types.TestCityDocument,
+    "\n  query TestTypename { __typename }\n": typeof types.TestTypenameDocument,
     "\n  query TestStats { zipStats { totalZips totalStates } states { stateCode } }\n": typeof types.TestStatsDocument,
     "\n  query TestWide($limit: Int) {\n    states {\n      stateCode\n      zipcodes(limit: $limit) {\n        zip\n        state { stateName zipCount }\n        nearby(radiusMiles: 10, limit: 3) { zip details { countyFips state { fips } } }\n      }\n    }\n  }\n": typeof types.TestWideDocument,
 };
 const documents: Documents = {
     "\n  query TestResort($id: ID!, $units: Units) {\n    resort(id: $id) {\n      id name countryCode continent inventorySource\n      location { lat lng }\n      elevation(units: $units) { base summit vertical unit }\n      conditions(units: $units) {\n        date source status statusReason seasonOpens seasonCloses snowDepthBase snowDepthSummit newSnow24h newSnow72h\n        newSnow7d seasonSnowfall surface openTrails totalTrails openTrailsPct openLifts totalLifts temperature\n        units { system depth }\n      }\n      weather(units: $units) { source current { temperature summary } forecast { date precipitationProbability snowLine base { tempMin tempMax } summit { snowfall windGust } } }\n      trailSummary { total open byDifficulty { difficulty total open } }\n      liftSummary { total open byStatus { status count } }\n    }\n  }\n": types.TestResortDocument,
     "\n  query TestResortList($limit: Int) {\n    resorts(paging: { limit: $limit }) {\n      total\n      resorts {\n        id\n        trails { name status }\n        lifts { name status }\n        weather { forecast { date } }\n        conditions { snowDepthBase openTrails }\n      }\n    }\n  }\n": types.TestResortListDocument,
+    "\n  query TestResortTypename { __typename }\n": types.TestResortTypenameDocument,
     "\n  query TestCross {\n    zip(zip: \"81657\") { city nearbyResorts(radiusMiles: 30, limit: 5) { distanceMiles resort { id location { lat lng } } } }\n    resort(id: \"stowe\") { nearbyZips(radiusMiles: 10, limit: 5) { zip stateCode distanceMiles } }\n    far: resort(id: \"zermatt\") { nearbyZips { zip } }\n  }\n": types.TestCrossDocument,
     "\n  query TestRankings {\n    topSnow(limit: 5) { resorts { rank resort { id } newSnow24h newSnow72h } }\n    openNow(minOpenTrailsPct: 75) { count resorts { openTrailsPct } }\n    stormWatch { threshold48h resorts { snowfall48h } }\n    snowInsights(days: 14) { days from to network { resorts averageSnowfall } resorts { resort { id } totalSnowfall } }\n    compareResorts(id: \"alta\", with: \"snowbird\") { distanceKm differences { summitElevation } }\n    health { status timestamp }\n  }\n": types.TestRankingsDocument,
     "\n  query TestBadArgs($limit: Int, $days: Int) {\n    topSnow(limit: $limit) { resorts { rank } }\n    snowInsights(days: $days) { days }\n  }\n": types.TestBadArgsDocument,
@@ -36,6 +39,7 @@ const documents: Documents = {
     "\n  query TestNearby($zip: String!, $radiusMiles: Float, $limit: Int) {\n    nearbyZips(zip: $zip, radiusMiles: $radiusMiles, limit: $limit) {\n      center { zip lat lng }\n      radiusMiles\n      results { zip city stateCode county lat lng distanceMiles }\n    }\n  }\n": types.TestNearbyDocument,
     "\n  query TestState($code: String!, $limit: Int, $offset: Int) {\n    state(code: $code) { stateCode stateName zipCount zipcodes(limit: $limit, offset: $offset) { zip } }\n  }\n": types.TestStateDocument,
     "\n  query TestCity($name: String!, $state: String) {\n    city(name: $name, state: $state) { city stateCode count zipcodes { zip stateCode } }\n  }\n": types.TestCityDocument,
+    "\n  query TestTypename { __typename }\n": types.TestTypenameDocument,
     "\n  query TestStats { zipStats { totalZips totalStates } states { stateCode } }\n": types.TestStatsDocument,
     "\n  query TestWide($limit: Int) {\n    states {\n      stateCode\n      zipcodes(limit: $limit) {\n        zip\n        state { stateName zipCount }\n        nearby(radiusMiles: 10, limit: 3) { zip details { countyFips state { fips } } }\n      }\n    }\n  }\n": types.TestWideDocument,
 };
@@ -65,6 +69,10 @@ export function graphql(source: "\n  query TestResortList($limit: Int) {\n    re
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  query TestResortTypename { __typename }\n"): (typeof documents)["\n  query TestResortTypename { __typename }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  query TestCross {\n    zip(zip: \"81657\") { city nearbyResorts(radiusMiles: 30, limit: 5) { distanceMiles resort { id location { lat lng } } } }\n    resort(id: \"stowe\") { nearbyZips(radiusMiles: 10, limit: 5) { zip stateCode distanceMiles } }\n    far: resort(id: \"zermatt\") { nearbyZips { zip } }\n  }\n"): (typeof documents)["\n  query TestCross {\n    zip(zip: \"81657\") { city nearbyResorts(radiusMiles: 30, limit: 5) { distanceMiles resort { id location { lat lng } } } }\n    resort(id: \"stowe\") { nearbyZips(radiusMiles: 10, limit: 5) { zip stateCode distanceMiles } }\n    far: resort(id: \"zermatt\") { nearbyZips { zip } }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -90,6 +98,10 @@ export function graphql(source: "\n  query TestState($code: String!, $limit: Int
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query TestCity($name: String!, $state: String) {\n    city(name: $name, state: $state) { city stateCode count zipcodes { zip stateCode } }\n  }\n"): (typeof documents)["\n  query TestCity($name: String!, $state: String) {\n    city(name: $name, state: $state) { city stateCode count zipcodes { zip stateCode } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query TestTypename { __typename }\n"): (typeof documents)["\n  query TestTypename { __typename }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -5,7 +5,10 @@ import { expect, inject } from 'vitest';
 import { print } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { startApp, type RunningApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config.js';
+
+/** The key test servers accept (added through API_KEYS), with limits no suite reaches. */
+export const TEST_KEY = 'szg_test_key_for_the_suite';
 
 export interface TestServerOptions {
   countStatements?: boolean;
@@ -13,6 +16,8 @@ export interface TestServerOptions {
   dbPath?: string;
   /** Serve from a private copy of the run's database (for servers that write, e.g. weather). */
   privateDb?: boolean;
+  /** Overrides of the config (auth, keys, limits). */
+  config?: Partial<Config>;
 }
 
 function privateCopy(): string {
@@ -36,6 +41,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       dbPath: options.dbPath ?? (options.privateDb ? privateCopy() : inject('dbPath')),
       logLevel: 'silent',
       countStatements: options.countStatements ?? false,
+      apiKeys: [TEST_KEY],
+      apiKeysQuota: 100_000_000,
+      apiKeysRate: 1_000_000,
+      ...options.config,
     },
     now: options.now,
   });
@@ -48,8 +57,12 @@ export interface HttpResult<T = any> {
   body: T;
 }
 
-export async function getJson<T = any>(app: RunningApp, path: string, init?: RequestInit): Promise<HttpResult<T>> {
-  const res = await fetch(app.url + path, init);
+/** A real HTTP request with the suite's key unless the caller sets x-api-key (or null to omit it). */
+export async function getJson<T = any>(app: RunningApp, path: string, init: RequestInit & { apiKey?: string | null } = {}): Promise<HttpResult<T>> {
+  const { apiKey = TEST_KEY, ...rest } = init;
+  const headers = new Headers(rest.headers);
+  if (apiKey !== null && !headers.has('x-api-key')) headers.set('x-api-key', apiKey);
+  const res = await fetch(app.url + path, { ...rest, headers });
   const text = await res.text();
   const contentType = res.headers.get('content-type') ?? '';
   return { status: res.status, contentType, headers: res.headers, body: text && contentType.includes('json') ? JSON.parse(text) : text };
@@ -64,7 +77,7 @@ export interface GqlResult<R> {
 export async function gql<R, V>(app: RunningApp, doc: TypedDocumentNode<R, V>, variables?: V, path = '/graphql'): Promise<GqlResult<R>> {
   const res = await fetch(app.url + path, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' },
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', 'x-api-key': TEST_KEY },
     body: JSON.stringify({ query: print(doc), variables }),
   });
   return (await res.json()) as GqlResult<R>;

@@ -1,0 +1,73 @@
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config.js';
+import { ensureDatabase } from '../db/build.js';
+import { openDatabase } from '../db/open.js';
+import { KeyRepository } from '../repositories/keys.js';
+import { generateApiKey, hashApiKey } from '../auth/api-key.js';
+import { monthOf } from '../auth/guard.js';
+
+const USAGE = `npm run keys -- <command>
+
+  create --name NAME [--plan free] [--quota 10000] [--rate 25]
+         prints the new key once; only its SHA-256 is stored
+  list   every key with its plan, limits, state and this month's requests
+  revoke NAME|ID`;
+
+function fail(message: string): never {
+  console.error(`${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    name: { type: 'string' },
+    plan: { type: 'string', default: 'free' },
+    quota: { type: 'string', default: '10000' },
+    rate: { type: 'string', default: '25' },
+  },
+});
+
+const config = loadConfig();
+ensureDatabase(config.dbPath);
+const db = openDatabase(config.dbPath);
+const keys = new KeyRepository(db);
+const now = new Date();
+
+switch (positionals[0]) {
+  case 'create': {
+    if (!values.name) fail('create needs --name');
+    const quota = Number(values.quota);
+    const rate = Number(values.rate);
+    if (!Number.isInteger(quota) || quota < 0) fail('--quota must be a whole number >= 0');
+    if (!Number.isInteger(rate) || rate < 1) fail('--rate must be a whole number >= 1');
+    const key = generateApiKey();
+    try {
+      keys.create({ name: values.name, plan: values.plan!, keyHash: hashApiKey(key), createdAt: now.toISOString(), monthlyQuota: quota, ratePerSecond: rate });
+    } catch (err) {
+      fail(`could not create the key: ${(err as Error).message}`);
+    }
+    console.log(`created key "${values.name}" (plan ${values.plan}, ${quota} requests/month, ${rate}/s)`);
+    console.log(`\n  ${key}\n\nStore it now: it is not shown again. Send it as the x-api-key header.`);
+    break;
+  }
+  case 'list': {
+    const rows = keys.list(monthOf(now));
+    if (rows.length === 0) console.log('no keys');
+    for (const k of rows) {
+      const state = k.revokedAt ? `revoked ${k.revokedAt}` : 'active';
+      console.log(`${String(k.id).padStart(4)}  ${k.name.padEnd(24)} ${k.plan.padEnd(12)} ${String(k.requests).padStart(8)}/${k.monthlyQuota} this month  ${k.ratePerSecond}/s  ${state}  created ${k.createdAt}`);
+    }
+    break;
+  }
+  case 'revoke': {
+    const ref = positionals[1];
+    if (!ref) fail('revoke needs a key name or id');
+    if (!keys.revoke(ref, now.toISOString())) fail(`no active key named or numbered ${ref}`);
+    console.log(`revoked ${ref}`);
+    break;
+  }
+  default:
+    fail(positionals[0] ? `unknown command ${positionals[0]}` : 'a command is needed');
+}
+db.close();

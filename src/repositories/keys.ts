@@ -1,0 +1,79 @@
+import type { Db } from '../db/open.js';
+
+export interface ApiKeyRecord {
+  id: number;
+  name: string;
+  plan: string;
+  keyHash: string;
+  createdAt: string;
+  revokedAt: string | null;
+  monthlyQuota: number;
+  ratePerSecond: number;
+}
+
+export interface NewKey {
+  name: string;
+  plan: string;
+  keyHash: string;
+  createdAt: string;
+  monthlyQuota: number;
+  ratePerSecond: number;
+}
+
+const COLUMNS = `id, name, plan, key_hash AS keyHash, created_at AS createdAt, revoked_at AS revokedAt,
+  monthly_quota AS monthlyQuota, rate_per_second AS ratePerSecond`;
+
+export class KeyRepository {
+  private readonly byHash;
+  private readonly insert;
+  private readonly listStmt;
+  private readonly revokeStmt;
+  private readonly countStmt;
+  private readonly usageStmt;
+
+  constructor(db: Db) {
+    this.byHash = db.prepare<[string], ApiKeyRecord>(`SELECT ${COLUMNS} FROM api_keys WHERE key_hash = ?`);
+    this.insert = db.prepare<NewKey>(`INSERT INTO api_keys (name, plan, key_hash, created_at, monthly_quota, rate_per_second)
+      VALUES (@name, @plan, @keyHash, @createdAt, @monthlyQuota, @ratePerSecond) ON CONFLICT (key_hash) DO NOTHING`);
+    this.listStmt = db.prepare<[string], ApiKeyRecord & { requests: number }>(
+      `SELECT ${COLUMNS}, coalesce((SELECT requests FROM key_usage u WHERE u.key_id = k.id AND u.month = ?), 0) AS requests
+       FROM api_keys k ORDER BY id`,
+    );
+    this.revokeStmt = db.prepare<{ ref: string; at: string }>(
+      'UPDATE api_keys SET revoked_at = :at WHERE (name = :ref OR CAST(id AS TEXT) = :ref) AND revoked_at IS NULL',
+    );
+    // Counts one request unless the month's quota is used up; no row back means over quota.
+    this.countStmt = db.prepare<{ keyId: number; month: string; quota: number }, { requests: number }>(
+      `INSERT INTO key_usage (key_id, month, requests) SELECT :keyId, :month, 1 WHERE :quota > 0
+       ON CONFLICT (key_id, month) DO UPDATE SET requests = requests + 1 WHERE requests < :quota
+       RETURNING requests`,
+    );
+    this.usageStmt = db.prepare<[number, string], { requests: number }>('SELECT requests FROM key_usage WHERE key_id = ? AND month = ?');
+  }
+
+  findByHash(hash: string): ApiKeyRecord | undefined {
+    return this.byHash.get(hash);
+  }
+
+  /** Adds a key; a key whose hash exists already is left as it is. Returns whether it was added. */
+  create(key: NewKey): boolean {
+    return this.insert.run(key).changes > 0;
+  }
+
+  list(month: string): (ApiKeyRecord & { requests: number })[] {
+    return this.listStmt.all(month);
+  }
+
+  revoke(ref: string, at: string): boolean {
+    return this.revokeStmt.run({ ref, at }).changes > 0;
+  }
+
+  /** The month's request count after counting this one, or null when the quota is used up. */
+  countRequest(keyId: number, month: string, quota: number): number | null {
+    return this.countStmt.get({ keyId, month, quota })?.requests ?? null;
+  }
+
+  usage(keyId: number, month: string): number {
+    return this.usageStmt.get(keyId, month)?.requests ?? 0;
+  }
+}
