@@ -18,15 +18,23 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    name: { type: 'string' },
-    plan: { type: 'string', default: 'free' },
-    quota: { type: 'string', default: '10000' },
-    rate: { type: 'string', default: '25' },
-  },
-});
+function parse() {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        name: { type: 'string' },
+        plan: { type: 'string', default: 'free' },
+        quota: { type: 'string', default: '10000' },
+        rate: { type: 'string', default: '25' },
+      },
+    });
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+}
+
+const { positionals, values } = parse();
 
 const config = loadConfig();
 ensureDatabase(config.dbPath);

@@ -95,6 +95,6 @@ export const WeatherRef = builder.objectRef<WeatherView>('Weather').implement({
     source: t.exposeString('source'),
     units: t.field({ type: UnitLabelsRef, resolve: (w) => w.units }),
     current: t.field({ type: CurrentWeatherRef, resolve: (w) => w.current }),
-    forecast: t.field({ type: [ForecastDayRef], resolve: (w) => w.forecast }),
+    forecast: t.field({ type: [ForecastDayRef], complexity: { field: 1, multiplier: 7 }, resolve: (w) => w.forecast }),
   }),
 });

@@ -66,7 +66,7 @@ const TopSnowRef = builder.objectRef<{ units: Units; entries: Entry[] }>('TopSno
   description: 'Resorts with snow in the last 72 h, by 24 h snowfall, then 72 h (summit), then name.',
   fields: (t) => ({
     units: t.field({ type: UnitLabelsRef, resolve: (x) => UNIT_LABELS[x.units] }),
-    resorts: t.field({ type: [TopSnowEntryRef], resolve: (x) => x.entries }),
+    resorts: t.field({ type: [TopSnowEntryRef], complexity: { field: 1, multiplier: RESORT_BOUNDS.rankingLimit.max }, resolve: (x) => x.entries }),
   }),
 });
 
@@ -76,7 +76,7 @@ const OpenNowRef = builder.objectRef<{ units: Units; minOpenTrailsPct: number; e
     minOpenTrailsPct: t.exposeFloat('minOpenTrailsPct'),
     count: t.int({ resolve: (x) => x.entries.length }),
     units: t.field({ type: UnitLabelsRef, resolve: (x) => UNIT_LABELS[x.units] }),
-    resorts: t.field({ type: [OpenNowEntryRef], resolve: (x) => x.entries }),
+    resorts: t.field({ type: [OpenNowEntryRef], complexity: { field: 1, multiplier: 250 }, resolve: (x) => x.entries }),
   }),
 });
 
@@ -85,7 +85,7 @@ const StormWatchRef = builder.objectRef<{ units: Units; entries: Entry[] }>('Sto
   fields: (t) => ({
     threshold48h: t.float({ description: 'The storm threshold, in the depth unit.', resolve: (x) => toUnits.depth(STORM_WATCH_MIN_CM, x.units) }),
     units: t.field({ type: UnitLabelsRef, resolve: (x) => UNIT_LABELS[x.units] }),
-    resorts: t.field({ type: [StormWatchEntryRef], resolve: (x) => x.entries }),
+    resorts: t.field({ type: [StormWatchEntryRef], complexity: { field: 1, multiplier: RESORT_BOUNDS.rankingLimit.max }, resolve: (x) => x.entries }),
   }),
 });
 
@@ -125,7 +125,7 @@ const SnowInsightsRef = builder.objectRef<{ days: number; from: string; to: stri
     to: t.exposeString('to'),
     units: t.field({ type: UnitLabelsRef, resolve: (x) => UNIT_LABELS[x.units] }),
     network: t.field({ type: NetworkSnowRef, resolve: (x) => ({ ...x.network, units: x.units }) }),
-    resorts: t.field({ type: [ResortSnowTotalRef], resolve: (x) => x.totals }),
+    resorts: t.field({ type: [ResortSnowTotalRef], complexity: { field: 1, multiplier: 250 }, resolve: (x) => x.totals }),
   }),
 });
 

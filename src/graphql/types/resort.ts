@@ -1,4 +1,4 @@
-import { builder } from '../builder.js';
+import { builder, byLimit } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
 import type { ResortSnapshot } from '../loaders.js';
 import type { ResortRecord } from '../../repositories/resorts.js';
@@ -86,12 +86,15 @@ ResortRef.implement({
     }),
     forecast: t.field({
       type: [ForecastDayRef],
+      complexity: { field: 1, multiplier: 7 },
       description: 'Daily forecast, today and the next six days.',
       args: { units: unitsArg(t) },
       resolve: async (r, args, ctx) => forecastView(await snapshot(ctx, r), validate(UnitsOnly, args).units),
     }),
     trails: t.field({
       type: [TrailRef],
+      // The largest resorts have a few hundred trails.
+      complexity: { field: 1, multiplier: 150 },
       args: { units: t.arg({ type: UnitsEnum, description: `${unitsArgDoc} For trail lengths.` }) },
       resolve: async (r, args, ctx) => {
         const { units } = validate(UnitsOnly, args);
@@ -99,12 +102,13 @@ ResortRef.implement({
       },
     }),
     trailSummary: t.field({ type: TrailSummaryRef, resolve: async (r, _a, ctx) => trailSummaryView(await snapshot(ctx, r)) }),
-    lifts: t.field({ type: [LiftRef], resolve: async (r, _a, ctx) => (await snapshot(ctx, r)).lifts }),
+    lifts: t.field({ type: [LiftRef], complexity: { field: 1, multiplier: 40 }, resolve: async (r, _a, ctx) => (await snapshot(ctx, r)).lifts }),
     liftSummary: t.field({ type: LiftSummaryRef, resolve: async (r, _a, ctx) => liftSummaryView(await snapshot(ctx, r)) }),
     nearbyZips: t.field({
       type: [NearbyZipRef],
       description: `US ZIP codes near the resort, nearest first (radiusMiles > 0 and <= ${ZIP_BOUNDS.radiusMiles.max}, default ${ZIP_BOUNDS.radiusMiles.default}; limit 1–${ZIP_BOUNDS.nearbyLimit.max}, default ${ZIP_BOUNDS.nearbyLimit.default}). Empty outside the US.`,
       args: { radiusMiles: t.arg.float(), limit: t.arg.int() },
+      complexity: byLimit(ZIP_BOUNDS.nearbyLimit.default),
       resolve: (r, args, ctx): NearbyZip[] => {
         const { radiusMiles, limit } = validate(NearbyOptions, args);
         return ctx.zipIndex.nearby(r.lat, r.lng, radiusMiles, limit);
@@ -118,6 +122,7 @@ builder.objectField(ZipRef, 'nearbyResorts', (t) =>
     type: [NearbyResortRef],
     description: `Ski resorts near this ZIP code, nearest first (radiusMiles > 0 and <= ${RESORT_BOUNDS.nearbyResortsRadius.max}, default ${RESORT_BOUNDS.nearbyResortsRadius.default}; limit 1–${RESORT_BOUNDS.nearbyResortsLimit.max}, default ${RESORT_BOUNDS.nearbyResortsLimit.default}).`,
     args: { radiusMiles: t.arg.float(), limit: t.arg.int() },
+    complexity: byLimit(RESORT_BOUNDS.nearbyResortsLimit.default),
     resolve: (zip, args, ctx) => {
       const { radiusMiles, limit } = validate(NearbyResortsParams, args);
       return ctx.resortIndex.nearby(zip.lat, zip.lng, radiusMiles, limit).map(({ item, distanceMiles }) => ({ resort: item, distanceMiles }));
@@ -130,7 +135,8 @@ const ResortPageRef = builder.objectRef<{ total: number; limit: number; offset: 
     total: t.exposeInt('total', { description: 'Resorts matching the filter, all pages.' }),
     limit: t.exposeInt('limit'),
     offset: t.exposeInt('offset'),
-    resorts: t.field({ type: [ResortRef], resolve: (p) => p.resorts }),
+    // Weighed by paging.limit on Query.resorts.
+    resorts: t.field({ type: [ResortRef], complexity: { field: 1, multiplier: 1 }, resolve: (p) => p.resorts }),
   }),
 });
 
@@ -207,6 +213,7 @@ builder.queryFields((t) => ({
     type: ResortPageRef,
     description: 'Resorts matching a filter, by name, one page at a time.',
     args: { filter: t.arg({ type: ResortFilterInput }), paging: t.arg({ type: PagingInput }) },
+    complexity: (args) => byLimit(RESORT_BOUNDS.listLimit.default)({ limit: args.paging?.limit }),
     resolve: (_root, args, ctx) => {
       const p = validate(ResortListParams, { ...dropNulls(args.filter ?? {}), ...dropNulls(args.paging ?? {}) });
       const { total, resorts } = ctx.repos.resorts.search(p, p.limit, p.offset);

@@ -1,4 +1,4 @@
-import { builder } from '../builder.js';
+import { builder, byLimit } from '../builder.js';
 import type { StateRecord, ZipRecord } from '../../repositories/zips.js';
 import { NotFoundError } from '../../errors.js';
 import { validate } from '../../validation/validate.js';
@@ -26,6 +26,7 @@ StateRef.implement({
     zipcodes: t.field({
       type: [ZipRef],
       description: 'The state’s ZIP codes in ZIP order, one page.',
+      complexity: byLimit(ZIP_BOUNDS.stateLimit.default),
       args: {
         limit: t.arg.int({ description: `Page size, 1–${ZIP_BOUNDS.stateLimit.max}; default ${ZIP_BOUNDS.stateLimit.default}.` }),
         offset: t.arg.int({ description: 'ZIPs to skip, >= 0; default 0.' }),
@@ -44,7 +45,8 @@ CityRef.implement({
     city: t.exposeString('city', { description: 'The city name as the data spells it.' }),
     stateCode: t.exposeString('stateCode', { nullable: true, description: 'The state filter, when one was given.' }),
     count: t.int({ resolve: (c) => c.zipcodes.length }),
-    zipcodes: t.field({ type: [ZipRef], resolve: (c) => c.zipcodes }),
+    // Most city names have a handful of ZIPs; the largest cities have a few hundred.
+    zipcodes: t.field({ type: [ZipRef], complexity: { field: 1, multiplier: 100 }, resolve: (c) => c.zipcodes }),
   }),
 });
 
@@ -59,6 +61,7 @@ builder.queryFields((t) => ({
   states: t.field({
     type: [StateRef],
     description: 'The 50 states and DC, by state code.',
+    complexity: { field: 1, multiplier: 51 },
     resolve: (_root, _args, ctx) => ctx.repos.zips.allStates(),
   }),
   state: t.field({

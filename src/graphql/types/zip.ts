@@ -1,4 +1,4 @@
-import { builder } from '../builder.js';
+import { builder, byLimit } from '../builder.js';
 import type { ZipRecord } from '../../repositories/zips.js';
 import type { NearbyZip } from '../../domain/zip-spatial-index.js';
 import { NotFoundError } from '../../errors.js';
@@ -49,6 +49,7 @@ ZipRef.implement({
     nearby: t.field({
       type: [NearbyZipRef],
       description: 'Other ZIP codes within the radius, nearest first. The ZIP itself is not included.',
+      complexity: byLimit(ZIP_BOUNDS.nearbyLimit.default),
       args: {
         radiusMiles: t.arg.float({ description: radiusDoc }),
         limit: t.arg.int({ description: limitDoc }),
@@ -87,7 +88,8 @@ NearbyResultRef.implement({
   fields: (t) => ({
     center: t.field({ type: NearbyCenterRef, resolve: (r) => r.center }),
     radiusMiles: t.exposeFloat('radiusMiles'),
-    results: t.field({ type: [NearbyZipRef], resolve: (r) => r.results }),
+    // Weighed by the limit on Query.nearbyZips.
+    results: t.field({ type: [NearbyZipRef], complexity: { field: 1, multiplier: 1 }, resolve: (r) => r.results }),
   }),
 });
 
@@ -102,6 +104,7 @@ builder.queryFields((t) => ({
   nearbyZips: t.field({
     type: NearbyResultRef,
     description: 'ZIP codes within a radius of a ZIP, nearest first, the center ZIP itself excluded.',
+    complexity: byLimit(ZIP_BOUNDS.nearbyLimit.default),
     args: {
       zip: t.arg.string({ required: true, description: 'Exactly 5 digits.' }),
       radiusMiles: t.arg.float({ description: radiusDoc }),

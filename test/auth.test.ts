@@ -1,0 +1,211 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import Database from 'better-sqlite3';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { RunningApp } from '../src/app.js';
+import { startApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { ensureDatabase } from '../src/db/build.js';
+import { expectProblem, getJson, startTestServer, TEST_KEY } from './helpers/server.js';
+import { everyDocumentedPath } from './helpers/paths.js';
+
+function privateDb(): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'gateway-auth-')), 'gateway.sqlite');
+  copyFileSync(inject('dbPath'), file);
+  return file;
+}
+
+/** Runs `npm run keys -- …` for real against a database file. */
+function keysCli(dbPath: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/keys.ts', ...args], {
+    cwd: path.resolve(import.meta.dirname, '..'),
+    env: { ...process.env, DB_PATH: dbPath },
+    encoding: 'utf8',
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const GRAPHQL = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ zipStats { totalZips } }' }) };
+
+describe('the auth matrix over every path', () => {
+  let app: RunningApp;
+  let dbPath: string;
+  let revokedKey: string;
+  beforeAll(async () => {
+    dbPath = privateDb();
+    const created = keysCli(dbPath, 'create', '--name', 'soon-revoked');
+    revokedKey = created.stdout.match(/szg_[\w-]+/)![0];
+    expect(keysCli(dbPath, 'revoke', 'soon-revoked').status).toBe(0);
+    app = await startTestServer({ dbPath });
+  });
+  afterAll(() => app.close());
+
+  const paths = [...everyDocumentedPath(), '/health'];
+
+  it('covers every path of the route table', () => {
+    expect(paths.length).toBeGreaterThanOrEqual(18);
+  });
+
+  for (const p of [...new Set(paths)]) {
+    it(`GET ${p}: no key, wrong key and revoked key are 401; a good key gets through`, async () => {
+      for (const prefix of ['', '/v1']) {
+        const none = expectProblem(await getJson(app, prefix + p, { apiKey: null }), 401);
+        expect(none.code).toBe('UNAUTHENTICATED');
+        expectProblem(await getJson(app, prefix + p, { apiKey: 'szg_not_a_real_key' }), 401);
+        const revoked = expectProblem(await getJson(app, prefix + p, { apiKey: revokedKey }), 401);
+        expect(revoked.detail).toMatch(/revoked/);
+        const ok = await getJson(app, prefix + p);
+        expect(ok.status, prefix + p).toBe(200);
+        expect(ok.headers.get('ratelimit-limit')).toBe('100000000');
+      }
+    });
+  }
+
+  it('POST /graphql: no key, wrong key and revoked key are 401; a good key gets through', async () => {
+    expectProblem(await getJson(app, '/graphql', { ...GRAPHQL, apiKey: null }), 401);
+    expectProblem(await getJson(app, '/graphql', { ...GRAPHQL, apiKey: 'nope' }), 401);
+    expectProblem(await getJson(app, '/graphql', { ...GRAPHQL, apiKey: revokedKey }), 401);
+    const ok = await getJson(app, '/graphql', GRAPHQL);
+    expect(ok.status).toBe(200);
+    expect(ok.body.data.zipStats.totalZips).toBeGreaterThan(40_000);
+  });
+
+  it('the GraphiQL page loads without a key and says where the key goes', async () => {
+    const page = await fetch(`${app.url}/graphql`, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('x-api-key');
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  });
+
+  it('stores only hashes, never a key', () => {
+    const raw = readFileSync(dbPath).toString('latin1');
+    expect(raw).not.toContain(revokedKey);
+    expect(raw).not.toContain(TEST_KEY);
+  });
+});
+
+describe('keys made with the CLI', () => {
+  it('create, list and revoke work against a running server', async () => {
+    const dbPath = privateDb();
+    const app = await startTestServer({ dbPath });
+    try {
+      const created = keysCli(dbPath, 'create', '--name', 'partner', '--plan', 'pro', '--quota', '500', '--rate', '5');
+      expect(created.status).toBe(0);
+      const key = created.stdout.match(/szg_[\w-]+/)![0];
+      const ok = await getJson(app, '/api/stats', { apiKey: key });
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get('ratelimit-limit')).toBe('500');
+      expect(ok.headers.get('ratelimit-remaining')).toBe('499');
+      const list = keysCli(dbPath, 'list');
+      expect(list.stdout).toMatch(/partner\s+pro\s+1\/500 this month\s+5\/s\s+active/);
+      expect(keysCli(dbPath, 'revoke', 'partner').status).toBe(0);
+      expectProblem(await getJson(app, '/api/stats', { apiKey: key }), 401);
+      expect(keysCli(dbPath, 'revoke', 'partner').status).toBe(2);
+      expect(keysCli(dbPath, 'create').status).toBe(2);
+      expect(keysCli(dbPath, 'create', '--name', 'x', '--quota', '-1').status).toBe(2);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('quotas and rate limits', () => {
+  it('the monthly quota gives 429 with the headers, and resets with the next month', async () => {
+    let now = new Date('2027-01-31T23:59:00Z');
+    const app = await startTestServer({ privateDb: true, now: () => now, config: { apiKeysQuota: 3 } });
+    try {
+      const remaining: (string | null)[] = [];
+      for (let i = 0; i < 3; i++) {
+        const r = await getJson(app, '/api/stats');
+        expect(r.status).toBe(200);
+        remaining.push(r.headers.get('ratelimit-remaining'));
+        now = new Date(now.getTime() + 2000);
+      }
+      expect(remaining).toEqual(['2', '1', '0']);
+      const over = await getJson(app, '/api/stats');
+      const p = expectProblem(over, 429);
+      expect(p.code).toBe('RATE_LIMITED');
+      expect(over.headers.get('ratelimit-limit')).toBe('3');
+      expect(over.headers.get('ratelimit-remaining')).toBe('0');
+      const reset = Number(over.headers.get('ratelimit-reset'));
+      expect(Number(over.headers.get('retry-after'))).toBe(reset);
+      // 23:59:06 on the last day: 54 seconds to February.
+      expect(reset).toBe(54);
+      expectProblem(await getJson(app, '/graphql', GRAPHQL), 429);
+      now = new Date('2027-02-01T00:00:01Z');
+      const fresh = await getJson(app, '/api/stats');
+      expect(fresh.status).toBe(200);
+      expect(fresh.headers.get('ratelimit-remaining')).toBe('2');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('usage survives a restart (and a rebuild of the database)', async () => {
+    const dbPath = privateDb();
+    const now = () => new Date('2027-03-10T12:00:00Z');
+    const first = await startTestServer({ dbPath, now, config: { apiKeysQuota: 10 } });
+    for (let i = 0; i < 4; i++) expect((await getJson(first, '/api/stats')).status).toBe(200);
+    await first.close();
+
+    const second = await startTestServer({ dbPath, now, config: { apiKeysQuota: 10 } });
+    expect((await getJson(second, '/api/stats')).headers.get('ratelimit-remaining')).toBe('5');
+    await second.close();
+
+    // Force a rebuild (another schema version): keys and usage are carried over.
+    const db = new Database(dbPath);
+    db.pragma('user_version = 0');
+    db.close();
+    expect(ensureDatabase(dbPath)).toBe(true);
+    const third = await startTestServer({ dbPath, now, config: { apiKeysQuota: 10 } });
+    try {
+      expect((await getJson(third, '/api/stats')).headers.get('ratelimit-remaining')).toBe('4');
+    } finally {
+      await third.close();
+    }
+  });
+
+  it('the per-second rate limit gives 429 with Retry-After: 1 and does not use up the quota', async () => {
+    let now = new Date('2027-01-10T10:00:00.100Z');
+    const app = await startTestServer({ privateDb: true, now: () => now, config: { apiKeysQuota: 100, apiKeysRate: 2 } });
+    try {
+      expect((await getJson(app, '/api/stats')).status).toBe(200);
+      expect((await getJson(app, '/api/stats')).status).toBe(200);
+      const limited = await getJson(app, '/api/stats');
+      expectProblem(limited, 429);
+      expect(limited.headers.get('retry-after')).toBe('1');
+      expect(limited.headers.get('ratelimit-limit')).toBe('2');
+      now = new Date('2027-01-10T10:00:01.100Z');
+      const next = await getJson(app, '/api/stats');
+      expect(next.status).toBe(200);
+      expect(next.headers.get('ratelimit-remaining')).toBe('97');
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('AUTH=off', () => {
+  it('lets requests in without a key and warns loudly in the log', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, new Writable({ write: (chunk, _e, done) => void (lines.push(String(chunk)), done()) }));
+    const app = await startApp({
+      config: { ...loadConfig({ AUTH: 'off' }), port: 0, host: '127.0.0.1', dbPath: privateDb(), logLevel: 'info' },
+      logger,
+    });
+    try {
+      expect((await getJson(app, '/api/stats', { apiKey: null })).status).toBe(200);
+      const warning = lines.map((l) => JSON.parse(l)).find((l) => l.level === 40 && /AUTH=off/.test(l.msg));
+      expect(warning).toBeDefined();
+      const request = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'request');
+      expect(request.reqId).toBeTruthy();
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningApp } from '../src/app.js';
+import { DeadlineError, withDeadline } from '../src/http/deadline.js';
+import { QUERY_LIMITS } from '../src/http/graphql-handler.js';
+import { expectProblem, getJson, startTestServer, TEST_KEY } from './helpers/server.js';
+
+let app: RunningApp;
+beforeAll(async () => {
+  app = await startTestServer({ countStatements: true, config: { corsOrigins: ['https://app.example'] } });
+});
+afterAll(() => app.close());
+
+const post = (query: string, extra: Record<string, string> = {}) =>
+  getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': 'application/json', ...extra }, body: JSON.stringify({ query }) });
+
+describe('HTTP hardening', () => {
+  it('sets security headers on every response, errors included', async () => {
+    for (const r of [await getJson(app, '/api/stats'), await getJson(app, '/api/zip/1'), await getJson(app, '/api/stats', { apiKey: null })]) {
+      expect(r.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(r.headers.get('x-frame-options')).toBe('DENY');
+      expect(r.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(r.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect(r.headers.get('cache-control')).toBe('no-store');
+      expect(r.headers.get('x-request-id')).toBeTruthy();
+    }
+  });
+
+  it('answers CORS preflights for allowed origins only', async () => {
+    const ok = await fetch(`${app.url}/api/stats`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-headers': 'x-api-key' } });
+    expect(ok.status).toBe(204);
+    expect(ok.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    expect(ok.headers.get('access-control-allow-headers')).toContain('x-api-key');
+    const other = await fetch(`${app.url}/api/stats`, { method: 'OPTIONS', headers: { origin: 'https://evil.example' } });
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    const simple = await getJson(app, '/api/stats', { headers: { origin: 'https://app.example' } });
+    expect(simple.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    expect(simple.headers.get('access-control-expose-headers')).toContain('ratelimit-remaining');
+  });
+
+  it('refuses request bodies over the limit with 413 problem+json', async () => {
+    const big = JSON.stringify({ query: `{ __typename }`, padding: 'x'.repeat(200_000) });
+    const r = await getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: big });
+    expect(expectProblem(r, 413).code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('errors carry a code and the request id, and no stack or SQL', async () => {
+    const r = await getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'req-42' }, body: '{ not json' });
+    expect(r.status).toBe(400);
+    expect(r.body.errors[0].extensions.code).toBeTruthy();
+    const v = await post('{ nope }', { 'x-request-id': 'req-43' });
+    expect(v.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(v.body.extensions.requestId).toBe('req-43');
+    expect(JSON.stringify(v.body)).not.toMatch(/stack|\.ts:|SQLITE/);
+  });
+});
+
+describe('GraphQL query limits', () => {
+  it(`rejects queries deeper than ${QUERY_LIMITS.maxDepth}`, async () => {
+    let q = 'zip';
+    for (let i = 0; i < 12; i++) q = `state { zipcodes(limit: 1) { ${q} } }`;
+    const r = await post(`{ zip(zip: "90210") { ${q} } }`);
+    // Depth also drives armor's cost estimate, which may be the first limit to say no.
+    expect(r.body.errors[0].message).toMatch(/depth|cost/i);
+    expect(r.body.errors[0].extensions.code).toBeTruthy();
+    expect(r.body.data ?? null).toBeNull();
+  });
+
+  it(`rejects more than ${QUERY_LIMITS.maxAliases} aliases`, async () => {
+    const aliases = Array.from({ length: 20 }, (_, i) => `a${i}: zipStats { totalZips }`).join(' ');
+    const r = await post(`{ ${aliases} }`);
+    expect(r.body.errors[0].message).toMatch(/alias/i);
+  });
+
+  it(`rejects documents over ${QUERY_LIMITS.maxTokens} tokens`, async () => {
+    const fields = Array.from({ length: 2500 }, () => 'totalZips').join(' ');
+    const r = await post(`{ zipStats { ${fields} } }`);
+    expect(r.body.errors[0].message).toMatch(/token/i);
+    expect(r.body.errors[0].extensions.code).toBe('GRAPHQL_PARSE_FAILED');
+  });
+
+  it('rejects queries whose nested lists multiply past the complexity limit, before resolving anything', async () => {
+    const before = app.statementCount();
+    const r = await post(`{ states { zipcodes(limit: 1000) { nearby(limit: 200) { details { state { zipcodes(limit: 1000) { zip city county state { zipCount } } } } } } } }`);
+    expect(r.body.errors[0].message).toMatch(/complexity \d+ is over the limit of 250000/);
+    expect(r.body.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
+    expect(r.body.data ?? null).toBeNull();
+    // Only the key check ran: no resolver touched the database.
+    expect(app.statementCount() - before).toBeLessThanOrEqual(2);
+  });
+
+  it('allows what the limits are for: a real, wide query', async () => {
+    const r = await post('{ states { zipcodes(limit: 5) { zip state { stateName } nearby(limit: 3) { zip details { countyFips } } } } }');
+    expect(r.body.errors).toBeUndefined();
+  });
+});
+
+describe('production switches', () => {
+  it('introspection and field suggestions can be turned off', async () => {
+    const prod = await startTestServer({ config: { introspection: false } });
+    try {
+      const send = (query: string) =>
+        getJson(prod, '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+      const intro = await send('{ __schema { types { name } } }');
+      expect(intro.body.errors[0].message).toMatch(/introspection/i);
+      const typo = await send('{ zipStat { totalZips } }');
+      expect(typo.body.errors[0].message).not.toMatch(/Did you mean/);
+      const dev = await post('{ zipStat { totalZips } }');
+      expect(dev.body.errors[0].message).toMatch(/Did you mean/);
+    } finally {
+      await prod.close();
+    }
+  });
+
+  it('refuses simple cross-site GraphQL requests (CSRF) even with auth off', async () => {
+    const open = await startTestServer({ config: { auth: false } });
+    try {
+      const r = await fetch(`${open.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, { headers: { accept: 'application/json' } });
+      expect(r.status).toBe(403);
+      const withHeader = await fetch(`${open.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, { headers: { accept: 'application/json', 'x-api-key': TEST_KEY } });
+      expect(withHeader.status).toBe(200);
+    } finally {
+      await open.close();
+    }
+  });
+});
+
+describe('withDeadline', () => {
+  it('rejects work that outlives the deadline and aborts it', async () => {
+    const controller = new AbortController();
+    await expect(withDeadline(new Promise(() => {}), 20, controller)).rejects.toBeInstanceOf(DeadlineError);
+    expect(controller.signal.aborted).toBe(true);
+    await expect(withDeadline(Promise.resolve(7), 1000)).resolves.toBe(7);
+  });
+});
