@@ -73,7 +73,10 @@ const bare = createServer((req, res) => {
 });
 await new Promise<void>((r) => bare.listen(0, '127.0.0.1', r));
 const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`;
-const app = await startApp({ config: { ...loadConfig({}), port: 0, host: '127.0.0.1', dbPath, logLevel: 'silent' } });
+const KEY = 'szg_bench_key';
+const app = await startApp({
+  config: { ...loadConfig({ API_KEYS: KEY, API_KEYS_QUOTA: '1000000000', API_KEYS_RATE: '1000000' }), port: 0, host: '127.0.0.1', dbPath, logLevel: 'silent' },
+});
 
 async function load(url: string, request: (i: number) => autocannon.Request) {
   let i = 0;
@@ -81,6 +84,7 @@ async function load(url: string, request: (i: number) => autocannon.Request) {
     url,
     connections: 10,
     duration: seconds,
+    headers: { 'x-api-key': KEY },
     requests: [{ setupRequest: (r) => ({ ...r, ...request(i++) }) }],
   });
   return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx };
@@ -88,7 +92,7 @@ async function load(url: string, request: (i: number) => autocannon.Request) {
 const gqlBody = (zip: string) => JSON.stringify({ query: 'query($zip:String!){zip(zip:$zip){zip city stateCode stateName county countyFips lat lng lastUpdated}}', variables: { zip } });
 const bareRes = await load(bareUrl, (i) => ({ path: `/api/zip/${zips[i % zips.length]}` }));
 const restRes = await load(app.url, (i) => ({ path: `/api/zip/${zips[i % zips.length]}` }));
-const gqlRes = await load(app.url, (i) => ({ path: '/graphql', method: 'POST', headers: { 'content-type': 'application/json' }, body: gqlBody(zips[i % zips.length]!) }));
+const gqlRes = await load(app.url, (i) => ({ path: '/graphql', method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: gqlBody(zips[i % zips.length]!) }));
 console.log(`\n| ZIP lookup over HTTP (${seconds} s, 10 connections) | req/s | p99 ms | errors | vs bare |\n|---|---:|---:|---:|---:|`);
 for (const [name, r] of [['bare node:http + better-sqlite3', bareRes], ['REST shim (/api/zip/{zip})', restRes], ['GraphQL over HTTP (/graphql)', gqlRes]] as const) {
   console.log(`| ${name} | ${r.rps.toFixed(0)} | ${r.p99} | ${r.errors} | ${(r.rps / bareRes.rps).toFixed(2)}× |`);

@@ -18,6 +18,7 @@ import { createRestRouter } from './rest/router.js';
 import { routes } from './rest/routes.js';
 import { sendProblem, type Problem } from './rest/problem.js';
 import { AuthGuard } from './auth/guard.js';
+import { UsageCounter } from './auth/usage-counter.js';
 import { registerEnvKeys } from './auth/env-keys.js';
 import { applyCors, setSecurityHeaders } from './http/security.js';
 import { createGraphQLHandler, isGraphiQLPage } from './http/graphql-handler.js';
@@ -72,7 +73,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     now,
   };
 
-  const guard = new AuthGuard(repos.keys, now, config.auth);
+  const usage = new UsageCounter(repos.keys);
+  const guard = new AuthGuard(repos.keys, usage, now, config.auth);
   const restRouter = createRestRouter(schema, routes);
   const graphql = createGraphQLHandler(schema, services, config);
 
@@ -146,6 +148,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       server.closeIdleConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      usage.close();
       db.close();
     },
   };

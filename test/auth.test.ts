@@ -101,7 +101,12 @@ describe('keys made with the CLI', () => {
       expect(ok.status).toBe(200);
       expect(ok.headers.get('ratelimit-limit')).toBe('500');
       expect(ok.headers.get('ratelimit-remaining')).toBe('499');
-      const list = keysCli(dbPath, 'list');
+      // The server writes usage once a second; `keys list` shows it then.
+      let list = keysCli(dbPath, 'list');
+      for (let i = 0; i < 30 && !/partner\s+pro\s+1\/500/.test(list.stdout); i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        list = keysCli(dbPath, 'list');
+      }
       expect(list.stdout).toMatch(/partner\s+pro\s+1\/500 this month\s+5\/s\s+active/);
       expect(keysCli(dbPath, 'revoke', 'partner').status).toBe(0);
       expectProblem(await getJson(app, '/api/stats', { apiKey: key }), 401);

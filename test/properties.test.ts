@@ -167,7 +167,7 @@ describe('GraphQL: any value of any argument', () => {
 
   for (const c of cases) {
     it(c.name, async () => {
-      const args: GraphQLArgument[] = c.field.args;
+      const args: readonly GraphQLArgument[] = c.field.args;
       const vars = args.map((a) => `$${a.name}: ${gqlTypeName(a.type)}`).join(', ');
       const call_ = `${c.field.name}(${args.map((a) => `${a.name}: $${a.name}`).join(', ')}) ${selectionFor(c.field)}`;
       const query = `query Probe(${vars}) { ${c.wrap(call_)} }`;

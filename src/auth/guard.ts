@@ -1,6 +1,7 @@
 import type { KeyRepository, ApiKeyRecord } from '../repositories/keys.js';
 import type { Problem } from '../rest/problem.js';
 import { hashApiKey, sameHash } from './api-key.js';
+import type { UsageCounter } from './usage-counter.js';
 
 export type GuardResult =
   | { ok: true; key: ApiKeyRecord | null; headers: Record<string, string> }
@@ -16,14 +17,15 @@ export const monthOf = (now: Date) => now.toISOString().slice(0, 7);
 
 /**
  * Every request passes here: the key must exist and not be revoked, the per-second rate and the
- * monthly quota must have room. Usage is counted in SQLite (it survives restarts); the per-second
- * window is in memory (it need not).
+ * monthly quota must have room. Monthly usage is persisted (UsageCounter); the per-second window
+ * lives in memory only.
  */
 export class AuthGuard {
   private readonly windows = new Map<number, { second: number; count: number }>();
 
   constructor(
     private readonly keys: KeyRepository,
+    private readonly usage: UsageCounter,
     private readonly now: () => Date,
     private readonly enabled: boolean,
   ) {}
@@ -56,7 +58,7 @@ export class AuthGuard {
     else this.windows.set(key.id, { second, count: 1 });
 
     const reset = String(secondsToMonthEnd(now));
-    const used = this.keys.countRequest(key.id, monthOf(now), key.monthlyQuota);
+    const used = this.usage.take(key.id, monthOf(now), key.monthlyQuota);
     if (used === null) {
       return deny(429, 'RATE_LIMITED', `Monthly quota of ${key.monthlyQuota} requests used up; it resets at the start of next month (UTC).`, {
         'retry-after': reset,

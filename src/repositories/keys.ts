@@ -28,10 +28,10 @@ export class KeyRepository {
   private readonly insert;
   private readonly listStmt;
   private readonly revokeStmt;
-  private readonly countStmt;
+  private readonly addStmt;
   private readonly usageStmt;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.byHash = db.prepare<[string], ApiKeyRecord>(`SELECT ${COLUMNS} FROM api_keys WHERE key_hash = ?`);
     this.insert = db.prepare<NewKey>(`INSERT INTO api_keys (name, plan, key_hash, created_at, monthly_quota, rate_per_second)
       VALUES (@name, @plan, @keyHash, @createdAt, @monthlyQuota, @ratePerSecond) ON CONFLICT (key_hash) DO NOTHING`);
@@ -42,11 +42,9 @@ export class KeyRepository {
     this.revokeStmt = db.prepare<{ ref: string; at: string }>(
       'UPDATE api_keys SET revoked_at = :at WHERE (name = :ref OR CAST(id AS TEXT) = :ref) AND revoked_at IS NULL',
     );
-    // Counts one request unless the month's quota is used up; no row back means over quota.
-    this.countStmt = db.prepare<{ keyId: number; month: string; quota: number }, { requests: number }>(
-      `INSERT INTO key_usage (key_id, month, requests) SELECT :keyId, :month, 1 WHERE :quota > 0
-       ON CONFLICT (key_id, month) DO UPDATE SET requests = requests + 1 WHERE requests < :quota
-       RETURNING requests`,
+    this.addStmt = db.prepare<{ keyId: number; month: string; requests: number }>(
+      `INSERT INTO key_usage (key_id, month, requests) VALUES (:keyId, :month, :requests)
+       ON CONFLICT (key_id, month) DO UPDATE SET requests = requests + excluded.requests`,
     );
     this.usageStmt = db.prepare<[number, string], { requests: number }>('SELECT requests FROM key_usage WHERE key_id = ? AND month = ?');
   }
@@ -68,9 +66,11 @@ export class KeyRepository {
     return this.revokeStmt.run({ ref, at }).changes > 0;
   }
 
-  /** The month's request count after counting this one, or null when the quota is used up. */
-  countRequest(keyId: number, month: string, quota: number): number | null {
-    return this.countStmt.get({ keyId, month, quota })?.requests ?? null;
+  /** Adds counted requests, all in one transaction. */
+  addUsage(batch: readonly { keyId: number; month: string; requests: number }[]): void {
+    this.db.transaction(() => {
+      for (const b of batch) this.addStmt.run(b);
+    })();
   }
 
   usage(keyId: number, month: string): number {

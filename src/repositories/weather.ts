@@ -32,6 +32,7 @@ export class WeatherRepository {
   private readonly pruneStmt;
   private readonly coverageStmt;
   private readonly totalsStmt;
+  private readonly totalsMemo = new Map<string, SnowfallTotal[]>();
 
   constructor(private readonly db: Db) {
     this.rangeStmt = db.prepare<[string, string, string], StoredDay>(
@@ -78,7 +79,15 @@ export class WeatherRepository {
     this.version++;
   }
 
+  /** Totals per resort over a window; kept until the next write, since they are asked for often. */
   snowfallTotals(from: string, to: string): SnowfallTotal[] {
-    return this.totalsStmt.all({ from, to });
+    const key = `${from}|${to}|${this.version}`;
+    let totals = this.totalsMemo.get(key);
+    if (!totals) {
+      if (this.totalsMemo.size > 64) this.totalsMemo.clear();
+      totals = this.totalsStmt.all({ from, to });
+      this.totalsMemo.set(key, totals);
+    }
+    return totals;
   }
 }

@@ -1,0 +1,49 @@
+import type { KeyRepository } from '../repositories/keys.js';
+
+/**
+ * Monthly request counts per key. Counting in SQLite on every request cost a third of the
+ * throughput (a write transaction each), so counts are kept in memory, checked against the quota
+ * there, and written in one transaction per second and at shutdown. The last second of counts is
+ * lost if the process is killed, which can only undercount: a client gets at most that many extra
+ * requests, and no other data is at stake. One serving process per database is assumed.
+ */
+export class UsageCounter {
+  private readonly totals = new Map<string, number>();
+  private readonly pending = new Map<string, { keyId: number; month: string; requests: number }>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly keys: KeyRepository,
+    flushEveryMs = 1000,
+  ) {
+    this.timer = setInterval(() => this.flush(), flushEveryMs);
+    this.timer.unref();
+  }
+
+  /** The month's count after this request, or null when the quota is used up (nothing counted). */
+  take(keyId: number, month: string, quota: number): number | null {
+    const k = `${keyId}|${month}`;
+    const total = this.totals.get(k) ?? this.keys.usage(keyId, month);
+    if (total >= quota) {
+      this.totals.set(k, total);
+      return null;
+    }
+    this.totals.set(k, total + 1);
+    const p = this.pending.get(k) ?? { keyId, month, requests: 0 };
+    p.requests++;
+    this.pending.set(k, p);
+    return total + 1;
+  }
+
+  flush(): void {
+    if (this.pending.size === 0) return;
+    const batch = [...this.pending.values()];
+    this.pending.clear();
+    this.keys.addUsage(batch);
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+    this.flush();
+  }
+}
