@@ -2,11 +2,11 @@ import type { Config } from '../config.js';
 import type { KeyRepository } from '../repositories/keys.js';
 import { hashApiKey } from './api-key.js';
 
-/** Keys from API_KEYS (development and tests) are added at start, once; existing ones are kept. */
+/** Keys from API_KEYS (development and tests) are added at start; their limits follow the environment. */
 export function registerEnvKeys(keys: KeyRepository, config: Config, now: () => Date): void {
   for (const key of config.apiKeys) {
     const hash = hashApiKey(key);
-    keys.create({
+    keys.upsertLimits({
       name: `env-${hash.slice(0, 12)}`,
       plan: 'development',
       keyHash: hash,

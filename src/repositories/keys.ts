@@ -26,6 +26,7 @@ const COLUMNS = `id, name, plan, key_hash AS keyHash, created_at AS createdAt, r
 export class KeyRepository {
   private readonly byHash;
   private readonly insert;
+  private readonly upsertStmt;
   private readonly listStmt;
   private readonly revokeStmt;
   private readonly addStmt;
@@ -35,6 +36,9 @@ export class KeyRepository {
     this.byHash = db.prepare<[string], ApiKeyRecord>(`SELECT ${COLUMNS} FROM api_keys WHERE key_hash = ?`);
     this.insert = db.prepare<NewKey>(`INSERT INTO api_keys (name, plan, key_hash, created_at, monthly_quota, rate_per_second)
       VALUES (@name, @plan, @keyHash, @createdAt, @monthlyQuota, @ratePerSecond) ON CONFLICT (key_hash) DO NOTHING`);
+    this.upsertStmt = db.prepare<NewKey>(`INSERT INTO api_keys (name, plan, key_hash, created_at, monthly_quota, rate_per_second)
+      VALUES (@name, @plan, @keyHash, @createdAt, @monthlyQuota, @ratePerSecond)
+      ON CONFLICT (key_hash) DO UPDATE SET monthly_quota = excluded.monthly_quota, rate_per_second = excluded.rate_per_second`);
     this.listStmt = db.prepare<[string], ApiKeyRecord & { requests: number }>(
       `SELECT ${COLUMNS}, coalesce((SELECT requests FROM key_usage u WHERE u.key_id = k.id AND u.month = ?), 0) AS requests
        FROM api_keys k ORDER BY id`,
@@ -56,6 +60,11 @@ export class KeyRepository {
   /** Adds a key; a key whose hash exists already is left as it is. Returns whether it was added. */
   create(key: NewKey): boolean {
     return this.insert.run(key).changes > 0;
+  }
+
+  /** Adds a key, or sets the limits of the existing one with the same hash (revocation stays). */
+  upsertLimits(key: NewKey): void {
+    this.upsertStmt.run(key);
   }
 
   list(month: string): (ApiKeyRecord & { requests: number })[] {
