@@ -16,3 +16,17 @@ export function haversineMiles(lat1: number, lng1: number, lat2: number, lng2: n
 export function roundMiles(miles: number): number {
   return Math.round(miles * 100) / 100;
 }
+
+const EARTH_RADIUS_KM = EARTH_RADIUS_MILES * KM_PER_MILE;
+
+/** The point `km` away from (lat, lng) along the initial bearing (degrees from north). */
+export function destinationPoint(lat: number, lng: number, bearingDeg: number, km: number): { lat: number; lng: number } {
+  const d = km / EARTH_RADIUS_KM;
+  const b = (bearingDeg * Math.PI) / 180;
+  const p1 = (lat * Math.PI) / 180;
+  const l1 = (lng * Math.PI) / 180;
+  const p2 = Math.asin(Math.sin(p1) * Math.cos(d) + Math.cos(p1) * Math.sin(d) * Math.cos(b));
+  const l2 = l1 + Math.atan2(Math.sin(b) * Math.sin(d) * Math.cos(p1), Math.cos(d) - Math.sin(p1) * Math.sin(p2));
+  const lngDeg = ((((l2 * 180) / Math.PI + 540) % 360) + 360) % 360 - 180;
+  return { lat: Math.round(((p2 * 180) / Math.PI) * 1e5) / 1e5, lng: Math.round(lngDeg * 1e5) / 1e5 };
+}

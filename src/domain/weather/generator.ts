@@ -121,8 +121,13 @@ function step(site: GeneratorSite, date: string, s: State): DailyWeather {
     windSpeedSummitKmh: r1(windSummit),
     windGustSummitKmh: r1(windSummit * (1.4 + 0.4 * gustiness)),
     windDirectionDeg: Math.round(direction) % 360,
-    snowLineM: Math.max(0, Math.round(site.baseElevation + ((baseMean - SNOW_MAX_MEAN_C) / LAPSE_RATE_PER_KM) * 1000)),
+    snowLineM: snowLine(site.baseElevation, baseMean),
   };
+}
+
+/** Where rain turns to snow: the height at which the day's mean falls to the snow threshold. */
+export function snowLine(baseElevationM: number, baseMeanC: number): number {
+  return Math.max(0, Math.round(baseElevationM + ((baseMeanC - SNOW_MAX_MEAN_C) / LAPSE_RATE_PER_KM) * 1000));
 }
 
 /** Snowpack after one day: settle, add new snow, melt by degree-days, and rain melts a little. */

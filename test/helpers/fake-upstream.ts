@@ -1,0 +1,138 @@
+import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A local stand-in for Open-Meteo and Liftie on 127.0.0.1, speaking their documented JSON, with
+ * switchable failures. Values are simple functions of the request so tests can compute them.
+ */
+export type Mode = 'ok' | 'bad-request' | 'server-error' | 'hang' | 'not-json' | 'wrong-shape' | 'slow';
+
+export interface FakeUpstream {
+  url: string;
+  mode: Mode;
+  /** Milliseconds each response waits in 'slow' mode. */
+  delayMs: number;
+  requests: string[];
+  maxInFlight: number;
+  close(): Promise<void>;
+}
+
+const DAY = 86_400_000;
+const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** Expected fake values, shared with the tests. */
+export const fakeDaily = {
+  tempMax: (elevation: number, i: number) => Math.round((8 - elevation / 200 + (i % 3)) * 10) / 10,
+  tempMin: (elevation: number, i: number) => Math.round((-2 - elevation / 200 + (i % 3)) * 10) / 10,
+  snowfall: (i: number) => (i % 4 === 0 ? 12 : 0),
+  precipitation: (i: number) => (i % 4 === 0 ? 9 : 0),
+  snowDepthM: 1.25,
+};
+
+function openMeteo(url: URL, today: string) {
+  const lats = (url.searchParams.get('latitude') ?? '').split(',').map(Number);
+  const lngs = (url.searchParams.get('longitude') ?? '').split(',').map(Number);
+  const elevations = (url.searchParams.get('elevation') ?? '').split(',').map(Number);
+  let start: number;
+  let end: number;
+  if (url.searchParams.has('start_date')) {
+    start = Date.parse(`${url.searchParams.get('start_date')}T00:00:00Z`);
+    end = Date.parse(`${url.searchParams.get('end_date')}T00:00:00Z`);
+  } else {
+    const t = Date.parse(`${today}T00:00:00Z`);
+    start = t - Number(url.searchParams.get('past_days') ?? 0) * DAY;
+    end = t + (Number(url.searchParams.get('forecast_days') ?? 7) - 1) * DAY;
+  }
+  const days: string[] = [];
+  for (let d = start; d <= end; d += DAY) days.push(iso(d));
+  const locations = lats.map((lat, k) => {
+    const elevation = elevations[k] ?? 1000;
+    // Day index from the epoch, so the same date gets the same value in every request.
+    const idx = days.map((d) => Math.round(Date.parse(`${d}T00:00:00Z`) / DAY));
+    return {
+      latitude: lat,
+      longitude: lngs[k],
+      elevation,
+      generationtime_ms: 0.1,
+      utc_offset_seconds: 0,
+      timezone: 'GMT',
+      daily_units: { time: 'iso8601', temperature_2m_max: '°C', snowfall_sum: 'cm' },
+      daily: {
+        time: days,
+        temperature_2m_max: idx.map((i) => fakeDaily.tempMax(elevation, i)),
+        temperature_2m_min: idx.map((i) => fakeDaily.tempMin(elevation, i)),
+        precipitation_sum: idx.map((i) => fakeDaily.precipitation(i)),
+        snowfall_sum: idx.map((i) => fakeDaily.snowfall(i)),
+        precipitation_probability_max: idx.map((i) => (i % 4 === 0 ? 80 : 10)),
+        wind_speed_10m_max: idx.map(() => 20 + elevation / 100),
+        wind_gusts_10m_max: idx.map(() => 35 + elevation / 100),
+        wind_direction_10m_dominant: idx.map(() => 250),
+      },
+      hourly_units: { time: 'iso8601', snow_depth: 'm' },
+      hourly: {
+        time: days.flatMap((d) => [`${d}T00:00`, `${d}T12:00`]),
+        snow_depth: days.flatMap(() => [fakeDaily.snowDepthM, fakeDaily.snowDepthM]),
+      },
+    };
+  });
+  return locations.length === 1 ? locations[0] : locations;
+}
+
+function liftie(id: string) {
+  return {
+    id,
+    name: `Resort ${id}`,
+    ll: [-106.35, 39.6],
+    timestamp: { lifts: Date.now() },
+    lifts: {
+      status: { 'Eagle Bahn Gondola': 'open', 'Born Free Express': 'hold', 'Riva Bahn Express': 'scheduled', 'Sourdough Express': 'closed' },
+      stats: { open: 1, hold: 1, scheduled: 1, closed: 1, percentage: { open: 25, hold: 25, scheduled: 25, closed: 25 } },
+    },
+  };
+}
+
+export async function startFakeUpstream(options: { today: string }): Promise<FakeUpstream> {
+  let inFlight = 0;
+  const state: Omit<FakeUpstream, 'close' | 'url'> = { mode: 'ok', delayMs: 0, requests: [], maxInFlight: 0 };
+  const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    state.requests.push(req.url ?? '');
+    inFlight++;
+    state.maxInFlight = Math.max(state.maxInFlight, inFlight);
+    res.on('close', () => inFlight--);
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(typeof body === 'string' ? body : JSON.stringify(body));
+    };
+    switch (state.mode) {
+      case 'hang':
+        return; // never answers; the client's time-out must fire
+      case 'bad-request':
+        return send(400, { error: true, reason: 'Cannot initialize WeatherVariable from invalid String value' });
+      case 'server-error':
+        return send(502, { error: true, reason: 'upstream temporarily unavailable' });
+      case 'not-json':
+        return send(200, '<html>maintenance</html>');
+      case 'wrong-shape':
+        return send(200, { daily: { time: 'yesterday' } });
+      case 'slow':
+        await new Promise((r) => setTimeout(r, state.delayMs));
+        break;
+      default:
+        break;
+    }
+    if (url.pathname.startsWith('/liftie/')) return send(200, liftie(decodeURIComponent(url.pathname.slice('/liftie/'.length))));
+    if (url.pathname === '/v1/forecast' || url.pathname === '/v1/archive') return send(200, openMeteo(url, options.today));
+    send(404, { error: true, reason: 'Not found' });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  const fake = state as FakeUpstream;
+  fake.url = `http://127.0.0.1:${port}`;
+  fake.close = () =>
+    new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    });
+  return fake;
+}

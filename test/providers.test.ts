@@ -1,0 +1,139 @@
+import { pino } from 'pino';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createUpstream, UpstreamError } from '../src/providers/upstream.js';
+import { OpenMeteoProvider } from '../src/providers/open-meteo.js';
+import { LiftieProvider } from '../src/providers/liftie.js';
+import { loadResortCatalogue } from '../src/db/sources/resort-source.js';
+import { addDays } from '../src/domain/dates.js';
+import { fakeDaily, startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
+
+const TODAY = '2027-01-15';
+const silent = pino({ level: 'silent' });
+const vail = loadResortCatalogue().find((r) => r.id === 'vail')!;
+let fake: FakeUpstream;
+
+beforeAll(async () => {
+  fake = await startFakeUpstream({ today: TODAY });
+});
+afterAll(() => fake.close());
+beforeEach(() => {
+  fake.mode = 'ok';
+  fake.requests.length = 0;
+  fake.maxInFlight = 0;
+});
+
+const upstream = (overrides: Partial<Parameters<typeof createUpstream>[0]> = {}) =>
+  createUpstream({ name: 'open-meteo', logger: silent, timeoutMs: 300, retries: 2, backoffMs: 5, concurrency: 4, ...overrides });
+const meteo = (u = upstream()) => new OpenMeteoProvider(u, { forecast: `${fake.url}/v1/forecast`, archive: `${fake.url}/v1/archive` });
+const dayIndex = (d: string) => Math.round(Date.parse(`${d}T00:00:00Z`) / 86_400_000);
+
+describe('Open-Meteo adapter', () => {
+  it('maps the forecast API to daily weather at base and summit', async () => {
+    const from = addDays(TODAY, -59);
+    const to = addDays(TODAY, 6);
+    const days = await meteo().daily(vail, from, to, TODAY);
+    expect(days).toHaveLength(66);
+    expect(days[0]!.date).toBe(from);
+    expect(days.at(-1)!.date).toBe(to);
+    const url = new URL(fake.requests[0]!, 'http://x');
+    expect(url.searchParams.get('elevation')).toBe('2475,3527');
+    expect(url.searchParams.get('past_days')).toBe('59');
+    expect(url.searchParams.get('forecast_days')).toBe('7');
+    for (const d of days) {
+      const i = dayIndex(d.date);
+      expect(d.baseTempMax).toBe(fakeDaily.tempMax(2475, i));
+      expect(d.summitTempMin).toBe(fakeDaily.tempMin(3527, i));
+      expect(d.snowfallSummitCm).toBe(fakeDaily.snowfall(i));
+      expect(d.snowDepthBaseCm).toBe(125);
+      expect(d.windGustSummitKmh).toBeGreaterThanOrEqual(d.windSpeedSummitKmh);
+      if (d.date >= TODAY) expect([80, 10]).toContain(d.precipitationProbability);
+      else expect(d.precipitationProbability).toBe(d.precipitationMm > 0 ? 100 : 0);
+    }
+    expect(days.at(-1)!.seasonSnowfallCm).toBeGreaterThan(days[0]!.seasonSnowfallCm);
+  });
+
+  it('asks the archive for past years and every sample point in one call', async () => {
+    const points = [{ lat: 39.6, lng: -106.35 }, { lat: 39.7, lng: -106.35 }, { lat: 39.5, lng: -106.3 }];
+    const series = await meteo().history(vail, points, '2025-01-01', '2025-01-10', false);
+    expect(series).toHaveLength(3);
+    expect(series[0]).toHaveLength(10);
+    expect(fake.requests).toHaveLength(1);
+    expect(fake.requests[0]).toMatch(/^\/v1\/archive\?latitude=39.6,39.7,39.5/);
+    await meteo().history(vail, points, '2027-01-01', TODAY, true);
+    expect(fake.requests[1]).toMatch(/^\/v1\/forecast\?/);
+  });
+
+  it('reports the documented error body and does not retry a 400', async () => {
+    fake.mode = 'bad-request';
+    const err = await meteo().daily(vail, '2027-01-10', TODAY, TODAY).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UpstreamError);
+    expect((err as Error).message).toMatch(/Cannot initialize WeatherVariable/);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('retries 5xx with backoff, a bounded number of times', async () => {
+    fake.mode = 'server-error';
+    await expect(meteo().daily(vail, '2027-01-10', TODAY, TODAY)).rejects.toThrow(/upstream temporarily unavailable/);
+    expect(fake.requests).toHaveLength(3);
+  });
+
+  it('times out a provider that does not answer', async () => {
+    fake.mode = 'hang';
+    const t0 = performance.now();
+    await expect(meteo(upstream({ retries: 0, timeoutMs: 150 })).daily(vail, '2027-01-10', TODAY, TODAY)).rejects.toThrow(/timed out after 150 ms/);
+    expect(performance.now() - t0).toBeLessThan(5000);
+  });
+
+  it('rejects malformed responses: not JSON, or not the documented shape', async () => {
+    fake.mode = 'not-json';
+    await expect(meteo().daily(vail, '2027-01-10', TODAY, TODAY)).rejects.toThrow(/malformed response \(not JSON\)/);
+    fake.mode = 'wrong-shape';
+    await expect(meteo().daily(vail, '2027-01-10', TODAY, TODAY)).rejects.toThrow(/malformed response/);
+  });
+
+  it('opens the circuit after repeated failures and then fails fast without calling', async () => {
+    fake.mode = 'server-error';
+    const u = upstream({ retries: 0, volumeThreshold: 3, errorThresholdPercentage: 50, resetTimeoutMs: 60_000 });
+    const p = meteo(u);
+    for (let i = 0; i < 3; i++) await p.daily(vail, '2027-01-10', TODAY, TODAY).catch(() => {});
+    expect(u.breaker.opened).toBe(true);
+    const calls = fake.requests.length;
+    fake.mode = 'ok';
+    await expect(p.daily(vail, '2027-01-10', TODAY, TODAY)).rejects.toThrow(/circuit open/);
+    expect(fake.requests.length).toBe(calls);
+  });
+
+  it('keeps at most `concurrency` requests in flight', async () => {
+    fake.mode = 'slow';
+    fake.delayMs = 60;
+    const p = meteo(upstream({ concurrency: 2 }));
+    await Promise.all(Array.from({ length: 6 }, () => p.daily(vail, '2027-01-10', TODAY, TODAY)));
+    expect(fake.requests).toHaveLength(6);
+    expect(fake.maxInFlight).toBe(2);
+  });
+});
+
+describe('Liftie adapter', () => {
+  const liftie = (u = createUpstream({ name: 'liftie', logger: silent, timeoutMs: 300, retries: 1, backoffMs: 5, concurrency: 2 })) =>
+    new LiftieProvider(u, `${fake.url}/liftie`);
+
+  it('maps lift statuses by name', async () => {
+    const lifts = await liftie().lifts('vail');
+    expect(lifts).toEqual([
+      { name: 'Eagle Bahn Gondola', status: 'OPEN' },
+      { name: 'Born Free Express', status: 'HOLD' },
+      { name: 'Riva Bahn Express', status: 'SCHEDULED' },
+      { name: 'Sourdough Express', status: 'CLOSED' },
+    ]);
+    expect(fake.requests).toEqual(['/liftie/vail']);
+  });
+
+  it('fails cleanly on errors, time-outs and malformed bodies', async () => {
+    fake.mode = 'wrong-shape';
+    await expect(liftie().lifts('vail')).rejects.toBeInstanceOf(UpstreamError);
+    fake.mode = 'hang';
+    await expect(liftie().lifts('vail')).rejects.toThrow(/timed out/);
+    fake.mode = 'bad-request';
+    await expect(liftie().lifts('vail')).rejects.toThrow(/liftie/);
+  });
+});
