@@ -10,7 +10,8 @@ import { ZipSpatialIndex } from './domain/zip-spatial-index.js';
 import { PointIndex } from './domain/point-index.js';
 import { WeatherWindow } from './weather/window.js';
 import { simulatedProvider } from './providers/simulated.js';
-import type { ConditionsProvider } from './providers/provider.js';
+import { createProviders } from './providers/index.js';
+import { HistoryService } from './history/service.js';
 import { schema } from './graphql/schema.js';
 import { createContext, type Services } from './graphql/context.js';
 import { SnapshotCache } from './graphql/snapshot-cache.js';
@@ -19,6 +20,7 @@ import { routes } from './rest/routes.js';
 import { sendProblem, type Problem } from './rest/problem.js';
 import { AuthGuard } from './auth/guard.js';
 import { UsageCounter } from './auth/usage-counter.js';
+import { KeyRepository } from './repositories/keys.js';
 import { registerEnvKeys } from './auth/env-keys.js';
 import { applyCors, setSecurityHeaders } from './http/security.js';
 import { createGraphQLHandler, isGraphiQLPage } from './http/graphql-handler.js';
@@ -29,7 +31,6 @@ export interface AppOptions {
   config: Config;
   logger?: Logger;
   now?: () => Date;
-  provider?: ConditionsProvider;
 }
 
 export interface RunningApp {
@@ -61,7 +62,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   registerEnvKeys(repos.keys, config, now);
   if (!config.auth) logger.warn('AUTH=off: API keys are NOT checked. Never run like this outside local development.');
 
-  const weatherWindow = new WeatherWindow(repos.resorts, repos.weather, options.provider ?? simulatedProvider, now, logger);
+  const providers = createProviders(config, logger);
+  // The offline generator fills the window itself, instantly; real providers fill it by sync runs.
+  const weatherWindow = new WeatherWindow(repos.resorts, repos.weather, providers.conditions, now, logger, providers.conditions === simulatedProvider);
   await weatherWindow.ensureCurrent();
   const services: Services = {
     repos,
@@ -69,11 +72,15 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     resortIndex: new PointIndex(repos.resorts.all(), (r) => r.id),
     weatherWindow,
     snapshots: new SnapshotCache(),
+    history: new HistoryService(providers.history),
     logger,
     now,
   };
 
-  const usage = new UsageCounter(repos.keys);
+  // Background writers (usage counts, sync runs) get their own connection, so their statements
+  // never interleave with a request's (and never count in a request's statement budget).
+  const backgroundDb = openDatabase(config.dbPath);
+  const usage = new UsageCounter(new KeyRepository(backgroundDb));
   const guard = new AuthGuard(repos.keys, usage, now, config.auth);
   const restRouter = createRestRouter(schema, routes);
   const graphql = createGraphQLHandler(schema, services, config);
@@ -149,6 +156,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       usage.close();
+      backgroundDb.close();
       db.close();
     },
   };

@@ -22,6 +22,16 @@ const EnvSchema = z.object({
   GRAPHQL_INTROSPECTION: onOff.default(true),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(100_000),
   EXECUTION_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  PROVIDER: z.enum(['simulated', 'open-meteo']).default('simulated'),
+  OPEN_METEO_FORECAST_URL: z.url().default('https://api.open-meteo.com/v1/forecast'),
+  OPEN_METEO_ARCHIVE_URL: z.url().default('https://archive-api.open-meteo.com/v1/archive'),
+  LIFTIE: onOff.default(false),
+  LIFTIE_URL: z.url().default('https://liftie.info/api/resort'),
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(50).default(10_000),
+  UPSTREAM_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
+  UPSTREAM_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(4),
+  UPSTREAM_BREAKER_RESET_MS: z.coerce.number().int().min(10).default(30_000),
+  SYNC_INTERVAL_MINUTES: z.coerce.number().min(0).default(60),
 });
 
 export interface Config {
@@ -43,6 +53,14 @@ export interface Config {
   introspection: boolean;
   maxBodyBytes: number;
   executionTimeoutMs: number;
+  /** Where conditions and history come from: the offline generator or Open-Meteo. */
+  provider: 'simulated' | 'open-meteo';
+  openMeteo: { forecast: string; archive: string };
+  /** Live lift status from Liftie for resorts that map to a Liftie id. */
+  liftie: { enabled: boolean; url: string };
+  upstream: { timeoutMs: number; retries: number; concurrency: number; backoffMs: number; resetTimeoutMs: number };
+  /** Minutes between scheduled sync runs; 0 turns the schedule off. */
+  syncIntervalMinutes: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -66,5 +84,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     introspection: e.GRAPHQL_INTROSPECTION,
     maxBodyBytes: e.MAX_BODY_BYTES,
     executionTimeoutMs: e.EXECUTION_TIMEOUT_MS,
+    provider: e.PROVIDER,
+    openMeteo: { forecast: e.OPEN_METEO_FORECAST_URL, archive: e.OPEN_METEO_ARCHIVE_URL },
+    liftie: { enabled: e.LIFTIE, url: e.LIFTIE_URL },
+    upstream: { timeoutMs: e.UPSTREAM_TIMEOUT_MS, retries: e.UPSTREAM_RETRIES, concurrency: e.UPSTREAM_CONCURRENCY, backoffMs: 500, resetTimeoutMs: e.UPSTREAM_BREAKER_RESET_MS },
+    syncIntervalMinutes: e.SYNC_INTERVAL_MINUTES,
   };
 }

@@ -27,3 +27,12 @@ export class NotFoundError extends GraphQLError {
     });
   }
 }
+
+/** A provider failed or timed out: 502 "provider lookup error"; the cause goes to the log only. */
+export class UpstreamFailedError extends GraphQLError {
+  constructor(provider: string) {
+    super(`provider lookup error: ${provider} did not give a usable answer`, {
+      extensions: { code: 'UPSTREAM_FAILED', status: 502, provider },
+    });
+  }
+}

@@ -5,6 +5,7 @@ import type { PointIndex } from '../domain/point-index.js';
 import type { ResortRecord } from '../repositories/resorts.js';
 import type { WeatherWindow } from '../weather/window.js';
 import type { SnapshotCache } from './snapshot-cache.js';
+import type { HistoryService } from '../history/service.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
 /** What lives for the whole process and is shared by every request. */
@@ -15,6 +16,7 @@ export interface Services {
   weatherWindow: WeatherWindow;
   /** Snapshots shared across requests until the day, the weather or the inventory changes. */
   snapshots: SnapshotCache;
+  history: HistoryService;
   logger: Logger;
   /** Injected so anything time-dependent is reproducible in tests. */
   now: () => Date;

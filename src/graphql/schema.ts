@@ -8,6 +8,7 @@ import './types/conditions.js';
 import './types/inventory.js';
 import './types/resort.js';
 import './types/rankings.js';
+import './types/history.js';
 
 /** The schema, sorted so the printed SDL diffs cleanly. */
 export const schema = lexicographicSortSchema(builder.toSchema());

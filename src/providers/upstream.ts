@@ -93,7 +93,8 @@ export function createUpstream(options: UpstreamOptions) {
       try {
         body = await limit(() => breaker.fire(url));
       } catch (err) {
-        const e = err instanceof UpstreamError ? err : new UpstreamError(options.name, breaker.opened ? 'circuit open (provider failing)' : (err as Error).message);
+        const open = breaker.opened || (err as { code?: string }).code === 'EOPENBREAKER';
+        const e = err instanceof UpstreamError ? err : new UpstreamError(options.name, open ? 'circuit open (provider failing)' : (err as Error).message);
         log.warn({ url: redact(url), cause: e.message }, 'upstream call failed');
         throw e;
       }

@@ -1,5 +1,5 @@
 import { UNIT_LABELS } from '../domain/units.js';
-import { CompareParams, InsightsParams, OpenNowParams, RankingParams, ResortListParams, ResortParams } from '../validation/resort-params.js';
+import { CompareParams, InsightsParams, OpenNowParams, RankingParams, ResortHistoryParams, ResortListParams, ResortParams } from '../validation/resort-params.js';
 import { route } from './route.js';
 
 /** The documented resort paths: each one GraphQL operation, shaped into the documented body. */
@@ -59,6 +59,7 @@ const TRAIL_SUMMARY = 'total open groomed byDifficulty { difficulty total open }
 const LIFT_SUMMARY = 'total open openCapacityPerHour byType { type total open } byStatus { status count }';
 
 const IdParams = ResortParams;
+const MEASURES = 'snowfall precipitation snowDepth tempMin tempMax';
 
 export const resortRoutes = [
   route({
@@ -178,6 +179,30 @@ export const resortRoutes = [
       distanceKm: d.compareResorts.distanceKm,
       differences: d.compareResorts.differences,
     }),
+  }),
+  route({
+    path: '/api/resorts/:id/history',
+    params: ResortHistoryParams,
+    operation: `query History($id: ID!, $days: Int, $years: Int, $radiusKm: Float, $units: Units) { resort(id: $id) { id name
+      history(days: $days, years: $years, radiusKm: $radiusKm, units: $units) {
+        provider parameters { days years radiusKm } from to points { lat lng }
+        daily { date values { ${MEASURES} } baseline { ${MEASURES} } }
+        current { ${MEASURES} } baseline { ${MEASURES} }
+        deviation { ${['snowfall', 'precipitation', 'snowDepth', 'tempMin', 'tempMax'].map((m) => `${m} { absolute percent }`).join(' ')} } } } }`,
+    shape: (d, p) => {
+      const h = d.resort.history;
+      return {
+        resortId: d.resort.id,
+        name: d.resort.name,
+        provider: h.provider,
+        parameters: h.parameters,
+        units: UNIT_LABELS[p.units],
+        window: { from: h.from, to: h.to },
+        points: h.points,
+        daily: h.daily.map((x: Gql) => ({ date: x.date, ...x.values, baseline: x.baseline })),
+        summary: { current: h.current, baseline: h.baseline, deviation: h.deviation },
+      };
+    },
   }),
   route({
     path: '/api/conditions/top-snow',

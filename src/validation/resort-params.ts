@@ -71,3 +71,18 @@ export const NearbyResortsParams = z.object({
   radiusMiles: numeric(z.number().gt(0).max(RESORT_BOUNDS.nearbyResortsRadius.max)).default(RESORT_BOUNDS.nearbyResortsRadius.default),
   limit: integer(1, RESORT_BOUNDS.nearbyResortsLimit.max).default(RESORT_BOUNDS.nearbyResortsLimit.default),
 });
+
+export const HISTORY_BOUNDS = {
+  days: { min: 7, max: 90, default: 30 },
+  years: { min: 1, max: 10, default: 5 },
+  radiusKm: { min: 1, max: 40, default: 12 },
+} as const;
+
+export const HistoryParams = z.object({
+  days: integer(HISTORY_BOUNDS.days.min, HISTORY_BOUNDS.days.max).default(HISTORY_BOUNDS.days.default),
+  years: integer(HISTORY_BOUNDS.years.min, HISTORY_BOUNDS.years.max).default(HISTORY_BOUNDS.years.default),
+  radiusKm: numeric(z.number().min(HISTORY_BOUNDS.radiusKm.min).max(HISTORY_BOUNDS.radiusKm.max)).default(HISTORY_BOUNDS.radiusKm.default),
+  units,
+});
+
+export const ResortHistoryParams = HistoryParams.extend({ id: resortId });

@@ -27,6 +27,8 @@ export class WeatherWindow {
     private readonly provider: ConditionsProvider,
     private readonly now: () => Date,
     private readonly logger: Logger,
+    /** Fill missing days on a new day by itself (the offline provider); otherwise sync runs do. */
+    private readonly autoFill = true,
   ) {}
 
   today(): string {
@@ -35,7 +37,7 @@ export class WeatherWindow {
 
   async ensureCurrent(): Promise<string> {
     const today = this.today();
-    if (this.coveredFor === today) return today;
+    if (this.coveredFor === today || !this.autoFill) return today;
     this.refreshing ??= this.refresh(today).finally(() => (this.refreshing = null));
     await this.refreshing;
     return today;

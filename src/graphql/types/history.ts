@@ -1,0 +1,113 @@
+import { builder } from '../builder.js';
+import type { HistoryDay, Deviation } from '../../domain/history.js';
+import type { HistoryResult } from '../../history/service.js';
+import { isoDate } from '../../domain/dates.js';
+import { toUnits, UNIT_LABELS, type Units } from '../../domain/units.js';
+import { UpstreamFailedError } from '../../errors.js';
+import { UpstreamError } from '../../providers/upstream.js';
+import { validate } from '../../validation/validate.js';
+import { HISTORY_BOUNDS, HistoryParams } from '../../validation/resort-params.js';
+import { ResortRef } from './resort.js';
+import { UnitLabelsRef, UnitsEnum, unitsArgDoc } from './units.js';
+
+type WithUnits<T> = T & { units: Units };
+
+const convertDay = (d: HistoryDay, u: Units) => ({
+  date: d.date,
+  snowfall: toUnits.depth(d.snowfallCm, u),
+  precipitation: toUnits.precipitation(d.precipitationMm, u),
+  snowDepth: toUnits.depth(d.snowDepthCm, u),
+  tempMin: toUnits.temperature(d.tempMinC, u),
+  tempMax: toUnits.temperature(d.tempMaxC, u),
+});
+
+const MeasuresRef = builder.objectRef<ReturnType<typeof convertDay>>('HistoryValues').implement({
+  description: 'Snowfall and precipitation are totals (per day, or over the window); snow depth and temperatures are means.',
+  fields: (t) => ({
+    snowfall: t.exposeFloat('snowfall'),
+    precipitation: t.exposeFloat('precipitation'),
+    snowDepth: t.exposeFloat('snowDepth'),
+    tempMin: t.exposeFloat('tempMin'),
+    tempMax: t.exposeFloat('tempMax'),
+  }),
+});
+
+const HistoryDayRef = builder.objectRef<WithUnits<{ day: HistoryDay; baseline: HistoryDay }>>('HistoryDay').implement({
+  fields: (t) => ({
+    date: t.string({ resolve: (d) => d.day.date }),
+    values: t.field({ type: MeasuresRef, resolve: (d) => convertDay(d.day, d.units) }),
+    baseline: t.field({ type: MeasuresRef, description: 'The same calendar day averaged over the baseline years.', resolve: (d) => convertDay(d.baseline, d.units) }),
+  }),
+});
+
+const DeviationRef = builder.objectRef<Deviation>('Deviation').implement({
+  fields: (t) => ({
+    absolute: t.exposeFloat('absolute', { description: 'Window minus baseline, in the units of the measure.' }),
+    percent: t.exposeFloat('percent', { nullable: true, description: 'Relative to the baseline’s magnitude; null when the baseline is zero.' }),
+  }),
+});
+
+const DeviationsRef = builder.objectRef<WithUnits<HistoryResult['deviation']>>('Deviations').implement({
+  fields: (t) => {
+    // Differences convert without an offset: a 1 °C difference is 1.8 °F.
+    const depth = (d: Deviation, u: Units) => ({ ...d, absolute: toUnits.depth(d.absolute, u) });
+    const precip = (d: Deviation, u: Units) => ({ ...d, absolute: toUnits.precipitation(d.absolute, u) });
+    const temp = (d: Deviation, u: Units) => ({ ...d, absolute: u === 'METRIC' ? d.absolute : Math.round(d.absolute * 18) / 10 });
+    return {
+      snowfall: t.field({ type: DeviationRef, resolve: (x) => depth(x.snowfall, x.units) }),
+      precipitation: t.field({ type: DeviationRef, resolve: (x) => precip(x.precipitation, x.units) }),
+      snowDepth: t.field({ type: DeviationRef, resolve: (x) => depth(x.snowDepth, x.units) }),
+      tempMin: t.field({ type: DeviationRef, resolve: (x) => temp(x.tempMin, x.units) }),
+      tempMax: t.field({ type: DeviationRef, resolve: (x) => temp(x.tempMax, x.units) }),
+    };
+  },
+});
+
+const HistoryParamsRef = builder.objectRef<HistoryResult['parameters']>('HistoryParameters').implement({
+  fields: (t) => ({ days: t.exposeInt('days'), years: t.exposeInt('years'), radiusKm: t.exposeFloat('radiusKm') }),
+});
+
+const PointRef = builder.objectRef<{ lat: number; lng: number }>('SamplePoint').implement({
+  fields: (t) => ({ lat: t.exposeFloat('lat'), lng: t.exposeFloat('lng') }),
+});
+
+const HistoryRef = builder.objectRef<WithUnits<HistoryResult>>('History').implement({
+  description: 'The last `days` days against the same calendar window in the previous `years` years, at the base elevation, averaged over the resort and six points on a circle of `radiusKm`.',
+  fields: (t) => ({
+    provider: t.exposeString('provider'),
+    parameters: t.field({ type: HistoryParamsRef, resolve: (h) => h.parameters }),
+    from: t.exposeString('from'),
+    to: t.exposeString('to'),
+    units: t.field({ type: UnitLabelsRef, resolve: (h) => UNIT_LABELS[h.units] }),
+    points: t.field({ type: [PointRef], resolve: (h) => h.points }),
+    daily: t.field({ type: [HistoryDayRef], complexity: { field: 1, multiplier: HISTORY_BOUNDS.days.max }, resolve: (h) => h.daily.map((d) => ({ ...d, units: h.units })) }),
+    current: t.field({ type: MeasuresRef, description: 'The window: totals and means.', resolve: (h) => convertDay({ date: h.to, snowfallCm: h.current.snowfall, precipitationMm: h.current.precipitation, snowDepthCm: h.current.snowDepth, tempMinC: h.current.tempMin, tempMaxC: h.current.tempMax }, h.units) }),
+    baseline: t.field({ type: MeasuresRef, resolve: (h) => convertDay({ date: h.to, snowfallCm: h.baseline.snowfall, precipitationMm: h.baseline.precipitation, snowDepthCm: h.baseline.snowDepth, tempMinC: h.baseline.tempMin, tempMaxC: h.baseline.tempMax }, h.units) }),
+    deviation: t.field({ type: DeviationsRef, resolve: (h) => ({ ...h.deviation, units: h.units }) }),
+  }),
+});
+
+builder.objectField(ResortRef, 'history', (t) =>
+  t.field({
+    type: HistoryRef,
+    description: `Historical baseline. days ${HISTORY_BOUNDS.days.min}–${HISTORY_BOUNDS.days.max} (default ${HISTORY_BOUNDS.days.default}), years ${HISTORY_BOUNDS.years.min}–${HISTORY_BOUNDS.years.max} (default ${HISTORY_BOUNDS.years.default}), radiusKm ${HISTORY_BOUNDS.radiusKm.min}–${HISTORY_BOUNDS.radiusKm.max} (default ${HISTORY_BOUNDS.radiusKm.default}). A provider failure is UPSTREAM_FAILED.`,
+    complexity: 50,
+    args: { days: t.arg.int(), years: t.arg.int(), radiusKm: t.arg.float(), units: t.arg({ type: UnitsEnum, description: unitsArgDoc }) },
+    resolve: async (resort, args, ctx) => {
+      const p = validate(HistoryParams, {
+        days: args.days ?? undefined,
+        years: args.years ?? undefined,
+        radiusKm: args.radiusKm ?? undefined,
+        units: args.units ?? undefined,
+      });
+      try {
+        const result = await ctx.history.get(resort, { days: p.days, years: p.years, radiusKm: p.radiusKm }, isoDate(ctx.now()));
+        return { ...result, units: p.units };
+      } catch (err) {
+        if (!(err instanceof UpstreamError)) throw err;
+        ctx.logger.warn({ provider: err.provider, cause: err.message, resort: resort.id }, 'history lookup failed');
+        throw new UpstreamFailedError(err.provider);
+      }
+    },
+  }),
+);

@@ -1,0 +1,87 @@
+import { addDays } from '../domain/dates.js';
+import { averageSeries, deviations, samplePoints, summarize, windowDates, yearsBefore, type Deviation, type HistoryDay, type Measure, type Summary } from '../domain/history.js';
+import type { ResortFacts } from '../domain/resort.js';
+import type { HistoryProvider } from '../providers/provider.js';
+import { UpstreamError } from '../providers/upstream.js';
+
+export interface HistoryParameters {
+  days: number;
+  years: number;
+  radiusKm: number;
+}
+
+export interface HistoryResult {
+  provider: string;
+  parameters: HistoryParameters;
+  from: string;
+  to: string;
+  points: { lat: number; lng: number }[];
+  daily: { day: HistoryDay; baseline: HistoryDay }[];
+  current: Summary;
+  baseline: Summary;
+  deviation: Record<Measure, Deviation>;
+}
+
+/**
+ * The historical baseline of a resort: the window's days and the same calendar window in each
+ * of the previous years, averaged over the resort and a ring of points around it. Results are
+ * cached per resort, parameters and day (a failed lookup is not cached).
+ */
+export class HistoryService {
+  private readonly cache = new Map<string, Promise<HistoryResult>>();
+
+  constructor(
+    private readonly provider: HistoryProvider,
+    private readonly maxEntries = 500,
+  ) {}
+
+  get(resort: ResortFacts, p: HistoryParameters, today: string): Promise<HistoryResult> {
+    const key = `${resort.id}|${p.days}|${p.years}|${p.radiusKm}|${today}`;
+    let hit = this.cache.get(key);
+    if (!hit) {
+      if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value!);
+      hit = this.compute(resort, p, today);
+      this.cache.set(key, hit);
+      hit.catch(() => this.cache.delete(key));
+    }
+    return hit;
+  }
+
+  private async compute(resort: ResortFacts, p: HistoryParameters, today: string): Promise<HistoryResult> {
+    const points = samplePoints(resort.lat, resort.lng, p.radiusKm);
+    const dates = windowDates(today, p.days);
+    const from = dates[0]!;
+    const aligned = (series: HistoryDay[][], start: string) => {
+      // Index-aligned days from `start`; a provider that returns fewer is not to be trusted.
+      for (const s of series) {
+        if (s.length !== p.days || s[0]?.date !== start) {
+          throw new UpstreamError(this.provider.name, `malformed response: expected ${p.days} days from ${start}, got ${s.length}`);
+        }
+      }
+      return series;
+    };
+    const [current, ...past] = await Promise.all([
+      this.provider.history(resort, points, from, today, true).then((s) => aligned(s, from)),
+      ...Array.from({ length: p.years }, (_, i) => {
+        const start = yearsBefore(from, i + 1);
+        return this.provider.history(resort, points, start, addDays(start, p.days - 1), false).then((s) => aligned(s, start));
+      }),
+    ]);
+    const window = averageSeries(current!, dates);
+    const yearly = past.map((series) => averageSeries(series, dates));
+    const baselineDays = averageSeries(yearly, dates);
+    const currentSummary = summarize(window);
+    const baselineSummary = summarize(baselineDays);
+    return {
+      provider: this.provider.name,
+      parameters: p,
+      from,
+      to: today,
+      points,
+      daily: window.map((day, i) => ({ day, baseline: baselineDays[i]! })),
+      current: currentSummary,
+      baseline: baselineSummary,
+      deviation: deviations(currentSummary, baselineSummary),
+    };
+  }
+}

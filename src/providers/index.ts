@@ -1,0 +1,24 @@
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import { LiftieProvider } from './liftie.js';
+import { OpenMeteoProvider } from './open-meteo.js';
+import type { ConditionsProvider, HistoryProvider, LiftStatusProvider } from './provider.js';
+import { simulatedProvider } from './simulated.js';
+import { createUpstream } from './upstream.js';
+
+export interface Providers {
+  conditions: ConditionsProvider;
+  history: HistoryProvider;
+  lifts: LiftStatusProvider | null;
+}
+
+/** The providers the configuration asks for; each real one with its own upstream client. */
+export function createProviders(config: Config, logger: Logger): Providers {
+  const upstream = (name: string) => createUpstream({ name, logger, ...config.upstream });
+  const meteo = config.provider === 'open-meteo' ? new OpenMeteoProvider(upstream('open-meteo'), config.openMeteo) : null;
+  return {
+    conditions: meteo ?? simulatedProvider,
+    history: meteo ?? simulatedProvider,
+    lifts: config.liftie.enabled ? new LiftieProvider(upstream('liftie'), config.liftie.url) : null,
+  };
+}
