@@ -12,6 +12,11 @@ import { WeatherWindow } from './weather/window.js';
 import { simulatedProvider } from './providers/simulated.js';
 import { createProviders } from './providers/index.js';
 import { HistoryService } from './history/service.js';
+import { SyncRunner } from './sync/runner.js';
+import { SyncRepository } from './repositories/sync.js';
+import { ResortRepository } from './repositories/resorts.js';
+import { loadLiftieIds } from './sync/liftie-ids.js';
+import { windowFor } from './weather/window.js';
 import { schema } from './graphql/schema.js';
 import { createContext, type Services } from './graphql/context.js';
 import { SnapshotCache } from './graphql/snapshot-cache.js';
@@ -66,6 +71,31 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   // The offline generator fills the window itself, instantly; real providers fill it by sync runs.
   const weatherWindow = new WeatherWindow(repos.resorts, repos.weather, providers.conditions, now, logger, providers.conditions === simulatedProvider);
   await weatherWindow.ensureCurrent();
+  // Background writers (usage counts, sync runs) get their own connection, so their statements
+  // never interleave with a request's (and never count in a request's statement budget).
+  const backgroundDb = openDatabase(config.dbPath);
+  const sync = new SyncRunner({
+    runs: new SyncRepository(backgroundDb),
+    resorts: new ResortRepository(backgroundDb),
+    conditions: providers.conditions,
+    lifts: providers.lifts,
+    liftieIds: loadLiftieIds(),
+    now,
+    logger,
+    concurrency: config.upstream.concurrency,
+    onPublished: () => {
+      repos.weather.changed();
+      repos.inventory.version++;
+    },
+  });
+  sync.recover();
+  sync.schedule(config.syncIntervalMinutes);
+  // Real providers fill the window only through runs: start one when today's data is missing.
+  if (providers.conditions !== simulatedProvider && config.syncIntervalMinutes > 0) {
+    const { from, to } = windowFor(weatherWindow.today());
+    if (repos.weather.resortsCovering(from, to) < repos.resorts.all().length) sync.start('SCHEDULED');
+  }
+
   const services: Services = {
     repos,
     zipIndex: new ZipSpatialIndex(repos.zips.allPoints()),
@@ -73,13 +103,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     weatherWindow,
     snapshots: new SnapshotCache(),
     history: new HistoryService(providers.history),
+    sync,
     logger,
     now,
   };
 
-  // Background writers (usage counts, sync runs) get their own connection, so their statements
-  // never interleave with a request's (and never count in a request's statement budget).
-  const backgroundDb = openDatabase(config.dbPath);
   const usage = new UsageCounter(new KeyRepository(backgroundDb));
   const guard = new AuthGuard(repos.keys, usage, now, config.auth);
   const restRouter = createRestRouter(schema, routes);
@@ -155,6 +183,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       server.closeIdleConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await sync.stop();
       usage.close();
       backgroundDb.close();
       db.close();

@@ -125,10 +125,69 @@ CREATE TABLE key_usage (
   requests INTEGER NOT NULL,
   PRIMARY KEY (key_id, month)
 ) STRICT, WITHOUT ROWID;
+
+-- Sync runs, newest last; a run still RUNNING at start-up was interrupted and is marked FAILED.
+CREATE TABLE sync_runs (
+  id               INTEGER PRIMARY KEY,
+  trigger          TEXT NOT NULL,
+  provider         TEXT NOT NULL,
+  started_at       TEXT NOT NULL,
+  finished_at      TEXT,
+  status           TEXT NOT NULL,
+  resorts_total    INTEGER NOT NULL,
+  resorts_updated  INTEGER NOT NULL DEFAULT 0,
+  resorts_failed   INTEGER NOT NULL DEFAULT 0,
+  error            TEXT
+) STRICT;
+
+-- What a run fetched, kept apart until the run publishes it in one transaction.
+CREATE TABLE sync_staging (
+  run_id INTEGER NOT NULL,
+  resort_id                 TEXT NOT NULL,
+  date                      TEXT NOT NULL,
+  source                    TEXT NOT NULL,
+  base_temp_min             REAL NOT NULL,
+  base_temp_max             REAL NOT NULL,
+  summit_temp_min           REAL NOT NULL,
+  summit_temp_max           REAL NOT NULL,
+  precipitation_mm          REAL NOT NULL,
+  precipitation_probability INTEGER NOT NULL,
+  snowfall_base_cm          REAL NOT NULL,
+  snowfall_summit_cm        REAL NOT NULL,
+  snow_depth_base_cm        REAL NOT NULL,
+  snow_depth_summit_cm      REAL NOT NULL,
+  season_snowfall_cm        REAL NOT NULL,
+  wind_speed_base_kmh       REAL NOT NULL,
+  wind_gust_base_kmh        REAL NOT NULL,
+  wind_speed_summit_kmh     REAL NOT NULL,
+  wind_gust_summit_kmh      REAL NOT NULL,
+  wind_direction_deg        INTEGER NOT NULL,
+  snow_line_m               INTEGER NOT NULL
+) STRICT;
+CREATE INDEX sync_staging_by_run ON sync_staging(run_id);
+
+CREATE TABLE sync_staging_lifts (
+  run_id    INTEGER NOT NULL,
+  resort_id TEXT NOT NULL,
+  ordinal   INTEGER NOT NULL,
+  name      TEXT NOT NULL,
+  status    TEXT NOT NULL
+) STRICT;
+
+-- Live lift status from a lift provider (Liftie), replacing generated lifts where present.
+CREATE TABLE live_lifts (
+  resort_id  TEXT NOT NULL REFERENCES resorts(id),
+  ordinal    INTEGER NOT NULL,
+  name       TEXT NOT NULL,
+  status     TEXT NOT NULL,
+  source     TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (resort_id, ordinal)
+) STRICT;
 `;
 
 /**
  * Tables that hold what users and operators created, not what the build derives from sources:
  * a rebuild copies them from the previous database, so no key or usage count is ever lost.
  */
-export const PRESERVED_TABLES = ['api_keys', 'key_usage'] as const;
+export const PRESERVED_TABLES = ['api_keys', 'key_usage', 'sync_runs'] as const;

@@ -44,7 +44,7 @@ const TRAIL_NOUNS: Record<Difficulty, string[]> = {
 const LIFT_WORDS = ['Eagle', 'Summit', 'Valley', 'Panorama', 'Glacier', 'Sunrise', 'Express', 'Ridge', 'Peak', 'Lakeside', 'Village', 'Forest', 'Horizon', 'Crest', 'Meadow', 'Powder', 'Cirque', 'Sky', 'Bear', 'Alpenrose'];
 const LIFT_SUFFIX: Record<LiftType, string> = {
   CHAIRLIFT: 'Chair', GONDOLA: 'Gondola', CABLE_CAR: 'Cable Car', FUNICULAR: 'Funicular', T_BAR: 'T-Bar',
-  PLATTER: 'Platter', ROPE_TOW: 'Rope Tow', MAGIC_CARPET: 'Magic Carpet',
+  PLATTER: 'Platter', ROPE_TOW: 'Rope Tow', MAGIC_CARPET: 'Magic Carpet', UNKNOWN: 'Lift',
 };
 
 /** The grade mix: bigger verticals carry more steep terrain. */
@@ -137,6 +137,7 @@ function seatsAndCapacity(rng: Rng, type: LiftType): [number, number] {
     case 'ROPE_TOW':
       return [1, 600 + rng.int(0, 4) * 100];
     case 'MAGIC_CARPET':
+    case 'UNKNOWN':
       return [1, 1000 + rng.int(0, 5) * 100];
   }
 }
@@ -165,3 +166,19 @@ export function generateLifts(resort: ResortFacts): LiftFacts[] {
 }
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+const TYPE_WORDS: [RegExp, LiftType][] = [
+  [/gondola|cabriolet|télécabine|gondelbahn/i, 'GONDOLA'],
+  [/\btram\b|cable ?car|aerial|seilbahn|téléphérique|funitel/i, 'CABLE_CAR'],
+  [/funicular|standseilbahn/i, 'FUNICULAR'],
+  [/magic carpet|carpet/i, 'MAGIC_CARPET'],
+  [/t-?bar|anchor/i, 'T_BAR'],
+  [/platter|poma|button/i, 'PLATTER'],
+  [/rope ?tow|\btow\b/i, 'ROPE_TOW'],
+  [/chair|express|quad|triple|double|six|lift\b|sesselbahn|télésiège/i, 'CHAIRLIFT'],
+];
+
+/** A lift's type guessed from its name, where a feed gives only names; UNKNOWN when it says nothing. */
+export function liftTypeFromName(name: string): LiftType {
+  return TYPE_WORDS.find(([re]) => re.test(name))?.[1] ?? 'UNKNOWN';
+}

@@ -18,10 +18,10 @@ export interface ResortFacts {
 export type Difficulty = 'BEGINNER' | 'INTERMEDIATE' | 'ADVANCED' | 'EXPERT';
 export const DIFFICULTIES: readonly Difficulty[] = ['BEGINNER', 'INTERMEDIATE', 'ADVANCED', 'EXPERT'];
 
-export type LiftType = 'CHAIRLIFT' | 'GONDOLA' | 'CABLE_CAR' | 'FUNICULAR' | 'T_BAR' | 'PLATTER' | 'ROPE_TOW' | 'MAGIC_CARPET';
-export const LIFT_TYPES: readonly LiftType[] = ['CHAIRLIFT', 'GONDOLA', 'CABLE_CAR', 'FUNICULAR', 'T_BAR', 'PLATTER', 'ROPE_TOW', 'MAGIC_CARPET'];
+export type LiftType = 'CHAIRLIFT' | 'GONDOLA' | 'CABLE_CAR' | 'FUNICULAR' | 'T_BAR' | 'PLATTER' | 'ROPE_TOW' | 'MAGIC_CARPET' | 'UNKNOWN';
+export const LIFT_TYPES: readonly LiftType[] = ['CHAIRLIFT', 'GONDOLA', 'CABLE_CAR', 'FUNICULAR', 'T_BAR', 'PLATTER', 'ROPE_TOW', 'MAGIC_CARPET', 'UNKNOWN'];
 
-export type InventorySource = 'generated' | 'openskimap';
+export type InventorySource = 'generated' | 'openskimap' | 'liftie';
 
 export interface TrailFacts {
   id: string;
@@ -43,8 +43,9 @@ export interface LiftFacts {
   resortId: string;
   name: string;
   type: LiftType;
-  seats: number;
-  capacityPerHour: number;
+  /** Unknown (null) for lifts known only by name, e.g. from a live status feed. */
+  seats: number | null;
+  capacityPerHour: number | null;
   openThreshold: number;
   source: InventorySource;
 }

@@ -6,6 +6,7 @@ import type { ResortRecord } from '../repositories/resorts.js';
 import type { WeatherWindow } from '../weather/window.js';
 import type { SnapshotCache } from './snapshot-cache.js';
 import type { HistoryService } from '../history/service.js';
+import type { SyncRunner } from '../sync/runner.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
 /** What lives for the whole process and is shared by every request. */
@@ -17,6 +18,7 @@ export interface Services {
   /** Snapshots shared across requests until the day, the weather or the inventory changes. */
   snapshots: SnapshotCache;
   history: HistoryService;
+  sync: SyncRunner;
   logger: Logger;
   /** Injected so anything time-dependent is reproducible in tests. */
   now: () => Date;
@@ -26,8 +28,10 @@ export interface Services {
 export interface GraphQLContext extends Services {
   loaders: Loaders;
   requestId: string;
+  /** Aborted when the client goes away (ends subscriptions). */
+  signal?: AbortSignal;
 }
 
-export function createContext(services: Services, requestId: string, logger: Logger = services.logger): GraphQLContext {
-  return { ...services, logger, requestId, loaders: createLoaders(services) };
+export function createContext(services: Services, requestId: string, logger: Logger = services.logger, signal?: AbortSignal): GraphQLContext {
+  return { ...services, logger, requestId, signal, loaders: createLoaders(services) };
 }

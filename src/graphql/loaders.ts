@@ -5,6 +5,8 @@ import type { LiftFacts, TrailFacts } from '../domain/resort.js';
 import type { ResortRecord } from '../repositories/resorts.js';
 import type { StoredDay } from '../repositories/weather.js';
 import type { StateRecord, ZipRecord } from '../repositories/zips.js';
+import type { LiveLiftRow } from '../repositories/inventory.js';
+import { liftTypeFromName } from '../domain/inventory.js';
 import { FORECAST_DAYS } from '../weather/window.js';
 import type { Services } from './context.js';
 
@@ -33,6 +35,7 @@ export interface Loaders {
   resortById: DataLoader<string, ResortRecord | null>;
   trailsByResort: DataLoader<string, TrailFacts[]>;
   liftsByResort: DataLoader<string, LiftFacts[]>;
+  liveLiftsByResort: DataLoader<string, LiveLiftRow[]>;
   recentDaysByResort: DataLoader<string, StoredDay[]>;
   snapshotByResort: DataLoader<string, ResortSnapshot>;
 }
@@ -86,6 +89,7 @@ export function createLoaders({ repos, weatherWindow, snapshots }: Services): Lo
     resortById: new DataLoader((ids) => Promise.resolve(byKey(ids, repos.resorts.findByIds(ids), (r) => r.id))),
     trailsByResort: new DataLoader((ids) => Promise.resolve(groupBy(ids, repos.inventory.trailsOf(ids), (t) => t.resortId))),
     liftsByResort: new DataLoader((ids) => Promise.resolve(groupBy(ids, repos.inventory.liftsOf(ids), (l) => l.resortId))),
+    liveLiftsByResort: new DataLoader((ids) => Promise.resolve(groupBy(ids, repos.inventory.liveLiftsOf(ids), (l) => l.resortId))),
     recentDaysByResort: new DataLoader(async (ids) => {
       const today = await weatherWindow.ensureCurrent();
       const rows = repos.weather.daysOf(ids, addDays(today, -6), addDays(today, FORECAST_DAYS - 1));
@@ -96,28 +100,36 @@ export function createLoaders({ repos, weatherWindow, snapshots }: Services): Lo
       const generation = `${today}|${repos.weather.version}|${repos.inventory.version}`;
       const missing = ids.filter((id) => !snapshots.get(generation, id));
       if (missing.length > 0) {
-        const [resorts, days, trails, lifts] = await Promise.all([
+        const [resorts, days, trails, lifts, live] = await Promise.all([
           loaders.resortById.loadMany(missing),
           loaders.recentDaysByResort.loadMany(missing),
           loaders.trailsByResort.loadMany(missing),
           loaders.liftsByResort.loadMany(missing),
+          loaders.liveLiftsByResort.loadMany(missing),
         ]);
         const r = unwrap(resorts);
         const d = unwrap(days);
         const t = unwrap(trails);
         const l = unwrap(lifts);
+        const v = unwrap(live);
         missing.forEach((id, i) => {
           const resort = r[i];
           if (!resort) return;
           const { report, trailStates, liftStates } = snowReport(resort, d[i]!, t[i]!, l[i]!, today);
+          const liveLifts = v[i]!.map((x) => ({
+            id: `${resort.id}:live${x.ordinal}`, resortId: resort.id, name: x.name, type: liftTypeFromName(x.name),
+            seats: null, capacityPerHour: null, openThreshold: 0, source: x.source as 'liftie', status: x.status,
+          }));
+          const lifts = liveLifts.length > 0 ? liveLifts : l[i]!.map((lift, j) => ({ ...lift, status: liftStates[j]! }));
           snapshots.set(generation, {
             resort,
             today,
             days: d[i]!,
             source: d[i]!.find((x) => x.date === today)?.source ?? 'none',
-            report,
+            // Live lift status, where a feed gives it, is what the report counts.
+            report: { ...report, openLifts: lifts.filter((x) => x.status === 'OPEN').length, totalLifts: lifts.length },
             trails: t[i]!.map((trail, j) => ({ ...trail, ...trailStates[j]! })),
-            lifts: l[i]!.map((lift, j) => ({ ...lift, status: liftStates[j]! })),
+            lifts,
           });
         });
       }

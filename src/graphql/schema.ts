@@ -9,6 +9,7 @@ import './types/inventory.js';
 import './types/resort.js';
 import './types/rankings.js';
 import './types/history.js';
+import './types/sync.js';
 
 /** The schema, sorted so the printed SDL diffs cleanly. */
 export const schema = lexicographicSortSchema(builder.toSchema());

@@ -14,6 +14,7 @@ import { withDeadline } from './deadline.js';
 interface YogaServerContext {
   requestId: string;
   log: Logger;
+  signal?: AbortSignal;
 }
 
 /** Query limits for /graphql (graphql-armor); the REST shims run fixed, known operations. */
@@ -75,7 +76,7 @@ export function createGraphQLHandler(schema: GraphQLSchema, services: Services, 
       ...(config.introspection ? [] : [useDisableIntrospection()]),
       errorCodes,
     ],
-    context: ({ requestId, log }) => createContext(services, requestId, log),
+    context: ({ requestId, log, signal }) => createContext(services, requestId, log, signal),
   });
 
   return async function handle(req: IncomingMessage, res: ServerResponse, url: string, ctx: YogaServerContext): Promise<void> {
@@ -87,9 +88,10 @@ export function createGraphQLHandler(schema: GraphQLSchema, services: Services, 
       else if (Array.isArray(v)) for (const x of v) headers.append(k, x);
     }
     const controller = new AbortController();
-    req.once('close', () => res.writableFinished || controller.abort());
+    // The client went away before the answer was complete (e.g. an SSE subscriber): stop the work.
+    res.once('close', () => res.writableFinished || controller.abort());
     const response = await withDeadline(
-      Promise.resolve(yoga.fetch(new URL(url, 'http://localhost'), { method: req.method, headers, body, signal: controller.signal }, ctx)),
+      Promise.resolve(yoga.fetch(new URL(url, 'http://localhost'), { method: req.method, headers, body, signal: controller.signal }, { ...ctx, signal: controller.signal })),
       config.executionTimeoutMs,
       controller,
     );

@@ -24,8 +24,13 @@ export interface SnowfallTotal {
 }
 
 export class WeatherRepository {
-  /** Bumped by every write, so caches of derived conditions know when they are stale. */
+  /** Bumped by every write (here or by a sync run), so caches of derived conditions know they are stale. */
   version = 0;
+
+  changed(): void {
+    this.version++;
+    this.totalsMemo.clear();
+  }
 
   private readonly rangeStmt;
   private readonly upsertStmt;
@@ -76,7 +81,7 @@ export class WeatherRepository {
       for (const d of days) this.upsertStmt.run(d);
       this.pruneStmt.run(pruneBefore);
     })();
-    this.version++;
+    this.changed();
   }
 
   /** Totals per resort over a window; kept until the next write, since they are asked for often. */

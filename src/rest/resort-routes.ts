@@ -154,14 +154,15 @@ export const resortRoutes = [
     path: '/api/resorts/:id/lifts',
     params: IdParams,
     operation: `query ResortLifts($id: ID!) { resort(id: $id) { id name inventorySource
-      liftSummary { ${LIFT_SUMMARY} } lifts { id name type seats capacityPerHour status } } }`,
+      liftSummary { ${LIFT_SUMMARY} } lifts { id name type seats capacityPerHour status source } } }`,
     variables: (p) => ({ id: p.id }),
     shape: (d) => ({
       resortId: d.resort.id,
       name: d.resort.name,
-      source: d.resort.inventorySource,
+      // "liftie" where a live feed gave the lifts and their status, else the inventory's source.
+      source: d.resort.lifts[0]?.source ?? d.resort.inventorySource,
       summary: liftSummary(d.resort.liftSummary),
-      lifts: d.resort.lifts,
+      lifts: d.resort.lifts.map(({ source: _s, ...l }: Gql) => l),
     }),
   }),
   route({

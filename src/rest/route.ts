@@ -6,6 +6,8 @@ import type { z } from 'zod';
  */
 export interface RestRoute<P extends z.ZodType = z.ZodType> {
   path: string;
+  /** GET unless said otherwise; a documented POST takes no body. */
+  method?: 'GET' | 'POST';
   params: P;
   operation: string;
   /** GraphQL variables from the validated parameters; by default the parameters themselves. */

@@ -54,8 +54,10 @@ export function createRestRouter(schema: GraphQLSchema, routes: readonly RestRou
     const found = match(path);
     if (!found) return false;
     const instance = req.url ?? path;
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      sendProblem(res, { status: 405, code: 'METHOD_NOT_ALLOWED', detail: `${req.method} is not allowed here; use GET`, headers: { allow: 'GET, HEAD' } }, instance, context.requestId);
+    const method = found.compiled.route.method ?? 'GET';
+    const allowed = method === 'GET' ? ['GET', 'HEAD'] : [method];
+    if (!allowed.includes(req.method ?? '')) {
+      sendProblem(res, { status: 405, code: 'METHOD_NOT_ALLOWED', detail: `${req.method} is not allowed here; use ${method}`, headers: { allow: allowed.join(', ') } }, instance, context.requestId);
       return true;
     }
     const { route, document } = found.compiled;

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
  * A local stand-in for Open-Meteo and Liftie on 127.0.0.1, speaking their documented JSON, with
  * switchable failures. Values are simple functions of the request so tests can compute them.
  */
-export type Mode = 'ok' | 'bad-request' | 'server-error' | 'hang' | 'not-json' | 'wrong-shape' | 'slow';
+export type Mode = 'ok' | 'bad-request' | 'server-error' | 'hang' | 'not-json' | 'wrong-shape' | 'slow' | 'fail-south';
 
 export interface FakeUpstream {
   url: string;
@@ -117,6 +117,9 @@ export async function startFakeUpstream(options: { today: string }): Promise<Fak
         return send(200, { daily: { time: 'yesterday' } });
       case 'slow':
         await new Promise((r) => setTimeout(r, state.delayMs));
+        break;
+      case 'fail-south':
+        if (Number((url.searchParams.get('latitude') ?? '0').split(',')[0]) < 0) return send(500, { error: true, reason: 'southern hemisphere is down' });
         break;
       default:
         break;

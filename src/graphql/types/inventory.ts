@@ -12,7 +12,8 @@ export const DifficultyEnum = builder.enumType('Difficulty', {
 export const TrailStatusEnum = builder.enumType('TrailStatus', { values: ['OPEN', 'CLOSED'] as const });
 export const GroomingEnum = builder.enumType('Grooming', { values: ['GROOMED', 'UNGROOMED'] as const });
 export const LiftTypeEnum = builder.enumType('LiftType', {
-  values: ['CHAIRLIFT', 'GONDOLA', 'CABLE_CAR', 'FUNICULAR', 'T_BAR', 'PLATTER', 'ROPE_TOW', 'MAGIC_CARPET'] as const,
+  description: 'UNKNOWN where a live feed names a lift without saying what it is.',
+  values: ['CHAIRLIFT', 'GONDOLA', 'CABLE_CAR', 'FUNICULAR', 'T_BAR', 'PLATTER', 'ROPE_TOW', 'MAGIC_CARPET', 'UNKNOWN'] as const,
 });
 export const LiftStatusEnum = builder.enumType('LiftStatus', {
   description: 'OPEN; HOLD: stopped for wind; SCHEDULED: opens as cover builds or later today; CLOSED.',
@@ -40,10 +41,10 @@ export const LiftRef = builder.objectRef<LiftView>('Lift').implement({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
     type: t.field({ type: LiftTypeEnum, resolve: (x) => x.type }),
-    seats: t.exposeInt('seats', { description: 'Seats per chair or cabin (1 for surface lifts).' }),
-    capacityPerHour: t.exposeInt('capacityPerHour', { description: 'Persons per hour.' }),
+    seats: t.exposeInt('seats', { nullable: true, description: 'Seats per chair or cabin (1 for surface lifts); null when unknown.' }),
+    capacityPerHour: t.exposeInt('capacityPerHour', { nullable: true, description: 'Persons per hour; null when unknown.' }),
     status: t.field({ type: LiftStatusEnum, resolve: (x) => x.status }),
-    source: t.exposeString('source'),
+    source: t.exposeString('source', { description: '"generated", or "liftie" for live status.' }),
   }),
 });
 

@@ -217,6 +217,7 @@ builder.queryFields((t) => ({
     resolve: (_root, args, ctx) => {
       const p = validate(ResortListParams, { ...dropNulls(args.filter ?? {}), ...dropNulls(args.paging ?? {}) });
       const { total, resorts } = ctx.repos.resorts.search(p, p.limit, p.offset);
+      for (const r of resorts) ctx.loaders.resortById.prime(r.id, r);
       return { total, limit: p.limit, offset: p.offset, resorts };
     },
   }),

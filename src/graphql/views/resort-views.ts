@@ -189,7 +189,7 @@ export function liftSummaryView(s: ResortSnapshot) {
   return {
     total: s.lifts.length,
     open: open.length,
-    openCapacityPerHour: open.reduce((n, l) => n + l.capacityPerHour, 0),
+    openCapacityPerHour: open.reduce((n, l) => n + (l.capacityPerHour ?? 0), 0),
     byType: LIFT_TYPES.map((type) => {
       const of = s.lifts.filter((l) => l.type === type);
       return { type, total: of.length, open: of.filter((l) => l.status === 'OPEN').length };

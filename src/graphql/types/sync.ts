@@ -1,0 +1,70 @@
+import { builder } from '../builder.js';
+import type { SyncRunRecord } from '../../repositories/sync.js';
+import type { SyncStatus } from '../../sync/runner.js';
+import { validate } from '../../validation/validate.js';
+import { SYNC_BOUNDS, SyncHistoryParams } from '../../validation/sync-params.js';
+
+const SyncStateEnum = builder.enumType('SyncState', { values: ['IDLE', 'RUNNING'] as const });
+const SyncTriggerEnum = builder.enumType('SyncTrigger', { values: ['MANUAL', 'SCHEDULED'] as const });
+const SyncRunStatusEnum = builder.enumType('SyncRunStatus', {
+  description: 'SUCCEEDED: every resort updated; PARTIAL: some failed (the rest published); FAILED: nothing published (the last good data stays served), or the process stopped mid-run.',
+  values: ['RUNNING', 'SUCCEEDED', 'PARTIAL', 'FAILED'] as const,
+});
+
+const SyncRunRef = builder.objectRef<SyncRunRecord>('SyncRun').implement({
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    trigger: t.field({ type: SyncTriggerEnum, resolve: (r) => r.trigger }),
+    provider: t.exposeString('provider'),
+    startedAt: t.exposeString('startedAt'),
+    finishedAt: t.exposeString('finishedAt', { nullable: true }),
+    status: t.field({ type: SyncRunStatusEnum, resolve: (r) => r.status }),
+    resortsUpdated: t.exposeInt('resortsUpdated'),
+    resortsFailed: t.exposeInt('resortsFailed'),
+    error: t.exposeString('error', { nullable: true, description: 'The first failure’s cause, when any resort failed.' }),
+  }),
+});
+
+const ProgressRef = builder.objectRef<SyncStatus['progress']>('SyncProgress').implement({
+  fields: (t) => ({ done: t.exposeInt('done'), total: t.exposeInt('total') }),
+});
+
+const SyncStatusRef = builder.objectRef<SyncStatus>('SyncStatus').implement({
+  fields: (t) => ({
+    state: t.field({ type: SyncStateEnum, resolve: (s) => s.state }),
+    provider: t.exposeString('provider'),
+    progress: t.field({ type: ProgressRef, description: 'Resorts done of the running run (0 of 0 when idle).', resolve: (s) => s.progress }),
+    lastRun: t.field({ type: SyncRunRef, nullable: true, description: 'The last finished run.', resolve: (s) => s.lastRun }),
+    nextScheduledRun: t.exposeString('nextScheduledRun', { nullable: true, description: 'ISO 8601; null when no schedule is set.' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  syncStatus: t.field({ type: SyncStatusRef, resolve: (_r, _a, ctx) => ctx.sync.status() }),
+  syncHistory: t.field({
+    type: [SyncRunRef],
+    description: `Recent runs, newest first; limit 1–${SYNC_BOUNDS.historyLimit.max}, default ${SYNC_BOUNDS.historyLimit.default}.`,
+    args: { limit: t.arg.int() },
+    complexity: (args) => ({ field: 1, multiplier: typeof args.limit === 'number' && args.limit > 0 ? Math.min(args.limit, 1000) : SYNC_BOUNDS.historyLimit.default }),
+    resolve: (_r, args, ctx) => ctx.sync.history(validate(SyncHistoryParams, { limit: args.limit ?? undefined }).limit),
+  }),
+}));
+
+builder.mutationType({});
+builder.mutationField('runSync', (t) =>
+  t.field({
+    type: SyncStatusRef,
+    description: 'Starts a sync run unless one is going (then starts nothing); answers the status either way.',
+    resolve: (_r, _a, ctx) => ctx.sync.start('MANUAL'),
+  }),
+);
+
+builder.subscriptionType({});
+builder.subscriptionField('syncProgress', (t) =>
+  t.field({
+    type: SyncStatusRef,
+    description: 'The sync status now, then at every change (served over SSE: accept text/event-stream).',
+    subscribe: (_r, _a, ctx) => ctx.sync.updates(ctx.signal),
+    resolve: (s) => s,
+  }),
+);

@@ -1,0 +1,112 @@
+import type { Db } from '../db/open.js';
+import type { LiveLift } from '../providers/provider.js';
+import type { StoredDay } from './weather.js';
+
+export type SyncTrigger = 'MANUAL' | 'SCHEDULED';
+export type SyncRunStatus = 'RUNNING' | 'SUCCEEDED' | 'PARTIAL' | 'FAILED';
+
+export interface SyncRunRecord {
+  id: number;
+  trigger: SyncTrigger;
+  provider: string;
+  startedAt: string;
+  finishedAt: string | null;
+  status: SyncRunStatus;
+  resortsTotal: number;
+  resortsUpdated: number;
+  resortsFailed: number;
+  error: string | null;
+}
+
+const RUN_COLUMNS = `id, trigger, provider, started_at AS startedAt, finished_at AS finishedAt, status,
+  resorts_total AS resortsTotal, resorts_updated AS resortsUpdated, resorts_failed AS resortsFailed, error`;
+
+const WEATHER_COLUMNS = `resort_id, date, source, base_temp_min, base_temp_max, summit_temp_min, summit_temp_max,
+  precipitation_mm, precipitation_probability, snowfall_base_cm, snowfall_summit_cm, snow_depth_base_cm,
+  snow_depth_summit_cm, season_snowfall_cm, wind_speed_base_kmh, wind_gust_base_kmh, wind_speed_summit_kmh,
+  wind_gust_summit_kmh, wind_direction_deg, snow_line_m`;
+
+/**
+ * Sync runs and their staged data. A run stages what it fetches, resort by resort; `publish`
+ * moves all of it into the served tables in one transaction, so readers see the previous data or
+ * the whole run, never half of it. A crash leaves only staging rows, which the next start drops.
+ */
+export class SyncRepository {
+  private readonly insertRun;
+  private readonly finishRun;
+  private readonly listStmt;
+  private readonly lastFinishedStmt;
+  private readonly interruptStmt;
+  private readonly stageDay;
+  private readonly stageLift;
+
+  constructor(private readonly db: Db) {
+    this.insertRun = db.prepare<{ trigger: string; provider: string; startedAt: string; total: number }>(
+      `INSERT INTO sync_runs (trigger, provider, started_at, status, resorts_total) VALUES (:trigger, :provider, :startedAt, 'RUNNING', :total)`,
+    );
+    this.finishRun = db.prepare<{ id: number; finishedAt: string; status: string; updated: number; failed: number; error: string | null }>(
+      `UPDATE sync_runs SET finished_at = :finishedAt, status = :status, resorts_updated = :updated, resorts_failed = :failed, error = :error WHERE id = :id`,
+    );
+    this.listStmt = db.prepare<[number], SyncRunRecord>(`SELECT ${RUN_COLUMNS} FROM sync_runs ORDER BY id DESC LIMIT ?`);
+    this.lastFinishedStmt = db.prepare<[], SyncRunRecord>(`SELECT ${RUN_COLUMNS} FROM sync_runs WHERE status <> 'RUNNING' ORDER BY id DESC LIMIT 1`);
+    this.interruptStmt = db.prepare<{ at: string }>(
+      `UPDATE sync_runs SET status = 'FAILED', finished_at = :at, error = 'interrupted: the process stopped during the run' WHERE status = 'RUNNING'`,
+    );
+    this.stageDay = db.prepare(`INSERT INTO sync_staging (run_id, ${WEATHER_COLUMNS}) VALUES (@runId, @resortId, @date, @source,
+      @baseTempMin, @baseTempMax, @summitTempMin, @summitTempMax, @precipitationMm, @precipitationProbability, @snowfallBaseCm,
+      @snowfallSummitCm, @snowDepthBaseCm, @snowDepthSummitCm, @seasonSnowfallCm, @windSpeedBaseKmh, @windGustBaseKmh,
+      @windSpeedSummitKmh, @windGustSummitKmh, @windDirectionDeg, @snowLineM)`);
+    this.stageLift = db.prepare('INSERT INTO sync_staging_lifts (run_id, resort_id, ordinal, name, status) VALUES (?, ?, ?, ?, ?)');
+  }
+
+  startRun(trigger: SyncTrigger, provider: string, startedAt: string, total: number): number {
+    return Number(this.insertRun.run({ trigger, provider, startedAt, total }).lastInsertRowid);
+  }
+
+  finish(id: number, finishedAt: string, status: SyncRunStatus, updated: number, failed: number, error: string | null): void {
+    this.finishRun.run({ id, finishedAt, status, updated, failed, error });
+  }
+
+  list(limit: number): SyncRunRecord[] {
+    return this.listStmt.all(limit);
+  }
+
+  lastFinished(): SyncRunRecord | null {
+    return this.lastFinishedStmt.get() ?? null;
+  }
+
+  /** At start-up: runs left RUNNING by a dead process failed; their staged rows are dropped. */
+  recoverInterrupted(at: string): number {
+    return this.db.transaction(() => {
+      const n = this.interruptStmt.run({ at }).changes;
+      this.db.exec('DELETE FROM sync_staging; DELETE FROM sync_staging_lifts;');
+      return n;
+    })();
+  }
+
+  /** Stages one resort's days (and live lifts) in one small transaction. */
+  stage(runId: number, resortId: string, days: readonly StoredDay[], lifts: readonly LiveLift[] | null): void {
+    this.db.transaction(() => {
+      for (const d of days) this.stageDay.run({ ...d, runId });
+      lifts?.forEach((l, i) => this.stageLift.run(runId, resortId, i + 1, l.name, l.status));
+    })();
+  }
+
+  /** Moves a run's staged rows into the served tables, all at once. */
+  publish(runId: number, pruneBefore: string, liftSource: string, at: string): void {
+    this.db.transaction(() => {
+      this.db.prepare(`INSERT OR REPLACE INTO daily_weather (${WEATHER_COLUMNS}) SELECT ${WEATHER_COLUMNS} FROM sync_staging WHERE run_id = ?`).run(runId);
+      this.db.prepare('DELETE FROM live_lifts WHERE resort_id IN (SELECT DISTINCT resort_id FROM sync_staging_lifts WHERE run_id = ?)').run(runId);
+      this.db
+        .prepare(`INSERT INTO live_lifts (resort_id, ordinal, name, status, source, updated_at) SELECT resort_id, ordinal, name, status, ?, ? FROM sync_staging_lifts WHERE run_id = ?`)
+        .run(liftSource, at, runId);
+      this.db.prepare('DELETE FROM daily_weather WHERE date < ?').run(pruneBefore);
+      this.discard(runId);
+    })();
+  }
+
+  discard(runId: number): void {
+    this.db.prepare('DELETE FROM sync_staging WHERE run_id = ?').run(runId);
+    this.db.prepare('DELETE FROM sync_staging_lifts WHERE run_id = ?').run(runId);
+  }
+}

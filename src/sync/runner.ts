@@ -1,0 +1,180 @@
+import { EventEmitter, on } from 'node:events';
+import pLimit from 'p-limit';
+import { addDays, isoDate } from '../domain/dates.js';
+import type { Logger } from '../logger.js';
+import type { ConditionsProvider, LiftStatusProvider, LiveLift } from '../providers/provider.js';
+import type { ResortRepository } from '../repositories/resorts.js';
+import type { SyncRepository, SyncRunRecord, SyncTrigger } from '../repositories/sync.js';
+import { windowFor } from '../weather/window.js';
+
+export type SyncState = 'IDLE' | 'RUNNING';
+
+export interface SyncStatus {
+  state: SyncState;
+  provider: string;
+  progress: { done: number; total: number };
+  /** The run going on, if any. */
+  currentRun: { id: number; trigger: SyncTrigger; startedAt: string } | null;
+  lastRun: SyncRunRecord | null;
+  nextScheduledRun: string | null;
+}
+
+export interface SyncDeps {
+  runs: SyncRepository;
+  resorts: ResortRepository;
+  conditions: ConditionsProvider;
+  lifts: LiftStatusProvider | null;
+  liftieIds: Map<string, string>;
+  now: () => Date;
+  logger: Logger;
+  concurrency: number;
+  /** Called after a run published data, so caches of derived conditions are dropped. */
+  onPublished: () => void;
+}
+
+/**
+ * Pulls conditions from the configured provider into SQLite. One run at a time: starting while a
+ * run is going starts nothing. Each resort's data is staged as it arrives; the run publishes all
+ * of it in one transaction at the end (PARTIAL when some resorts failed, FAILED when none
+ * succeeded, in which case nothing is published and the last good data stays served).
+ */
+export class SyncRunner {
+  private readonly events = new EventEmitter();
+  private running: { id: number; trigger: SyncTrigger; startedAt: string; done: number; total: number; promise: Promise<void> } | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private nextRunAt: Date | null = null;
+
+  constructor(private readonly deps: SyncDeps) {
+    this.events.setMaxListeners(0);
+  }
+
+  /** Marks runs a dead process left RUNNING as FAILED; call once at start-up. */
+  recover(): void {
+    const n = this.deps.runs.recoverInterrupted(this.deps.now().toISOString());
+    if (n > 0) this.deps.logger.warn({ runs: n }, 'sync runs interrupted by a previous stop marked FAILED');
+  }
+
+  status(): SyncStatus {
+    const r = this.running;
+    return {
+      state: r ? 'RUNNING' : 'IDLE',
+      provider: this.deps.conditions.name,
+      progress: r ? { done: r.done, total: r.total } : { done: 0, total: 0 },
+      currentRun: r ? { id: r.id, trigger: r.trigger, startedAt: r.startedAt } : null,
+      lastRun: this.deps.runs.lastFinished(),
+      nextScheduledRun: this.nextRunAt?.toISOString() ?? null,
+    };
+  }
+
+  history(limit: number): SyncRunRecord[] {
+    return this.deps.runs.list(limit);
+  }
+
+  /** Starts a run unless one is going; either way answers the status. */
+  start(trigger: SyncTrigger): SyncStatus {
+    if (this.running) return this.status();
+    const resorts = this.deps.resorts.all();
+    const startedAt = this.deps.now().toISOString();
+    const id = this.deps.runs.startRun(trigger, this.deps.conditions.name, startedAt, resorts.length);
+    const run = { id, trigger, startedAt, done: 0, total: resorts.length, promise: Promise.resolve() };
+    this.running = run;
+    run.promise = this.execute(run, resorts)
+      .catch((err: Error) => {
+        // A run that breaks itself (not one resort) is FAILED and publishes nothing.
+        this.deps.logger.error({ err, syncRun: id }, 'sync run aborted');
+        this.deps.runs.discard(id);
+        this.deps.runs.finish(id, this.deps.now().toISOString(), 'FAILED', 0, run.total, err.message);
+      })
+      .finally(() => {
+      this.running = null;
+      this.emit();
+    });
+    this.emit();
+    return this.status();
+  }
+
+  /** Resolves when the run going on (if any) has finished. */
+  async idle(): Promise<void> {
+    await this.running?.promise;
+  }
+
+  /** Status updates as they happen, starting with the current one (for subscriptions). */
+  async *updates(signal?: AbortSignal): AsyncGenerator<SyncStatus> {
+    yield this.status();
+    for await (const [status] of on(this.events, 'status', { signal })) yield status as SyncStatus;
+  }
+
+  schedule(intervalMinutes: number): void {
+    if (intervalMinutes <= 0) return;
+    const ms = intervalMinutes * 60_000;
+    this.nextRunAt = new Date(this.deps.now().getTime() + ms);
+    this.timer = setInterval(() => {
+      this.nextRunAt = new Date(this.deps.now().getTime() + ms);
+      this.start('SCHEDULED');
+    }, ms);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.nextRunAt = null;
+    await this.idle().catch(() => {});
+  }
+
+  private emit(): void {
+    this.events.emit('status', this.status());
+  }
+
+  private async execute(run: { id: number; done: number }, resorts: ReturnType<ResortRepository['all']>): Promise<void> {
+    const { deps } = this;
+    const today = isoDate(deps.now());
+    const { from, to } = windowFor(today);
+    const limit = pLimit(deps.concurrency);
+    let updated = 0;
+    let failed = 0;
+    let firstError: string | null = null;
+    const log = deps.logger.child({ syncRun: run.id });
+    log.info({ provider: deps.conditions.name, resorts: resorts.length }, 'sync run started');
+
+    await Promise.all(
+      resorts.map((resort) =>
+        limit(async () => {
+          try {
+            const days = await deps.conditions.daily(resort, from, to, today);
+            const liftieId = deps.liftieIds.get(resort.id);
+            let lifts: LiveLift[] | null = null;
+            if (deps.lifts && liftieId) {
+              // Lift status is a bonus: its failure does not fail the resort's weather.
+              lifts = await deps.lifts.lifts(liftieId).catch((err: Error) => {
+                log.warn({ resort: resort.id, cause: err.message }, 'lift status lookup failed');
+                return null;
+              });
+            }
+            deps.runs.stage(run.id, resort.id, days.map((d) => ({ ...d, resortId: resort.id, source: deps.conditions.name })), lifts);
+            updated++;
+          } catch (err) {
+            failed++;
+            firstError ??= (err as Error).message;
+            log.warn({ resort: resort.id, cause: (err as Error).message }, 'resort sync failed');
+          } finally {
+            run.done++;
+            this.emit();
+          }
+        }),
+      ),
+    );
+
+    const finishedAt = deps.now().toISOString();
+    if (updated === 0 && resorts.length > 0) {
+      deps.runs.discard(run.id);
+      deps.runs.finish(run.id, finishedAt, 'FAILED', 0, failed, firstError);
+      log.error({ cause: firstError }, 'sync run failed; the last good data stays served');
+      return;
+    }
+    deps.runs.publish(run.id, addDays(from, -30), deps.lifts?.name ?? 'none', finishedAt);
+    deps.runs.finish(run.id, finishedAt, failed > 0 ? 'PARTIAL' : 'SUCCEEDED', updated, failed, failed > 0 ? firstError : null);
+    deps.onPublished();
+    log.info({ updated, failed }, 'sync run published');
+  }
+}

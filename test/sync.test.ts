@@ -1,0 +1,240 @@
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import type { RunningApp } from '../src/app.js';
+import type { Config } from '../src/config.js';
+import { isoDate } from '../src/domain/dates.js';
+import { loadResortCatalogue } from '../src/db/sources/resort-source.js';
+import { expectProblem, getJson, startTestServer, TEST_KEY } from './helpers/server.js';
+import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
+
+const today = isoDate(new Date());
+let fake: FakeUpstream;
+beforeAll(async () => {
+  fake = await startFakeUpstream({ today });
+});
+afterAll(() => fake.close());
+beforeEach(() => {
+  fake.mode = 'ok';
+  fake.requests.length = 0;
+});
+
+function freshDb(): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'gateway-sync-')), 'gateway.sqlite');
+  copyFileSync(inject('dbPath'), file);
+  return file;
+}
+
+const meteo = (): Partial<Config> => ({
+  provider: 'open-meteo',
+  openMeteo: { forecast: `${fake.url}/v1/forecast`, archive: `${fake.url}/v1/archive` },
+  upstream: { timeoutMs: 2000, retries: 0, concurrency: 8, backoffMs: 5, resetTimeoutMs: 60_000 },
+  syncIntervalMinutes: 0,
+});
+
+async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
+  const t0 = Date.now();
+  for (;;) {
+    const v = await probe();
+    if (ok(v)) return v;
+    if (Date.now() - t0 > ms) throw new Error(`timed out waiting; last: ${JSON.stringify(v).slice(0, 300)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const status = (app: RunningApp) => getJson(app, '/api/sync/status').then((r) => r.body);
+const post = (app: RunningApp, prefix = '') => getJson(app, `${prefix}/api/sync/run`, { method: 'POST' });
+
+describe('sync runs against Open-Meteo and Liftie (local fakes)', () => {
+  let app: RunningApp;
+  let dbPath: string;
+  beforeAll(async () => {
+    dbPath = freshDb();
+    // Fill the window with simulated data first: the "last good data".
+    const first = await startTestServer({ dbPath });
+    await first.close();
+    // A fixed time of day, so "current" temperatures compare equal across calls.
+    app = await startTestServer({ dbPath, now: () => new Date(`${today}T12:00:00Z`), config: { ...meteo(), liftie: { enabled: true, url: `${fake.url}/liftie` } } });
+  });
+  afterAll(() => app.close());
+
+  it('reports IDLE with the provider before any run', async () => {
+    const s = await status(app);
+    expect(s).toMatchObject({ state: 'IDLE', provider: 'open-meteo', progress: { done: 0, total: 0 }, nextScheduledRun: null });
+  });
+
+  it('two POSTs start one run; the second answers the running status', async () => {
+    fake.mode = 'slow';
+    fake.delayMs = 30;
+    const [a, b] = await Promise.all([post(app), post(app, '/v1')]);
+    expect(a.status).toBe(200);
+    expect(b.status).toBe(200);
+    expect(a.body.state).toBe('RUNNING');
+    expect(b.body.state).toBe('RUNNING');
+    expect(a.body.progress.total).toBe(241);
+    const done = await until(() => status(app), (s) => s.state === 'IDLE');
+    expect(done.lastRun).toMatchObject({ trigger: 'MANUAL', status: 'SUCCEEDED', resortsUpdated: 241, resortsFailed: 0, error: null, provider: 'open-meteo' });
+    const history = (await getJson(app, '/api/sync/history')).body;
+    expect(history.runs).toHaveLength(1);
+  });
+
+  it('publishes what the provider said, live lifts included', async () => {
+    const vail = (await getJson(app, '/api/resorts/vail')).body;
+    expect(vail.source).toBe('open-meteo');
+    expect(vail.snow.depthBase).toBe(125);
+    // Steamboat maps to a Liftie id (data/liftie-ids.json); Vail does not.
+    const lifts = (await getJson(app, '/api/resorts/steamboat/lifts')).body;
+    expect(lifts.lifts.map((l: { name: string; status: string; type: string }) => [l.name, l.status, l.type])).toEqual([
+      ['Eagle Bahn Gondola', 'OPEN', 'GONDOLA'],
+      ['Born Free Express', 'HOLD', 'CHAIRLIFT'],
+      ['Riva Bahn Express', 'SCHEDULED', 'CHAIRLIFT'],
+      ['Sourdough Express', 'CLOSED', 'CHAIRLIFT'],
+    ]);
+    expect(lifts.summary.byStatus).toEqual({ OPEN: 1, HOLD: 1, SCHEDULED: 1, CLOSED: 1 });
+    expect(lifts.source).toBe('liftie');
+    expect(lifts.lifts.every((l: { seats: number | null }) => l.seats === null)).toBe(true);
+    expect((await getJson(app, '/api/resorts/steamboat')).body.lifts.total).toBe(4);
+    // A resort Liftie does not cover keeps its generated lifts.
+    expect((await getJson(app, '/api/resorts/vail/lifts')).body.lifts.length).toBe(31);
+  });
+
+  it('a run where some resorts fail is PARTIAL and publishes the rest', async () => {
+    fake.mode = 'fail-south';
+    await post(app);
+    const s = await until(() => status(app), (x) => x.state === 'IDLE');
+    expect(s.lastRun.status).toBe('PARTIAL');
+    const south = loadResortCatalogue().filter((r) => r.lat < 0).length;
+    expect(south).toBeGreaterThan(20);
+    expect(s.lastRun.resortsFailed).toBe(south);
+    expect(s.lastRun.resortsUpdated).toBe(241 - south);
+    expect(s.lastRun.error).toMatch(/southern hemisphere is down/);
+  });
+
+  it('a failed run leaves the last good data served', async () => {
+    const before = (await getJson(app, '/api/resorts/alta')).body;
+    fake.mode = 'server-error';
+    await post(app);
+    const s = await until(() => status(app), (x) => x.state === 'IDLE');
+    expect(s.lastRun.status).toBe('FAILED');
+    expect(s.lastRun.resortsUpdated).toBe(0);
+    expect(s.lastRun.error).toBeTruthy();
+    expect((await getJson(app, '/api/resorts/alta')).body).toEqual(before);
+    const runs = (await getJson(app, '/api/sync/history?limit=2')).body.runs;
+    expect(runs.map((r: { status: string }) => r.status)).toEqual(['FAILED', 'PARTIAL']);
+    expect(runs[0].id).toBeGreaterThan(runs[1].id);
+  });
+
+  it('checks the history limit', async () => {
+    for (const ok of ['limit=1', 'limit=100']) expect((await getJson(app, `/api/sync/history?${ok}`)).status).toBe(200);
+    for (const [q, bound] of [['limit=0', '>= 1'], ['limit=101', '<= 100'], ['limit=two', 'an integer'], ['limit=1.5', 'an integer']]) {
+      expect(expectProblem(await getJson(app, `/api/sync/history?${q}`), 400).errors![0]!.bound).toBe(bound);
+    }
+    expectProblem(await getJson(app, '/api/sync/run'), 405);
+  });
+
+  it('streams progress over SSE (Subscription.syncProgress) and runs through Mutation.runSync', async () => {
+    fake.mode = 'slow';
+    fake.delayMs = 5;
+    const controller = new AbortController();
+    const res = await fetch(`${app.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': TEST_KEY },
+      body: JSON.stringify({ query: 'subscription { syncProgress { state progress { done total } lastRun { status } } }' }),
+      signal: controller.signal,
+    });
+    expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const reader = res.body!.getReader();
+    const events: { state: string; progress: { done: number; total: number }; lastRun: { status: string } | null }[] = [];
+    let buffer = '';
+    const mutation = await getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'mutation { runSync { state } }' }) });
+    expect(mutation.body.data.runSync.state).toBe('RUNNING');
+    while (!(events.length > 2 && events.at(-1)!.state === 'IDLE')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += new TextDecoder().decode(value);
+      const parts = buffer.split('\n\n');
+      buffer = parts.pop()!;
+      for (const p of parts) {
+        const data = p.split('\n').find((l) => l.startsWith('data:'));
+        if (data) events.push(JSON.parse(data.slice(5)).data.syncProgress);
+      }
+    }
+    controller.abort();
+    const running = events.filter((e) => e.state === 'RUNNING');
+    expect(running.length).toBeGreaterThan(10);
+    expect(running.at(-1)!.progress).toEqual({ done: 241, total: 241 });
+    expect(events.at(-1)!.lastRun!.status).toBe('SUCCEEDED');
+  });
+});
+
+describe('scheduled runs', () => {
+  it('run every N minutes and say when the next one is', async () => {
+    const app = await startTestServer({ privateDb: true, config: { syncIntervalMinutes: 0.01 } });
+    try {
+      const s = await until(() => status(app), (x) => x.lastRun?.trigger === 'SCHEDULED', 10_000);
+      expect(s.lastRun.status).toBe('SUCCEEDED');
+      expect(Date.parse(s.nextScheduledRun)).toBeGreaterThan(Date.now() - 1000);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('crash consistency', () => {
+  it('a server killed with SIGKILL mid-run leaves a consistent database with the old data, and the run FAILED at the next start', async () => {
+    const dbPath = freshDb();
+    const seed = await startTestServer({ dbPath });
+    await seed.close();
+    const rows = (file: string) => {
+      const db = new Database(file, { readonly: true });
+      try {
+        expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+        return db.prepare("SELECT * FROM daily_weather WHERE resort_id IN ('vail', 'thredbo') ORDER BY resort_id, date").all();
+      } finally {
+        db.close();
+      }
+    };
+    const before = rows(dbPath);
+    expect(before.length).toBeGreaterThan(100);
+
+    fake.mode = 'slow';
+    fake.delayMs = 100;
+    const port = 40_000 + Math.floor(Math.random() * 20_000);
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      cwd: path.resolve(import.meta.dirname, '..'),
+      env: {
+        ...process.env, PORT: String(port), HOST: '127.0.0.1', DB_PATH: dbPath, LOG_LEVEL: 'warn', API_KEYS: TEST_KEY,
+        PROVIDER: 'open-meteo', OPEN_METEO_FORECAST_URL: `${fake.url}/v1/forecast`, OPEN_METEO_ARCHIVE_URL: `${fake.url}/v1/archive`,
+        UPSTREAM_CONCURRENCY: '2', SYNC_INTERVAL_MINUTES: '0',
+      },
+      stdio: 'ignore',
+    });
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      const call = (p: string, init: RequestInit = {}) => fetch(url + p, { ...init, headers: { 'x-api-key': TEST_KEY } }).then((r) => r.json());
+      await until(() => call('/health').catch(() => null), (b) => b?.status === 'ok');
+      expect((await call('/api/sync/run', { method: 'POST' })).state).toBe('RUNNING');
+      await until(() => call('/api/sync/status'), (s) => s.progress.done >= 10);
+    } finally {
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+    }
+
+    expect(rows(dbPath)).toEqual(before);
+    const restarted = await startTestServer({ dbPath });
+    try {
+      const run = (await getJson(restarted, '/api/sync/history')).body.runs[0];
+      expect(run).toMatchObject({ status: 'FAILED', provider: 'open-meteo' });
+      expect(run.error).toMatch(/interrupted/);
+      expect(run.finishedAt).toBeTruthy();
+      expect((await getJson(restarted, '/api/sync/status')).body.state).toBe('IDLE');
+      const staged = new Database(dbPath, { readonly: true }).prepare('SELECT count(*) AS n FROM sync_staging').get() as { n: number };
+      expect(staged.n).toBe(0);
+    } finally {
+      await restarted.close();
+    }
+  }, 60_000);
+});
