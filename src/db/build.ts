@@ -84,18 +84,36 @@ function populate(db: Db, hooks: BuildHooks): void {
   })();
 }
 
-/** Copies the preserved tables' rows from the previous database (the columns both have). */
+/**
+ * Copies from the previous database what a build cannot derive: keys, usage and sync runs, and
+ * what `npm run import` added (imported resorts with their inventory, OpenSkiMap inventory that
+ * replaced generated inventory, and the source mappings). Only columns both schemas have.
+ */
 function carryOver(db: Db, previous: string): void {
   if (!existsSync(previous)) return;
   db.prepare('ATTACH DATABASE ? AS old').run(previous);
   try {
+    const shared = (table: string) => {
+      const oldColumns = db.prepare("SELECT name FROM pragma_table_info(?, 'old')").pluck().all(table) as string[];
+      const newColumns = new Set(db.prepare("SELECT name FROM pragma_table_info(?, 'main')").pluck().all(table) as string[]);
+      return oldColumns.filter((c) => newColumns.has(c)).map((c) => `"${c}"`).join(', ');
+    };
+    const copy = (table: string, where = '1', verb = 'INSERT') => {
+      const cols = shared(table);
+      if (cols) db.exec(`${verb} INTO main.${table} (${cols}) SELECT ${cols} FROM old.${table} WHERE ${where}`);
+    };
     db.transaction(() => {
-      for (const table of PRESERVED_TABLES) {
-        const oldColumns = db.prepare("SELECT name FROM pragma_table_info(?, 'old')").pluck().all(table) as string[];
-        const newColumns = new Set(db.prepare("SELECT name FROM pragma_table_info(?, 'main')").pluck().all(table) as string[]);
-        const shared = oldColumns.filter((c) => newColumns.has(c)).map((c) => `"${c}"`).join(', ');
-        if (shared) db.exec(`INSERT INTO main.${table} (${shared}) SELECT ${shared} FROM old.${table}`);
+      for (const table of PRESERVED_TABLES) copy(table);
+      if (!shared('resort_sources')) return;
+      copy('resorts', "origin = 'imported'", 'INSERT OR IGNORE');
+      // OpenSkiMap inventory replaces what the build generated for the same resorts.
+      for (const table of ['trails', 'lifts']) {
+        db.exec(`DELETE FROM main.${table} WHERE resort_id IN (SELECT resort_id FROM old.${table} WHERE source = 'openskimap')`);
+        copy(table, `source = 'openskimap' OR resort_id IN (SELECT id FROM old.resorts WHERE origin = 'imported')`, 'INSERT OR IGNORE');
       }
+      db.exec(`UPDATE main.resorts SET trail_count = o.trail_count, lift_count = o.lift_count, inventory_source = o.inventory_source
+        FROM old.resorts o WHERE o.id = main.resorts.id AND o.inventory_source = 'openskimap'`);
+      copy('resort_sources', 'resort_id IN (SELECT id FROM main.resorts)', 'INSERT OR IGNORE');
     })();
   } catch (err) {
     // A previous file that is not a database has nothing to carry over; anything else must stop

@@ -45,8 +45,19 @@ CREATE TABLE resorts (
   lift_count       INTEGER NOT NULL,
   trail_count      INTEGER NOT NULL,
   website          TEXT,
-  inventory_source TEXT NOT NULL
+  inventory_source TEXT NOT NULL,
+  -- 'curated' (data/resorts.json) or 'imported' (npm run import).
+  origin           TEXT NOT NULL DEFAULT 'curated'
 ) STRICT;
+
+-- Where an imported ski area came from, so a re-import finds the same resort (and slug) again.
+CREATE TABLE resort_sources (
+  source    TEXT NOT NULL,
+  source_id TEXT NOT NULL,
+  resort_id TEXT NOT NULL REFERENCES resorts(id),
+  PRIMARY KEY (source, source_id)
+) STRICT;
+CREATE INDEX resort_sources_by_resort ON resort_sources(resort_id);
 
 CREATE INDEX resorts_by_name ON resorts(name COLLATE NOCASE);
 CREATE INDEX resorts_by_country ON resorts(country_code);
@@ -72,8 +83,8 @@ CREATE TABLE lifts (
   ordinal           INTEGER NOT NULL,
   name              TEXT NOT NULL,
   type              TEXT NOT NULL,
-  seats             INTEGER NOT NULL,
-  capacity_per_hour INTEGER NOT NULL,
+  seats             INTEGER,
+  capacity_per_hour INTEGER,
   open_threshold    REAL NOT NULL,
   source            TEXT NOT NULL
 ) STRICT;
