@@ -121,19 +121,23 @@ describe('keys made with the CLI', () => {
 });
 
 describe('quotas and rate limits', () => {
+  // Each test has a key of its own: copies of the shared database carry other tests' usage.
+  const ownKey = () => `szg_quota_${Math.random().toString(36).slice(2)}`;
+
   it('the monthly quota gives 429 with the headers, and resets with the next month', async () => {
     let now = new Date('2027-01-31T23:59:00Z');
-    const app = await startTestServer({ privateDb: true, now: () => now, config: { apiKeysQuota: 3 } });
+    const apiKey = ownKey();
+    const app = await startTestServer({ privateDb: true, now: () => now, config: { apiKeys: [apiKey], apiKeysQuota: 3 } });
     try {
       const remaining: (string | null)[] = [];
       for (let i = 0; i < 3; i++) {
-        const r = await getJson(app, '/api/stats');
+        const r = await getJson(app, '/api/stats', { apiKey });
         expect(r.status).toBe(200);
         remaining.push(r.headers.get('ratelimit-remaining'));
         now = new Date(now.getTime() + 2000);
       }
       expect(remaining).toEqual(['2', '1', '0']);
-      const over = await getJson(app, '/api/stats');
+      const over = await getJson(app, '/api/stats', { apiKey });
       const p = expectProblem(over, 429);
       expect(p.code).toBe('RATE_LIMITED');
       expect(over.headers.get('ratelimit-limit')).toBe('3');
@@ -142,9 +146,9 @@ describe('quotas and rate limits', () => {
       expect(Number(over.headers.get('retry-after'))).toBe(reset);
       // 23:59:06 on the last day: 54 seconds to February.
       expect(reset).toBe(54);
-      expectProblem(await getJson(app, '/graphql', GRAPHQL), 429);
+      expectProblem(await getJson(app, '/graphql', { ...GRAPHQL, apiKey }), 429);
       now = new Date('2027-02-01T00:00:01Z');
-      const fresh = await getJson(app, '/api/stats');
+      const fresh = await getJson(app, '/api/stats', { apiKey });
       expect(fresh.status).toBe(200);
       expect(fresh.headers.get('ratelimit-remaining')).toBe('2');
     } finally {
@@ -155,12 +159,13 @@ describe('quotas and rate limits', () => {
   it('usage survives a restart (and a rebuild of the database)', async () => {
     const dbPath = privateDb();
     const now = () => new Date('2027-03-10T12:00:00Z');
-    const first = await startTestServer({ dbPath, now, config: { apiKeysQuota: 10 } });
-    for (let i = 0; i < 4; i++) expect((await getJson(first, '/api/stats')).status).toBe(200);
+    const apiKey = ownKey();
+    const first = await startTestServer({ dbPath, now, config: { apiKeys: [apiKey], apiKeysQuota: 10 } });
+    for (let i = 0; i < 4; i++) expect((await getJson(first, '/api/stats', { apiKey })).status).toBe(200);
     await first.close();
 
-    const second = await startTestServer({ dbPath, now, config: { apiKeysQuota: 10 } });
-    expect((await getJson(second, '/api/stats')).headers.get('ratelimit-remaining')).toBe('5');
+    const second = await startTestServer({ dbPath, now, config: { apiKeys: [apiKey], apiKeysQuota: 10 } });
+    expect((await getJson(second, '/api/stats', { apiKey })).headers.get('ratelimit-remaining')).toBe('5');
     await second.close();
 
     // Force a rebuild (another schema version): keys and usage are carried over.
@@ -168,9 +173,9 @@ describe('quotas and rate limits', () => {
     db.pragma('user_version = 0');
     db.close();
     expect(ensureDatabase(dbPath)).toBe(true);
-    const third = await startTestServer({ dbPath, now, config: { apiKeysQuota: 10 } });
+    const third = await startTestServer({ dbPath, now, config: { apiKeys: [apiKey], apiKeysQuota: 10 } });
     try {
-      expect((await getJson(third, '/api/stats')).headers.get('ratelimit-remaining')).toBe('4');
+      expect((await getJson(third, '/api/stats', { apiKey })).headers.get('ratelimit-remaining')).toBe('4');
     } finally {
       await third.close();
     }
@@ -178,16 +183,17 @@ describe('quotas and rate limits', () => {
 
   it('the per-second rate limit gives 429 with Retry-After: 1 and does not use up the quota', async () => {
     let now = new Date('2027-01-10T10:00:00.100Z');
-    const app = await startTestServer({ privateDb: true, now: () => now, config: { apiKeysQuota: 100, apiKeysRate: 2 } });
+    const apiKey = ownKey();
+    const app = await startTestServer({ privateDb: true, now: () => now, config: { apiKeys: [apiKey], apiKeysQuota: 100, apiKeysRate: 2 } });
     try {
-      expect((await getJson(app, '/api/stats')).status).toBe(200);
-      expect((await getJson(app, '/api/stats')).status).toBe(200);
-      const limited = await getJson(app, '/api/stats');
+      expect((await getJson(app, '/api/stats', { apiKey })).status).toBe(200);
+      expect((await getJson(app, '/api/stats', { apiKey })).status).toBe(200);
+      const limited = await getJson(app, '/api/stats', { apiKey });
       expectProblem(limited, 429);
       expect(limited.headers.get('retry-after')).toBe('1');
       expect(limited.headers.get('ratelimit-limit')).toBe('2');
       now = new Date('2027-01-10T10:00:01.100Z');
-      const next = await getJson(app, '/api/stats');
+      const next = await getJson(app, '/api/stats', { apiKey });
       expect(next.status).toBe(200);
       expect(next.headers.get('ratelimit-remaining')).toBe('97');
     } finally {

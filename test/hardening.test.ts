@@ -88,6 +88,13 @@ describe('GraphQL query limits', () => {
     expect(app.statementCount() - before).toBeLessThanOrEqual(2);
   });
 
+  it(`rejects more than ${QUERY_LIMITS.maxDirectives} directives`, async () => {
+    const directives = Array.from({ length: 25 }, () => '@include(if: true)').join(' ');
+    const r = await post(`{ zipStats ${directives} { totalZips } }`);
+    expect(r.body.errors[0].message).toMatch(/directive/i);
+    expect(r.body.data ?? null).toBeNull();
+  });
+
   it('allows what the limits are for: a real, wide query', async () => {
     const r = await post('{ states { zipcodes(limit: 5) { zip state { stateName } nearby(limit: 3) { zip details { countyFips } } } } }');
     expect(r.body.errors).toBeUndefined();

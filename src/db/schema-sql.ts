@@ -4,6 +4,29 @@
  */
 export const SCHEMA_VERSION = 2;
 
+/** Daily weather columns, shared by the served table and a sync run's staging table. */
+const DAILY_WEATHER_COLUMNS = `
+  resort_id                 TEXT NOT NULL REFERENCES resorts(id),
+  date                      TEXT NOT NULL,
+  source                    TEXT NOT NULL,
+  base_temp_min             REAL NOT NULL,
+  base_temp_max             REAL NOT NULL,
+  summit_temp_min           REAL NOT NULL,
+  summit_temp_max           REAL NOT NULL,
+  precipitation_mm          REAL NOT NULL,
+  precipitation_probability INTEGER NOT NULL,
+  snowfall_base_cm          REAL NOT NULL,
+  snowfall_summit_cm        REAL NOT NULL,
+  snow_depth_base_cm        REAL NOT NULL,
+  snow_depth_summit_cm      REAL NOT NULL,
+  season_snowfall_cm        REAL NOT NULL,
+  wind_speed_base_kmh       REAL NOT NULL,
+  wind_gust_base_kmh        REAL NOT NULL,
+  wind_speed_summit_kmh     REAL NOT NULL,
+  wind_gust_summit_kmh      REAL NOT NULL,
+  wind_direction_deg        INTEGER NOT NULL,
+  snow_line_m               INTEGER NOT NULL`;
+
 export const SCHEMA_SQL = `
 CREATE TABLE meta (
   key   TEXT PRIMARY KEY,
@@ -93,26 +116,7 @@ CREATE INDEX lifts_by_resort ON lifts(resort_id, ordinal);
 
 -- Daily weather and snow per resort: observed days and forecast days, written by a provider.
 CREATE TABLE daily_weather (
-  resort_id                 TEXT NOT NULL REFERENCES resorts(id),
-  date                      TEXT NOT NULL,
-  source                    TEXT NOT NULL,
-  base_temp_min             REAL NOT NULL,
-  base_temp_max             REAL NOT NULL,
-  summit_temp_min           REAL NOT NULL,
-  summit_temp_max           REAL NOT NULL,
-  precipitation_mm          REAL NOT NULL,
-  precipitation_probability INTEGER NOT NULL,
-  snowfall_base_cm          REAL NOT NULL,
-  snowfall_summit_cm        REAL NOT NULL,
-  snow_depth_base_cm        REAL NOT NULL,
-  snow_depth_summit_cm      REAL NOT NULL,
-  season_snowfall_cm        REAL NOT NULL,
-  wind_speed_base_kmh       REAL NOT NULL,
-  wind_gust_base_kmh        REAL NOT NULL,
-  wind_speed_summit_kmh     REAL NOT NULL,
-  wind_gust_summit_kmh      REAL NOT NULL,
-  wind_direction_deg        INTEGER NOT NULL,
-  snow_line_m               INTEGER NOT NULL,
+${DAILY_WEATHER_COLUMNS},
   PRIMARY KEY (resort_id, date)
 ) STRICT, WITHOUT ROWID;
 
@@ -154,26 +158,7 @@ CREATE TABLE sync_runs (
 -- What a run fetched, kept apart until the run publishes it in one transaction.
 CREATE TABLE sync_staging (
   run_id INTEGER NOT NULL,
-  resort_id                 TEXT NOT NULL,
-  date                      TEXT NOT NULL,
-  source                    TEXT NOT NULL,
-  base_temp_min             REAL NOT NULL,
-  base_temp_max             REAL NOT NULL,
-  summit_temp_min           REAL NOT NULL,
-  summit_temp_max           REAL NOT NULL,
-  precipitation_mm          REAL NOT NULL,
-  precipitation_probability INTEGER NOT NULL,
-  snowfall_base_cm          REAL NOT NULL,
-  snowfall_summit_cm        REAL NOT NULL,
-  snow_depth_base_cm        REAL NOT NULL,
-  snow_depth_summit_cm      REAL NOT NULL,
-  season_snowfall_cm        REAL NOT NULL,
-  wind_speed_base_kmh       REAL NOT NULL,
-  wind_gust_base_kmh        REAL NOT NULL,
-  wind_speed_summit_kmh     REAL NOT NULL,
-  wind_gust_summit_kmh      REAL NOT NULL,
-  wind_direction_deg        INTEGER NOT NULL,
-  snow_line_m               INTEGER NOT NULL
+${DAILY_WEATHER_COLUMNS}
 ) STRICT;
 CREATE INDEX sync_staging_by_run ON sync_staging(run_id);
 

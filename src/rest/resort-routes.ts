@@ -16,6 +16,8 @@ const REF = 'id name countryCode region continent';
 type Gql = Record<string, any>;
 
 const resortRef = (r: Gql) => ({ id: r.id, name: r.name, country: r.countryCode, region: r.region, continent: r.continent });
+/** Ranking entries name their resort briefly, with `country` as the code. */
+const withRefs = (entries: Gql[]) => entries.map((e) => ({ ...e, resort: resortRef(e.resort) }));
 
 export function summary(r: Gql) {
   const { source, ...conditions } = r.conditions;
@@ -213,7 +215,7 @@ export const resortRoutes = [
     shape: (d, p) => ({
       limit: p.limit,
       units: UNIT_LABELS[p.units],
-      resorts: d.topSnow.resorts.map((e: Gql) => ({ ...e, resort: resortRef(e.resort) })),
+      resorts: withRefs(d.topSnow.resorts),
     }),
   }),
   route({
@@ -225,7 +227,7 @@ export const resortRoutes = [
       minOpenTrailsPct: d.openNow.minOpenTrailsPct,
       count: d.openNow.count,
       units: UNIT_LABELS[p.units],
-      resorts: d.openNow.resorts.map((e: Gql) => ({ ...e, resort: resortRef(e.resort) })),
+      resorts: withRefs(d.openNow.resorts),
     }),
   }),
   route({
@@ -237,7 +239,7 @@ export const resortRoutes = [
       limit: p.limit,
       threshold48h: d.stormWatch.threshold48h,
       units: UNIT_LABELS[p.units],
-      resorts: d.stormWatch.resorts.map((e: Gql) => ({ ...e, resort: resortRef(e.resort) })),
+      resorts: withRefs(d.stormWatch.resorts),
     }),
   }),
   route({
@@ -252,7 +254,7 @@ export const resortRoutes = [
       to: d.snowInsights.to,
       units: UNIT_LABELS[p.units],
       network: d.snowInsights.network,
-      resorts: d.snowInsights.resorts.map((e: Gql) => ({ ...e, resort: resortRef(e.resort) })),
+      resorts: withRefs(d.snowInsights.resorts),
     }),
   }),
 ];

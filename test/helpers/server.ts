@@ -44,6 +44,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       apiKeys: [TEST_KEY],
       apiKeysQuota: 100_000_000,
       apiKeysRate: 1_000_000,
+      // Scheduled sync runs are off in tests unless a test turns them on.
+      syncIntervalMinutes: 0,
       ...options.config,
     },
     now: options.now,
