@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
@@ -164,6 +164,21 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   // Slow or stuck clients must not hold sockets forever.
   server.requestTimeout = 30_000;
   server.headersTimeout = 15_000;
+  // Requests node:http cannot parse (oversized headers or URL, broken syntax) never reach a
+  // handler: answer them as problem+json too, instead of node's bare status line.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || (socket as unknown as { _httpMessage?: unknown })._httpMessage) return socket.destroy();
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const status = tooLarge ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const body = JSON.stringify({
+      type: 'about:blank',
+      title: STATUS_CODES[status],
+      status,
+      detail: tooLarge ? 'The request line or headers are too large.' : 'The request could not be parsed as HTTP.',
+      code: tooLarge ? 'HEADERS_TOO_LARGE' : 'BAD_REQUEST',
+    });
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/problem+json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app.js';
 import { DeadlineError, withDeadline } from '../src/http/deadline.js';
@@ -35,6 +36,23 @@ describe('HTTP hardening', () => {
     const simple = await getJson(app, '/api/stats', { headers: { origin: 'https://app.example' } });
     expect(simple.headers.get('access-control-allow-origin')).toBe('https://app.example');
     expect(simple.headers.get('access-control-expose-headers')).toContain('ratelimit-remaining');
+  });
+
+  it('answers unparseable and oversized requests with problem+json, not a bare status line', async () => {
+    const raw = (text: string) =>
+      new Promise<string>((resolve) => {
+        const socket = net.connect(app.port, '127.0.0.1', () => socket.end(text));
+        let out = '';
+        socket.on('data', (d) => (out += d));
+        socket.on('close', () => resolve(out));
+      });
+    const huge = await raw(`GET /api/zip/90210?x=${'a'.repeat(20_000)} HTTP/1.1\r\nhost: x\r\n\r\n`);
+    expect(huge).toMatch(/^HTTP\/1.1 431 /);
+    expect(huge).toMatch(/content-type: application\/problem\+json/);
+    expect(JSON.parse(huge.slice(huge.indexOf('\r\n\r\n') + 4))).toMatchObject({ status: 431, code: 'HEADERS_TOO_LARGE' });
+    const broken = await raw('THIS IS NOT HTTP\r\n\r\n');
+    expect(broken).toMatch(/^HTTP\/1.1 400 /);
+    expect(JSON.parse(broken.slice(broken.indexOf('\r\n\r\n') + 4))).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
   });
 
   it('refuses request bodies over the limit with 413 problem+json', async () => {
