@@ -19,20 +19,20 @@ const resortRef = (r: Gql) => ({ id: r.id, name: r.name, country: r.countryCode,
 /** Ranking entries name their resort briefly, with `country` as the code. */
 const withRefs = (entries: Gql[]) => entries.map((e) => ({ ...e, resort: resortRef(e.resort) }));
 
+/** Who and where a resort is, as every resort body starts. */
+const identity = (r: Gql) => ({
+  id: r.id,
+  name: r.name,
+  country: r.countryCode,
+  countryName: r.countryName,
+  region: r.region,
+  continent: r.continent,
+  location: r.location,
+});
+
 export function summary(r: Gql) {
   const { source, ...conditions } = r.conditions;
-  return {
-    id: r.id,
-    name: r.name,
-    country: r.countryCode,
-    countryName: r.countryName,
-    region: r.region,
-    continent: r.continent,
-    location: r.location,
-    elevation: r.elevation,
-    conditions,
-    source,
-  };
+  return { ...identity(r), elevation: r.elevation, conditions, source };
 }
 
 const byKey = <T extends Gql>(items: T[], key: string, value: (x: T) => unknown) =>
@@ -94,13 +94,7 @@ export const resortRoutes = [
       const r = d.resort;
       const c = r.conditions;
       return {
-        id: r.id,
-        name: r.name,
-        country: r.countryCode,
-        countryName: r.countryName,
-        region: r.region,
-        continent: r.continent,
-        location: r.location,
+        ...identity(r),
         website: r.website,
         elevation: r.elevation,
         units: UNIT_LABELS[p.units],
