@@ -1,0 +1,94 @@
+/** What `npm run bench` and `npm run load` share: server processes, and what /proc says of them. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** CPU seconds a process has used (user + system), from /proc. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Resident memory now and at its peak (VmHWM), MiB, from /proc. */
+export function memoryMiB(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name: string) => Number(status.match(new RegExp(`${name}:\\s+(\\d+)`))?.[1] ?? 0);
+  return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
+}
+
+/** How `npm start` runs the server: the compiled build when the project has one, else tsx. */
+export function serverCommand(): string[] {
+  return existsSync('scripts/start.mjs') ? ['scripts/start.mjs'] : ['--import', 'tsx', 'src/server.ts'];
+}
+
+export interface ServerProcess {
+  url: string;
+  pid: number;
+  child: ChildProcess;
+  /** Milliseconds from spawn to the first answered probe. */
+  coldStartMs: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a server process and waits until `probe` answers 200. Cold start is spawn to that answer,
+ * probed every 5 ms.
+ */
+export async function startServer(args: string[], env: Record<string, string>, probe: { path: string; headers?: Record<string, string> }): Promise<ServerProcess> {
+  const port = await freePort();
+  const t0 = performance.now();
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  for (;;) {
+    if (exited) throw new Error(`${args.join(' ')} exited before answering`);
+    try {
+      if ((await fetch(url + probe.path, { headers: probe.headers })).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (performance.now() - t0 > 60_000) throw new Error(`${args.join(' ')} did not start`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const coldStartMs = performance.now() - t0;
+  return {
+    url,
+    pid: child.pid!,
+    child,
+    coldStartMs,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (exited) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** A stable shuffle (the same order on every run). */
+export function shuffled<T>(items: readonly T[], seed = 42): T[] {
+  const out = [...items];
+  let s = seed >>> 0;
+  for (let i = out.length - 1; i > 0; i--) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    const j = s % (i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
