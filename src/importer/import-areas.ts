@@ -1,7 +1,7 @@
 import type { Db } from '../db/open.js';
 import { countryInfo } from '../domain/countries.js';
 import { haversineMiles, KM_PER_MILE } from '../domain/geo.js';
-import { generateLifts, generateTrails } from '../domain/inventory.js';
+import { inventoryWriter, resortInsert } from '../db/inventory-writer.js';
 import type { ResortFacts } from '../domain/resort.js';
 import type { ImportedArea } from './formats.js';
 import { slugify, uniqueSlug } from './slug.js';
@@ -54,28 +54,14 @@ export function importAreas(db: Db, areas: readonly ImportedArea[], options: Are
   const link = db.prepare('INSERT OR REPLACE INTO resort_sources (source, source_id, resort_id) VALUES (?, ?, ?)');
   const exists = db.prepare<[string], { id: string }>('SELECT id FROM resorts WHERE id = ?');
   const originOf = db.prepare<[string], { origin: string; inventory: string }>('SELECT origin, inventory_source AS inventory FROM resorts WHERE id = ?');
-  const insert = db.prepare(`INSERT INTO resorts (id, name, country_code, country_name, region, continent, lat, lng, base_elevation,
-    summit_elevation, lift_count, trail_count, website, inventory_source, origin) VALUES (@id, @name, @countryCode, @countryName,
-    @region, @continent, @lat, @lng, @baseElevation, @summitElevation, @liftCount, @trailCount, @website, 'generated', 'imported')`);
+  const insert = resortInsert(db, 'imported');
   const update = db.prepare(`UPDATE resorts SET name = @name, country_code = @countryCode, country_name = @countryName, region = @region,
     continent = @continent, lat = @lat, lng = @lng, base_elevation = @baseElevation, summit_elevation = @summitElevation,
     lift_count = @liftCount, trail_count = @trailCount, website = @website WHERE id = @id AND origin = 'imported'`);
-  const dropTrails = db.prepare("DELETE FROM trails WHERE resort_id = ? AND source = 'generated'");
-  const dropLifts = db.prepare("DELETE FROM lifts WHERE resort_id = ? AND source = 'generated'");
-  const insertTrail = db.prepare(`INSERT INTO trails (id, resort_id, ordinal, name, difficulty, rating, length_m, open_threshold,
-    groom_threshold, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  const insertLift = db.prepare(`INSERT INTO lifts (id, resort_id, ordinal, name, type, seats, capacity_per_hour, open_threshold,
-    source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const inventory = inventoryWriter(db);
   const curated = db
     .prepare<[], { id: string; name: string; lat: number; lng: number }>("SELECT id, name, lat, lng FROM resorts WHERE origin = 'curated'")
     .all();
-
-  const writeInventory = (r: ResortFacts) => {
-    dropTrails.run(r.id);
-    dropLifts.run(r.id);
-    generateTrails(r).forEach((t, i) => insertTrail.run(t.id, r.id, i + 1, t.name, t.difficulty, t.rating, t.lengthM, t.openThreshold, t.groomThreshold, t.source));
-    generateLifts(r).forEach((l, i) => insertLift.run(l.id, r.id, i + 1, l.name, l.type, l.seats, l.capacityPerHour, l.openThreshold, l.source));
-  };
 
   db.transaction(() => {
     areas.forEach((a, i) => {
@@ -89,7 +75,7 @@ export function importAreas(db: Db, areas: readonly ImportedArea[], options: Are
       if (known && originOf.get(known)?.origin === 'imported') {
         const f = facts(known, a, country);
         update.run(f);
-        if (originOf.get(known)?.inventory === 'generated') writeInventory(f);
+        if (originOf.get(known)?.inventory === 'generated') inventory.generated(f);
         result.updated++;
         return;
       }
@@ -107,8 +93,8 @@ export function importAreas(db: Db, areas: readonly ImportedArea[], options: Are
       }
       const id = uniqueSlug(a.name, a.countryCode, a.region, a.sourceId, (s) => exists.get(s) !== undefined);
       const f = facts(id, a, country);
-      insert.run(f);
-      writeInventory(f);
+      insert(f);
+      inventory.generated(f);
       link.run(a.source, a.sourceId, id);
       if (a.openSkiMapId && a.source !== 'openskimap') link.run('openskimap', a.openSkiMapId, id);
       result.added++;

@@ -1,6 +1,7 @@
 import { getRunColorName, type LiftFeature, type RunFeature } from 'openskidata-format';
 import { z } from 'zod';
 import type { Db } from '../db/open.js';
+import { inventoryWriter } from '../db/inventory-writer.js';
 import { haversineMiles, KM_PER_MILE } from '../domain/geo.js';
 import { unitFromSeed } from '../domain/random.js';
 import type { Difficulty, LiftType } from '../domain/resort.js';
@@ -93,26 +94,40 @@ export function importInventory(db: Db, runsData: unknown | null, liftsData: unk
   }
 
   const result: InventoryImportResult = { resorts: 0, trails: 0, lifts: 0, unmatched };
-  const insertTrail = db.prepare(`INSERT OR REPLACE INTO trails (id, resort_id, ordinal, name, difficulty, rating, length_m, open_threshold,
-    groom_threshold, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'openskimap')`);
-  const insertLift = db.prepare(`INSERT OR REPLACE INTO lifts (id, resort_id, ordinal, name, type, seats, capacity_per_hour, open_threshold,
-    source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'openskimap')`);
+  const write = inventoryWriter(db, 'INSERT OR REPLACE');
   const offset = { BEGINNER: 0, INTERMEDIATE: 0.05, ADVANCED: 0.1, EXPERT: 0.15 } as const;
   db.transaction(() => {
     for (const resortId of new Set([...trailsBy.keys(), ...liftsBy.keys()])) {
       const trails = trailsBy.get(resortId);
       const lifts = liftsBy.get(resortId);
       if (trails) {
-        db.prepare('DELETE FROM trails WHERE resort_id = ?').run(resortId);
         // Opening order and grooming still follow the snow: thresholds seeded by the run's id.
-        trails.forEach((t, i) =>
-          insertTrail.run(t.id, resortId, i + 1, t.name, t.difficulty, t.rating, t.lengthM, Math.min(1, offset[t.difficulty] + unitFromSeed(`open:${t.id}`) * 0.85), unitFromSeed(`groom:${t.id}`)),
+        write.trails(
+          resortId,
+          trails.map((t) => ({
+            ...t,
+            resortId,
+            openThreshold: Math.min(1, offset[t.difficulty] + unitFromSeed(`open:${t.id}`) * 0.85),
+            groomThreshold: unitFromSeed(`groom:${t.id}`),
+            source: 'openskimap',
+          })),
         );
         result.trails += trails.length;
       }
       if (lifts) {
-        db.prepare('DELETE FROM lifts WHERE resort_id = ?').run(resortId);
-        lifts.forEach((l, i) => insertLift.run(l.id, resortId, i + 1, l.name, l.type, l.seats, l.capacity, i === 0 ? 0 : unitFromSeed(`open:${l.id}`) * 0.8));
+        write.lifts(
+          resortId,
+          lifts.map((l, i) => ({
+            id: l.id,
+            resortId,
+            name: l.name,
+            type: l.type,
+            seats: l.seats,
+            capacityPerHour: l.capacity,
+            openThreshold: i === 0 ? 0 : unitFromSeed(`open:${l.id}`) * 0.8,
+            source: 'openskimap',
+          })),
+        );
         result.lifts += lifts.length;
       }
       db.prepare(`UPDATE resorts SET inventory_source = 'openskimap', trail_count = (SELECT count(*) FROM trails WHERE resort_id = @id),

@@ -1,6 +1,7 @@
 import type { Db } from '../db/open.js';
 import type { LiftFacts, TrailFacts } from '../domain/resort.js';
 import type { LiftStatus } from '../domain/conditions.js';
+import { LIFTS, TRAILS } from '../db/tables.js';
 
 export interface LiveLiftRow {
   resortId: string;
@@ -21,14 +22,10 @@ export class InventoryRepository {
 
   constructor(db: Db) {
     this.trailsStmt = db.prepare<[string], TrailFacts>(
-      `SELECT id, resort_id AS resortId, name, difficulty, rating, length_m AS lengthM, open_threshold AS openThreshold,
-         groom_threshold AS groomThreshold, source
-       FROM trails WHERE resort_id IN (SELECT value FROM json_each(?)) ORDER BY resort_id, ordinal`,
+      `SELECT ${TRAILS.select()} FROM trails WHERE resort_id IN (SELECT value FROM json_each(?)) ORDER BY resort_id, ordinal`,
     );
     this.liftsStmt = db.prepare<[string], LiftFacts>(
-      `SELECT id, resort_id AS resortId, name, type, seats, capacity_per_hour AS capacityPerHour,
-         open_threshold AS openThreshold, source
-       FROM lifts WHERE resort_id IN (SELECT value FROM json_each(?)) ORDER BY resort_id, ordinal`,
+      `SELECT ${LIFTS.select()} FROM lifts WHERE resort_id IN (SELECT value FROM json_each(?)) ORDER BY resort_id, ordinal`,
     );
     this.liveStmt = db.prepare<[string], LiveLiftRow>(
       `SELECT resort_id AS resortId, ordinal, name, status, source FROM live_lifts

@@ -1,5 +1,6 @@
 import type { Db } from '../db/open.js';
 import type { InventorySource, ResortFacts } from '../domain/resort.js';
+import { RESORTS } from '../db/tables.js';
 
 export interface ResortRecord extends ResortFacts {
   inventorySource: InventorySource;
@@ -12,9 +13,7 @@ export interface ResortFilter {
   continent?: string;
 }
 
-const COLUMNS = `id, name, country_code AS countryCode, country_name AS countryName, region, continent, lat, lng,
-  base_elevation AS baseElevation, summit_elevation AS summitElevation, lift_count AS liftCount,
-  trail_count AS trailCount, website, inventory_source AS inventorySource`;
+const COLUMNS = `${RESORTS.select()}, inventory_source AS inventorySource`;
 
 // Every filter is optional: a NULL parameter switches its condition off, so one statement serves all.
 const WHERE = `WHERE (:q IS NULL OR name LIKE '%' || :q || '%' ESCAPE '\\' COLLATE NOCASE OR id LIKE '%' || :q || '%' ESCAPE '\\')

@@ -1,6 +1,7 @@
 import type { Db } from '../db/open.js';
 import type { LiveLift } from '../providers/provider.js';
 import type { StoredDay } from './weather.js';
+import { DAILY_WEATHER } from '../db/tables.js';
 
 export type SyncTrigger = 'MANUAL' | 'SCHEDULED';
 export type SyncRunStatus = 'RUNNING' | 'SUCCEEDED' | 'PARTIAL' | 'FAILED';
@@ -21,10 +22,7 @@ export interface SyncRunRecord {
 const RUN_COLUMNS = `id, trigger, provider, started_at AS startedAt, finished_at AS finishedAt, status,
   resorts_total AS resortsTotal, resorts_updated AS resortsUpdated, resorts_failed AS resortsFailed, error`;
 
-const WEATHER_COLUMNS = `resort_id, date, source, base_temp_min, base_temp_max, summit_temp_min, summit_temp_max,
-  precipitation_mm, precipitation_probability, snowfall_base_cm, snowfall_summit_cm, snow_depth_base_cm,
-  snow_depth_summit_cm, season_snowfall_cm, wind_speed_base_kmh, wind_gust_base_kmh, wind_speed_summit_kmh,
-  wind_gust_summit_kmh, wind_direction_deg, snow_line_m`;
+const WEATHER_COLUMNS = DAILY_WEATHER.list;
 
 /**
  * Sync runs and their staged data. A run stages what it fetches, resort by resort; `publish`
@@ -52,10 +50,7 @@ export class SyncRepository {
     this.interruptStmt = db.prepare<{ at: string }>(
       `UPDATE sync_runs SET status = 'FAILED', finished_at = :at, error = 'interrupted: the process stopped during the run' WHERE status = 'RUNNING'`,
     );
-    this.stageDay = db.prepare(`INSERT INTO sync_staging (run_id, ${WEATHER_COLUMNS}) VALUES (@runId, @resortId, @date, @source,
-      @baseTempMin, @baseTempMax, @summitTempMin, @summitTempMax, @precipitationMm, @precipitationProbability, @snowfallBaseCm,
-      @snowfallSummitCm, @snowDepthBaseCm, @snowDepthSummitCm, @seasonSnowfallCm, @windSpeedBaseKmh, @windGustBaseKmh,
-      @windSpeedSummitKmh, @windGustSummitKmh, @windDirectionDeg, @snowLineM)`);
+    this.stageDay = db.prepare(DAILY_WEATHER.insert({ into: 'sync_staging', extra: { run_id: '@runId' } }));
     this.stageLift = db.prepare('INSERT INTO sync_staging_lifts (run_id, resort_id, ordinal, name, status) VALUES (?, ?, ?, ?, ?)');
   }
 

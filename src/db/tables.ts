@@ -1,0 +1,114 @@
+/**
+ * Column lists of the tables more than one module reads or writes, declared once: each maps the
+ * domain's camelCase field to its SQL column. Repositories, the build, imports and sync runs take
+ * their SELECT lists and INSERT statements from here, so a column cannot be added in one place
+ * and forgotten in another.
+ */
+
+type Columns = Readonly<Record<string, string>>;
+
+export interface Table<C extends Columns> {
+  name: string;
+  columns: C;
+  /** `col AS field, …` (optionally prefixed with a table alias). */
+  select(alias?: string): string;
+  /**
+   * `INSERT [OR …] INTO name (cols) VALUES (@field, …)`. `extra` adds columns with SQL values;
+   * `into` writes another table of the same layout (a staging table).
+   */
+  insert(options?: { verb?: 'INSERT' | 'INSERT OR REPLACE' | 'INSERT OR IGNORE'; extra?: Record<string, string>; into?: string }): string;
+  /** The column names, comma-separated, for INSERT … SELECT between tables of the same layout. */
+  list: string;
+}
+
+function table<C extends Columns>(name: string, columns: C): Table<C> {
+  const entries = Object.entries(columns);
+  return {
+    name,
+    columns,
+    select: (alias) => entries.map(([field, col]) => (col === field ? `${alias ? `${alias}.` : ''}${col}` : `${alias ? `${alias}.` : ''}${col} AS ${field}`)).join(', '),
+    insert: ({ verb = 'INSERT', extra = {}, into = name } = {}) => {
+      const cols = [...entries.map(([, c]) => c), ...Object.keys(extra)];
+      const values = [...entries.map(([f]) => `@${f}`), ...Object.values(extra)];
+      return `${verb} INTO ${into} (${cols.join(', ')}) VALUES (${values.join(', ')})`;
+    },
+    list: entries.map(([, c]) => c).join(', '),
+  };
+}
+
+export const RESORTS = table('resorts', {
+  id: 'id',
+  name: 'name',
+  countryCode: 'country_code',
+  countryName: 'country_name',
+  region: 'region',
+  continent: 'continent',
+  lat: 'lat',
+  lng: 'lng',
+  baseElevation: 'base_elevation',
+  summitElevation: 'summit_elevation',
+  liftCount: 'lift_count',
+  trailCount: 'trail_count',
+  website: 'website',
+});
+
+/** Inventory rows carry their position in the resort's list (`ordinal`) beside the domain facts. */
+export const TRAILS = table('trails', {
+  id: 'id',
+  resortId: 'resort_id',
+  ordinal: 'ordinal',
+  name: 'name',
+  difficulty: 'difficulty',
+  rating: 'rating',
+  lengthM: 'length_m',
+  openThreshold: 'open_threshold',
+  groomThreshold: 'groom_threshold',
+  source: 'source',
+});
+
+export const LIFTS = table('lifts', {
+  id: 'id',
+  resortId: 'resort_id',
+  ordinal: 'ordinal',
+  name: 'name',
+  type: 'type',
+  seats: 'seats',
+  capacityPerHour: 'capacity_per_hour',
+  openThreshold: 'open_threshold',
+  source: 'source',
+});
+
+/** Daily weather rows: the served table and a sync run's staging table share this layout. */
+export const DAILY_WEATHER = table('daily_weather', {
+  resortId: 'resort_id',
+  date: 'date',
+  source: 'source',
+  baseTempMin: 'base_temp_min',
+  baseTempMax: 'base_temp_max',
+  summitTempMin: 'summit_temp_min',
+  summitTempMax: 'summit_temp_max',
+  precipitationMm: 'precipitation_mm',
+  precipitationProbability: 'precipitation_probability',
+  snowfallBaseCm: 'snowfall_base_cm',
+  snowfallSummitCm: 'snowfall_summit_cm',
+  snowDepthBaseCm: 'snow_depth_base_cm',
+  snowDepthSummitCm: 'snow_depth_summit_cm',
+  seasonSnowfallCm: 'season_snowfall_cm',
+  windSpeedBaseKmh: 'wind_speed_base_kmh',
+  windGustBaseKmh: 'wind_gust_base_kmh',
+  windSpeedSummitKmh: 'wind_speed_summit_kmh',
+  windGustSummitKmh: 'wind_gust_summit_kmh',
+  windDirectionDeg: 'wind_direction_deg',
+  snowLineM: 'snow_line_m',
+});
+
+export const ZIPS = table('zips', {
+  zip: 'zip',
+  city: 'city',
+  stateCode: 'state_code',
+  county: 'county',
+  countyFips: 'county_fips',
+  lat: 'lat',
+  lng: 'lng',
+  lastUpdated: 'last_updated',
+});
