@@ -1,6 +1,6 @@
 /** What `npm run bench` and `npm run load` share: server processes, and what /proc says of them. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
@@ -26,9 +26,12 @@ export function memoryMiB(pid: number): { rss: number; peak: number } {
   return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
 }
 
-/** How `npm start` runs the server: the compiled build when the project has one, else tsx. */
+/** How `npm start` runs the server (its node arguments, from package.json), without npm in between. */
 export function serverCommand(): string[] {
-  return existsSync('scripts/start.mjs') ? ['scripts/start.mjs'] : ['--import', 'tsx', 'src/server.ts'];
+  const start = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const [bin, ...args] = start.split(/\s+/);
+  if (bin === 'node') return args;
+  return ['--import', 'tsx', 'src/server.ts'];
 }
 
 export interface ServerProcess {

@@ -13,6 +13,7 @@ import { buildDatabase } from '../src/db/build.js';
 import { cpuSeconds, median, memoryMiB, serverCommand, shuffled, startServer, type ServerProcess } from './lib.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+// BENCH_QUICK=1 skips stock Yoga and the cache-off row (while iterating; the table needs them).
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 10;
 const KEY = 'szg_bench_key';
@@ -59,12 +60,28 @@ async function measure(server: ServerProcess, request: RequestOf, amount?: numbe
   };
 }
 
+/**
+ * Before a server's rows: the same kind of request for ZIPs that do not exist, so V8 has compiled
+ * the path, while no answer that a row will ask for is cached yet.
+ */
+async function warmUp(server: ServerProcess, graphql: boolean) {
+  await autocannon({
+    url: server.url,
+    connections: CONNECTIONS,
+    amount: 5000,
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+    requests: [{ setupRequest: (r) => (graphql ? { ...r, ...gqlLookup(0), body: JSON.stringify({ query: GQL_ZIP, variables: { zip: '00000' } }) } : { ...r, path: '/api/zip/00000' }) }],
+  });
+}
+
+const GQL_ZIP = 'query Zip($zip: String!) { zip(zip: $zip) { zip city stateCode stateName county countyFips lat lng lastUpdated } }';
+
 const zipLookup: RequestOf = (i) => ({ path: `/api/zip/${zips[i % zips.length]}` });
 const gqlLookup: RequestOf = (i) => ({
   path: '/graphql',
   method: 'POST',
   headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ query: 'query Zip($zip: String!) { zip(zip: $zip) { zip city stateCode stateName county countyFips lat lng lastUpdated } }', variables: { zip: zips[i % zips.length] } }),
+  body: JSON.stringify({ query: GQL_ZIP, variables: { zip: zips[i % zips.length] } }),
 });
 const resortDetail: RequestOf = (i) => ({ path: `/api/resorts/${resorts[i % resorts.length]}` });
 const nearby: RequestOf = (i) => ({ path: `/api/zip/${zips[i % zips.length]}/nearby?radiusMiles=25&limit=50` });
@@ -77,6 +94,7 @@ interface Row {
 }
 const rows = new Map<string, Row>();
 function record(name: string, sample: Sample, server: ServerProcess) {
+  if (process.env.BENCH_TRACE) console.error(name, sample, memoryMiB(server.pid));
   const row = rows.get(name) ?? { name, samples: [], coldStartMs: [], peakMiB: [] };
   row.samples.push(sample);
   row.coldStartMs.push(server.coldStartMs);
@@ -90,14 +108,20 @@ const serverEnv = { DB_PATH: dbPath, LOG_LEVEL: 'silent', NODE_ENV: 'production'
 /** Every request of a ZIP row asks for a different ZIP: all 40,977 once, shuffled, so no cache can hide the work. */
 for (let run = 0; run < RUNS; run++) {
   const floor = await startServer(['--import', 'tsx', 'bench/servers/floor.ts'], { DB_PATH: dbPath }, probe);
+  await warmUp(floor, false);
   record('floor: bare node:http + better-sqlite3, JSON.stringify', await measure(floor, zipLookup, zips.length), floor);
   await floor.stop();
 
+  if (!process.env.BENCH_QUICK) {
   const yoga = await startServer(['--import', 'tsx', 'bench/servers/stock-yoga.ts'], { DB_PATH: dbPath }, { path: '/graphql?query=%7B__typename%7D' });
+  await warmUp(yoga, true);
   record('stock graphql-yoga + Pothos, GraphQL ZIP lookup with variables', await measure(yoga, gqlLookup, zips.length), yoga);
   await yoga.stop();
+  }
 
   const ours = await startServer(serverCommand(), serverEnv, probe);
+  await warmUp(ours, false);
+  await warmUp(ours, true);
   record('ours: REST /api/zip/{zip} with a key', await measure(ours, zipLookup, zips.length), ours);
   record('ours: GraphQL ZIP lookup with variables and a key', await measure(ours, gqlLookup, zips.length), ours);
   record('ours: REST /api/zip/{zip}/nearby (25 mi, limit 50), every center different', await measure(ours, nearby, zips.length), ours);
@@ -111,7 +135,9 @@ for (let run = 0; run < RUNS; run++) {
   }
   await ours.stop();
 
+  if (process.env.BENCH_QUICK) continue;
   const uncached = await startServer(serverCommand(), { ...serverEnv, RESPONSE_CACHE_MB: '0' }, probe);
+  await warmUp(uncached, false);
   record('ours: REST /api/resorts/{id}, response cache off', await measure(uncached, resortDetail), uncached);
   await uncached.stop();
 }

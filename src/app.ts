@@ -1,4 +1,4 @@
-import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
@@ -8,6 +8,8 @@ import { openDatabase, type Db } from './db/open.js';
 import { createRepositories, type Repositories } from './repositories/index.js';
 import { ZipSpatialIndex } from './domain/zip-spatial-index.js';
 import { PointIndex } from './domain/point-index.js';
+import { windowFor } from './domain/weather/window.js';
+import { Lazy } from './lazy.js';
 import { WeatherWindow } from './weather/window.js';
 import { simulatedProvider } from './providers/simulated.js';
 import { createProviders } from './providers/index.js';
@@ -16,21 +18,24 @@ import { SyncRunner } from './sync/runner.js';
 import { SyncRepository } from './repositories/sync.js';
 import { ResortRepository } from './repositories/resorts.js';
 import { loadLiftieIds } from './sync/liftie-ids.js';
-import { windowFor } from './weather/window.js';
 import { schema } from './graphql/schema.js';
-import { createContext, type Services } from './graphql/context.js';
-import { SnapshotCache } from './graphql/snapshot-cache.js';
+import { contextFactory, type Services } from './graphql/context.js';
+import { createCostAnalysis } from './graphql/cost.js';
+import { createGraphQLPlugins } from './graphql/plugins.js';
+import { SnapshotStore } from './snapshots/store.js';
+import { hourOf } from './snapshots/snapshot.js';
 import { createRestRouter } from './rest/router.js';
 import { routes } from './rest/routes.js';
-import { sendProblem, type Problem } from './rest/problem.js';
+import type { Freshness } from './rest/route.js';
 import { AuthGuard } from './auth/guard.js';
 import { UsageCounter } from './auth/usage-counter.js';
 import { KeyRepository } from './repositories/keys.js';
 import { registerEnvKeys } from './auth/env-keys.js';
-import { applyCors, setSecurityHeaders } from './http/security.js';
-import { createGraphQLHandler, isGraphiQLPage } from './http/graphql-handler.js';
-import { BodyTooLargeError } from './http/body.js';
-import { DeadlineError, withDeadline } from './http/deadline.js';
+import { createGraphQLHandler } from './http/graphql-handler.js';
+import { createDispatcher } from './http/dispatch.js';
+import { Deadlines } from './http/deadline.js';
+import { ResponseCache } from './http/response-cache.js';
+import { rawProblemResponse } from './http/problem.js';
 
 export interface AppOptions {
   config: Config;
@@ -46,12 +51,12 @@ export interface RunningApp {
   logger: Logger;
   /** SQL statements executed so far (only counted when config.countStatements is on). */
   statementCount: () => number;
+  /** Resolves once today's weather window is stored (the server answers before that too). */
+  ready: () => Promise<void>;
   close: () => Promise<void>;
 }
 
-const REQUEST_ID = /^[\w.:-]{1,64}$/;
-const INTERNAL: Problem = { status: 500, code: 'INTERNAL_SERVER_ERROR', detail: 'Unexpected error; it has been logged with this request id.' };
-
+/** Composes the service from its parts and starts listening; every request goes through http/dispatch.ts. */
 export async function startApp(options: AppOptions): Promise<RunningApp> {
   const { config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -62,15 +67,15 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     logger.info({ dbPath: config.dbPath, ms: Math.round(performance.now() - started) }, 'database built');
   }
   let statements = 0;
-  const db = openDatabase(config.dbPath, config.countStatements ? { onStatement: () => void statements++ } : {});
+  const db = openDatabase(config.dbPath, { serving: true, ...(config.countStatements ? { onStatement: () => void statements++ } : {}) });
   const repos = createRepositories(db);
   registerEnvKeys(repos.keys, config, now);
   if (!config.auth) logger.warn('AUTH=off: API keys are NOT checked. Never run like this outside local development.');
 
   const providers = createProviders(config, logger);
-  // The offline generator fills the window itself, instantly; real providers fill it by sync runs.
+  // The offline generator fills the window itself (in the background if it must); real providers by sync runs.
   const weatherWindow = new WeatherWindow(repos.resorts, repos.weather, providers.conditions, now, logger, providers.conditions === simulatedProvider);
-  await weatherWindow.ensureCurrent();
+  void weatherWindow.ensureCurrent().catch(() => {});
   // Background writers (usage counts, sync runs) get their own connection, so their statements
   // never interleave with a request's (and never count in a request's statement budget).
   const backgroundDb = openDatabase(config.dbPath);
@@ -98,69 +103,49 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
 
   const services: Services = {
     repos,
-    zipIndex: new ZipSpatialIndex(repos.zips.allPoints()),
-    resortIndex: new PointIndex(repos.resorts.all(), (r) => r.id),
+    zipIndex: new Lazy(() => new ZipSpatialIndex(repos.zips.allPoints())),
+    resortIndex: new Lazy(() => new PointIndex(repos.resorts.all(), (r) => r.id)),
     weatherWindow,
-    snapshots: new SnapshotCache(),
+    snapshots: new SnapshotStore(),
     history: new HistoryService(providers.history),
     sync,
     logger,
     now,
   };
+  const newContext = contextFactory(services);
 
-  const usage = new UsageCounter(new KeyRepository(backgroundDb));
-  const guard = new AuthGuard(repos.keys, usage, now, config.auth);
-  const restRouter = createRestRouter(schema, routes);
-  const graphql = createGraphQLHandler(schema, services, config);
-
-  async function dispatch(req: IncomingMessage, res: ServerResponse, requestId: string, log: Logger): Promise<void> {
-    const rawUrl = req.url ?? '/';
-    const q = rawUrl.indexOf('?');
-    let path = q === -1 ? rawUrl : rawUrl.slice(0, q);
-    // The hosted address carries /v1 before the documented paths; serve both.
-    if (path === '/v1' || path.startsWith('/v1/')) path = path.slice(3) || '/';
-    const isGraphQL = path === '/graphql';
-    const graphiqlPage = isGraphQL && isGraphiQLPage(req);
-    setSecurityHeaders(res, graphiqlPage ? 'graphiql' : 'api');
-    if (applyCors(req, res, config.corsOrigins)) return;
-
-    // The GraphiQL page itself loads without a key; every request it sends needs one.
-    if (!graphiqlPage) {
-      const verdict = guard.check(req.headers['x-api-key']);
-      if (!verdict.ok) return sendProblem(res, verdict.problem, rawUrl, requestId);
-      for (const [k, v] of Object.entries(verdict.headers)) res.setHeader(k, v);
-      if (verdict.key) log = log.child({ keyId: verdict.key.id });
-    }
-
-    if (isGraphQL) return graphql(req, res, path + (q === -1 ? '' : rawUrl.slice(q)), { requestId, log });
-    const context = createContext(services, requestId, log);
-    const query = new URLSearchParams(q === -1 ? '' : rawUrl.slice(q + 1));
-    const handled = await withDeadline(restRouter({ req, res, path, query, context }), config.executionTimeoutMs);
-    if (!handled) sendProblem(res, { status: 404, code: 'NOT_FOUND', detail: `No such path: ${path}` }, rawUrl, requestId);
-  }
-
-  const server: Server = createServer((req, res) => {
-    const header = req.headers['x-request-id'];
-    const requestId = typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
-    const log = logger.child({ reqId: requestId });
-    const t0 = performance.now();
-    res.setHeader('x-request-id', requestId);
-    res.on('finish', () => {
-      log.info({ method: req.method, url: req.url, status: res.statusCode, ms: +(performance.now() - t0).toFixed(2) }, 'request');
-    });
-    dispatch(req, res, requestId, log).catch((err) => {
-      const problem: Problem =
-        err instanceof BodyTooLargeError
-          ? { status: 413, code: 'PAYLOAD_TOO_LARGE', detail: `The request body must be at most ${err.limit} bytes.`, errors: [{ name: 'body', bound: `<= ${err.limit} bytes`, message: `body must be at most ${err.limit} bytes` }] }
-          : err instanceof DeadlineError
-            ? { status: 503, code: 'TIMEOUT', detail: `The request took longer than the ${err.ms} ms execution limit.`, headers: { 'retry-after': '1' } }
-            : INTERNAL;
-      if (problem === INTERNAL) log.error({ err }, 'request failed');
-      else log.warn({ code: problem.code }, problem.detail);
-      if (!res.headersSent) sendProblem(res, problem, req.url ?? '', requestId);
-      else res.end();
-    });
+  // Key lookups and usage writes share the background connection: its own usage writes do not
+  // move its data_version, so the key cache is dropped only when someone else writes (a revocation).
+  const keys = new KeyRepository(backgroundDb);
+  const usage = new UsageCounter(keys);
+  const guard = new AuthGuard(keys, usage, now, config.auth);
+  const costOf = createCostAnalysis(schema);
+  const plugins = createGraphQLPlugins({ introspection: config.introspection, costOf });
+  /** What an answer of each freshness depends on besides its parameters. */
+  const zipVersion = randomUUID();
+  const versionOf = (freshness: Freshness) =>
+    freshness === 'static' ? zipVersion : `${hourOf(now()).getTime()}|${repos.weather.version}|${repos.inventory.version}`;
+  const deadlines = new Deadlines(config.executionTimeoutMs);
+  const rest = createRestRouter({
+    schema,
+    routes,
+    costOf,
+    cache: new ResponseCache(config.responseCacheBytes),
+    versionOf,
+    makeContext: (ex, argsValidated) => newContext(ex.requestId, { abort: ex, argsValidated }),
   });
+  const dispatch = createDispatcher({
+    guard,
+    deadlines,
+    corsOrigins: config.corsOrigins,
+    logger,
+    handlers: {
+      graphql: createGraphQLHandler(schema, plugins, services, config, (ex) => newContext(ex.requestId, { abort: ex })),
+      rest: rest.handle,
+    },
+  });
+
+  const server: Server = createServer(dispatch);
   // Slow or stuck clients must not hold sockets forever.
   server.requestTimeout = 30_000;
   server.headersTimeout = 15_000;
@@ -170,14 +155,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     if (!socket.writable || (socket as unknown as { _httpMessage?: unknown })._httpMessage) return socket.destroy();
     const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
     const status = tooLarge ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const body = JSON.stringify({
-      type: 'about:blank',
-      title: STATUS_CODES[status],
-      status,
-      detail: tooLarge ? 'The request line or headers are too large.' : 'The request could not be parsed as HTTP.',
-      code: tooLarge ? 'HEADERS_TOO_LARGE' : 'BAD_REQUEST',
-    });
-    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/problem+json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    const detail = tooLarge ? 'The request line or headers are too large.' : 'The request could not be parsed as HTTP.';
+    socket.end(rawProblemResponse({ status, code: tooLarge ? 'HEADERS_TOO_LARGE' : 'BAD_REQUEST', detail }, randomUUID()));
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -185,6 +164,16 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     server.listen(config.port, config.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  // Listening first, then (a moment later, so the first requests are not kept waiting) what only
+  // some requests need, a piece per turn of the event loop.
+  const warming = (async () => {
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 200).unref());
+    services.zipIndex.warm();
+    await turn();
+    services.resortIndex.warm();
+    await rest.warm();
+  })().catch((err) => logger.error({ err }, 'warming up failed'));
   const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
 
   return {
@@ -194,10 +183,13 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     repos,
     logger,
     statementCount: () => statements,
+    ready: () => Promise.all([weatherWindow.ensureCurrent(), warming]).then(() => {}),
     close: async () => {
+      weatherWindow.stop();
       server.closeIdleConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      deadlines.close();
       await sync.stop();
       usage.close();
       backgroundDb.close();

@@ -22,6 +22,7 @@ const EnvSchema = z.object({
   GRAPHQL_INTROSPECTION: onOff.default(true),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(100_000),
   EXECUTION_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  RESPONSE_CACHE_MB: z.coerce.number().min(0).max(4096).default(32),
   PROVIDER: z.enum(['simulated', 'open-meteo']).default('simulated'),
   OPEN_METEO_FORECAST_URL: z.url().default('https://api.open-meteo.com/v1/forecast'),
   OPEN_METEO_ARCHIVE_URL: z.url().default('https://archive-api.open-meteo.com/v1/archive'),
@@ -53,6 +54,8 @@ export interface Config {
   introspection: boolean;
   maxBodyBytes: number;
   executionTimeoutMs: number;
+  /** Bytes of serialized GET answers kept (0 turns the response cache off). */
+  responseCacheBytes: number;
   /** Where conditions and history come from: the offline generator or Open-Meteo. */
   provider: 'simulated' | 'open-meteo';
   openMeteo: { forecast: string; archive: string };
@@ -84,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     introspection: e.GRAPHQL_INTROSPECTION,
     maxBodyBytes: e.MAX_BODY_BYTES,
     executionTimeoutMs: e.EXECUTION_TIMEOUT_MS,
+    responseCacheBytes: Math.round(e.RESPONSE_CACHE_MB * 1024 * 1024),
     provider: e.PROVIDER,
     openMeteo: { forecast: e.OPEN_METEO_FORECAST_URL, archive: e.OPEN_METEO_ARCHIVE_URL },
     liftie: { enabled: e.LIFTIE, url: e.LIFTIE_URL },

@@ -31,7 +31,9 @@ describe('haversineMiles', () => {
 });
 
 describe('ZipSpatialIndex', () => {
-  const points: ZipPoint[] = loadZipSource().map(({ zip, city, stateCode, county, lat, lng }) => ({ zip, city, stateCode, county, lat, lng }));
+  const points: ZipPoint[] = loadZipSource()
+    .map(({ zip, city, stateCode, county, lat, lng }) => ({ zip, city, stateCode, county, lat, lng }))
+    .sort((a, b) => (a.zip < b.zip ? -1 : 1));
   const index = new ZipSpatialIndex(points);
 
   it('finds exactly what a scan of every ZIP finds, in order, for random centers and radii', () => {

@@ -2,7 +2,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app.js';
 import { DeadlineError, withDeadline } from '../src/http/deadline.js';
-import { QUERY_LIMITS } from '../src/http/graphql-handler.js';
+import { QUERY_LIMITS } from '../src/graphql/plugins.js';
 import { expectProblem, getJson, startTestServer, TEST_KEY } from './helpers/server.js';
 
 let app: RunningApp;
@@ -21,8 +21,10 @@ describe('HTTP hardening', () => {
       expect(r.headers.get('x-frame-options')).toBe('DENY');
       expect(r.headers.get('referrer-policy')).toBe('no-referrer');
       expect(r.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
-      expect(r.headers.get('cache-control')).toBe('no-store');
       expect(r.headers.get('x-request-id')).toBeTruthy();
+      // Answers may be kept by the key holder's client and revalidated by ETag; errors never.
+      expect(r.headers.get('cache-control')).toBe(r.status === 200 ? 'private, no-cache' : 'no-store');
+      expect(r.headers.get('etag') !== null).toBe(r.status === 200);
     }
   });
 

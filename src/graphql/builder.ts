@@ -1,17 +1,19 @@
 import SchemaBuilder from '@pothos/core';
 import ComplexityPlugin from '@pothos/plugin-complexity';
-import { GraphQLError } from 'graphql';
 import type { GraphQLContext } from './context.js';
 
-/** The most work one operation may ask for: fields resolved, lists weighted by their size. */
-export const MAX_COMPLEXITY = 250_000;
-
 /**
- * One builder for the whole schema. The complexity plugin weighs every list by the size its
- * arguments ask for (a `limit`, or the catalogue's size), so a few nested lists cannot multiply
- * into millions of resolutions; it applies to REST shims and /graphql alike. DataLoaders live in
- * the request context (graphql/loaders.ts) and argument validation is the shared zod layer
- * (validation/), because the REST shims need the very same loaders and validation.
+ * One builder for the whole schema. Every field declares what it costs (the complexity plugin's
+ * `complexity` option): a list weighs what its `limit` asks for, so a few nested lists cannot
+ * multiply into millions of resolutions. The cost of an operation is computed once per request,
+ * before execution, by graphql/cost.ts, for /graphql and the REST shims alike; the plugin's own
+ * per-resolve check is off, so the same analysis never runs twice.
+ *
+ * A complexity function reads numeric arguments only (limits, days, years, radii): cost.ts keys
+ * its memo by the numeric variables, so a cost that depended on a string would be mis-cached.
+ *
+ * DataLoaders live in the request context (graphql/loaders.ts) and argument validation is the
+ * shared zod layer (validation/), because the REST shims need the very same loaders and validation.
  */
 export const builder = new SchemaBuilder<{ Context: GraphQLContext; DefaultFieldNullability: false }>({
   defaultFieldNullability: false,
@@ -19,17 +21,7 @@ export const builder = new SchemaBuilder<{ Context: GraphQLContext; DefaultField
   complexity: {
     defaultComplexity: 1,
     defaultListMultiplier: 10,
-    limit: { complexity: MAX_COMPLEXITY, depth: 14, breadth: 400 },
-    complexityError: (kind, result) => {
-      const [actual, max] = {
-        Complexity: [result.complexity, result.maxComplexity],
-        Depth: [result.depth, result.maxDepth],
-        Breadth: [result.breadth, result.maxBreadth],
-      }[kind];
-      return new GraphQLError(`Query ${kind.toLowerCase()} ${actual} is over the limit of ${max}; ask for smaller pages or fewer nested lists.`, {
-        extensions: { code: 'QUERY_TOO_COMPLEX', status: 400 },
-      });
-    },
+    disabled: true,
   },
 });
 

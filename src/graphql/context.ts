@@ -2,21 +2,23 @@ import type { Logger } from '../logger.js';
 import type { Repositories } from '../repositories/index.js';
 import type { ZipSpatialIndex } from '../domain/zip-spatial-index.js';
 import type { PointIndex } from '../domain/point-index.js';
+import type { Lazy } from '../lazy.js';
 import type { ResortRecord } from '../repositories/resorts.js';
 import type { WeatherWindow } from '../weather/window.js';
-import type { SnapshotCache } from './snapshot-cache.js';
+import type { SnapshotStore } from '../snapshots/store.js';
 import type { HistoryService } from '../history/service.js';
 import type { SyncRunner } from '../sync/runner.js';
-import { createLoaders, type Loaders } from './loaders.js';
+import { RequestLoaders, type Loaders } from './loaders.js';
 
 /** What lives for the whole process and is shared by every request. */
 export interface Services {
   repos: Repositories;
-  zipIndex: ZipSpatialIndex;
-  resortIndex: PointIndex<ResortRecord>;
+  /** Built after the server listens (or by the first request that needs it). */
+  zipIndex: Lazy<ZipSpatialIndex>;
+  resortIndex: Lazy<PointIndex<ResortRecord>>;
   weatherWindow: WeatherWindow;
-  /** Snapshots shared across requests until the day, the weather or the inventory changes. */
-  snapshots: SnapshotCache;
+  /** Snapshots shared across requests until the hour, the weather or the inventory changes. */
+  snapshots: SnapshotStore;
   history: HistoryService;
   sync: SyncRunner;
   logger: Logger;
@@ -26,12 +28,73 @@ export interface Services {
 
 /** One per request, REST or GraphQL: fresh DataLoaders so caching never leaks between requests. */
 export interface GraphQLContext extends Services {
-  loaders: Loaders;
+  /** Created on first use: a request that loads nothing creates none. */
+  readonly loaders: Loaders;
   requestId: string;
-  /** Aborted when the client goes away (ends subscriptions). */
-  signal?: AbortSignal;
+  /** The request's logger (with its id), created on first use. */
+  readonly logger: Logger;
+  /** Aborted when the client goes away or the deadline passes (made on first use). */
+  readonly signal: AbortSignal | undefined;
+  /**
+   * Set by the REST shims, whose parameters were validated (with the same schemas) before the
+   * operation ran: resolvers then take their arguments as they are instead of validating again.
+   */
+  argsValidated: boolean;
+  /** What the operation costs, once the cost analysis has run. */
+  cost?: number;
 }
 
-export function createContext(services: Services, requestId: string, logger: Logger = services.logger, signal?: AbortSignal): GraphQLContext {
-  return { ...services, logger, requestId, signal, loaders: createLoaders(services) };
+export interface ContextOptions {
+  /** Where the request's abort signal comes from (the exchange makes it on first use). */
+  abort?: { readonly signal: AbortSignal };
+  argsValidated?: boolean;
+}
+
+/**
+ * Builds request contexts over the shared services. A context is a small object whose prototype
+ * carries the services, so creating one copies nothing; loaders and the child logger are made
+ * only when a resolver asks for them.
+ */
+export function contextFactory(services: Services): (requestId: string, options?: ContextOptions) => GraphQLContext {
+  const proto = Object.create(services, {
+    loaders: {
+      get(this: { _loaders?: Loaders }) {
+        return (this._loaders ??= new RequestLoaders(services));
+      },
+    },
+    logger: {
+      get(this: { _logger?: Logger; requestId: string }) {
+        return (this._logger ??= services.logger.child({ reqId: this.requestId }));
+      },
+    },
+    signal: {
+      get(this: { _abort?: { readonly signal: AbortSignal } }) {
+        return this._abort?.signal;
+      },
+    },
+  });
+  return (requestId, options = {}) => {
+    const ctx = Object.create(proto) as GraphQLContext & { _abort?: ContextOptions['abort'] };
+    ctx.requestId = requestId;
+    ctx._abort = options.abort;
+    ctx.argsValidated = options.argsValidated ?? false;
+    return ctx;
+  };
+}
+
+/**
+ * The same context as a plain object with every member its own, for Yoga, which merges contexts
+ * by copying own properties (a prototype's members would be lost).
+ */
+export function plainContext(services: Services, ctx: GraphQLContext): GraphQLContext {
+  return {
+    ...services,
+    requestId: ctx.requestId,
+    argsValidated: false,
+    loaders: new RequestLoaders(services),
+    logger: ctx.logger,
+    get signal() {
+      return ctx.signal;
+    },
+  };
 }

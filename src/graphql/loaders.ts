@@ -1,13 +1,12 @@
 import DataLoader from 'dataloader';
 import { addDays } from '../domain/dates.js';
-import { snowReport, type LiftStatus, type SnowReport, type TrailState } from '../domain/conditions.js';
 import type { LiftFacts, TrailFacts } from '../domain/resort.js';
+import { FORECAST_DAYS } from '../domain/weather/window.js';
 import type { ResortRecord } from '../repositories/resorts.js';
 import type { StoredDay } from '../repositories/weather.js';
 import type { StateRecord, ZipRecord } from '../repositories/zips.js';
 import type { LiveLiftRow } from '../repositories/inventory.js';
-import { liftTypeFromName } from '../domain/inventory.js';
-import { FORECAST_DAYS } from '../weather/window.js';
+import { buildSnapshot, hourOf, type ResortSnapshot } from '../snapshots/snapshot.js';
 import type { Services } from './context.js';
 
 export interface StatePageKey {
@@ -16,32 +15,21 @@ export interface StatePageKey {
   offset: number;
 }
 
-/** Everything about a resort today: its report, the day's weather and each trail's and lift's state. */
-export interface ResortSnapshot {
-  resort: ResortRecord;
-  today: string;
-  /** Last 7 days and the forecast days, oldest first. */
-  days: StoredDay[];
-  source: string;
-  report: SnowReport;
-  trails: (TrailFacts & TrailState)[];
-  lifts: (LiftFacts & { status: LiftStatus })[];
-}
-
 export interface Loaders {
-  zipByCode: DataLoader<string, ZipRecord | null>;
-  stateByCode: DataLoader<string, StateRecord | null>;
-  zipsByState: DataLoader<StatePageKey, ZipRecord[], string>;
-  resortById: DataLoader<string, ResortRecord | null>;
-  trailsByResort: DataLoader<string, TrailFacts[]>;
-  liftsByResort: DataLoader<string, LiftFacts[]>;
-  liveLiftsByResort: DataLoader<string, LiveLiftRow[]>;
-  recentDaysByResort: DataLoader<string, StoredDay[]>;
-  snapshotByResort: DataLoader<string, ResortSnapshot>;
+  readonly zipByCode: DataLoader<string, ZipRecord | null>;
+  readonly stateByCode: DataLoader<string, StateRecord | null>;
+  readonly zipsByState: DataLoader<StatePageKey, ZipRecord[], string>;
+  readonly resortById: DataLoader<string, ResortRecord | null>;
+  readonly trailsByResort: DataLoader<string, TrailFacts[]>;
+  readonly liftsByResort: DataLoader<string, LiftFacts[]>;
+  readonly liveLiftsByResort: DataLoader<string, LiveLiftRow[]>;
+  readonly recentDaysByResort: DataLoader<string, StoredDay[]>;
+  readonly snapshotByResort: DataLoader<string, ResortSnapshot<ResortRecord>>;
 }
 
 /** Orders rows to match the requested keys, null where a key has no row. */
 function byKey<K, V>(keys: readonly K[], rows: V[], keyOf: (row: V) => K): (V | null)[] {
+  if (keys.length === 1) return [rows[0] ?? null];
   const map = new Map(rows.map((r) => [keyOf(r), r]));
   return keys.map((k) => map.get(k) ?? null);
 }
@@ -59,14 +47,38 @@ const unwrap = <T>(values: (T | Error)[]): T[] =>
     return v;
   });
 
-/** Fresh per request (REST or GraphQL): batching within a request, no caching across them. */
-export function createLoaders({ repos, weatherWindow, snapshots }: Services): Loaders {
-  const loaders: Loaders = {
-    zipByCode: new DataLoader((zips) => Promise.resolve(byKey(zips, repos.zips.findByZips(zips), (z) => z.zip))),
-    stateByCode: new DataLoader((codes) => Promise.resolve(byKey(codes, repos.zips.findStates(codes), (s) => s.stateCode))),
-    // Pages of different states with the same window share one statement; each window is one more.
-    zipsByState: new DataLoader(
-      async (keys) => {
+/**
+ * Fresh per request (REST or GraphQL): batching within a request, no caching across them. Each
+ * loader is created when a resolver first asks for it, so a ZIP lookup builds one, not nine.
+ */
+export class RequestLoaders implements Loaders {
+  private _zipByCode?: Loaders['zipByCode'];
+  private _stateByCode?: Loaders['stateByCode'];
+  private _zipsByState?: Loaders['zipsByState'];
+  private _resortById?: Loaders['resortById'];
+  private _trailsByResort?: Loaders['trailsByResort'];
+  private _liftsByResort?: Loaders['liftsByResort'];
+  private _liveLiftsByResort?: Loaders['liveLiftsByResort'];
+  private _recentDaysByResort?: Loaders['recentDaysByResort'];
+  private _snapshotByResort?: Loaders['snapshotByResort'];
+
+  constructor(private readonly services: Services) {}
+
+  get zipByCode() {
+    const { zips } = this.services.repos;
+    return (this._zipByCode ??= new DataLoader((codes) => Promise.resolve(byKey(codes, zips.findByZips(codes), (z) => z.zip))));
+  }
+
+  get stateByCode() {
+    const { zips } = this.services.repos;
+    return (this._stateByCode ??= new DataLoader((codes) => Promise.resolve(byKey(codes, zips.findStates(codes), (s) => s.stateCode))));
+  }
+
+  /** Pages of different states with the same window share one statement; each window is one more. */
+  get zipsByState() {
+    const { zips } = this.services.repos;
+    return (this._zipsByState ??= new DataLoader(
+      async (keys: readonly StatePageKey[]) => {
         const groups = new Map<string, { limit: number; offset: number; codes: string[] }>();
         for (const k of keys) {
           const g = groups.get(`${k.limit}:${k.offset}`) ?? { limit: k.limit, offset: k.offset, codes: [] };
@@ -75,7 +87,7 @@ export function createLoaders({ repos, weatherWindow, snapshots }: Services): Lo
         }
         const pages = new Map<string, ZipRecord[]>();
         for (const g of groups.values()) {
-          for (const row of repos.zips.pageByStates(g.codes, g.limit, g.offset)) {
+          for (const row of zips.pageByStates(g.codes, g.limit, g.offset)) {
             const key = `${row.stateCode}:${g.limit}:${g.offset}`;
             const list = pages.get(key) ?? [];
             list.push(row);
@@ -85,27 +97,52 @@ export function createLoaders({ repos, weatherWindow, snapshots }: Services): Lo
         return keys.map((k) => pages.get(`${k.stateCode}:${k.limit}:${k.offset}`) ?? []);
       },
       { cacheKeyFn: (k) => `${k.stateCode}:${k.limit}:${k.offset}` },
-    ),
-    resortById: new DataLoader((ids) => Promise.resolve(byKey(ids, repos.resorts.findByIds(ids), (r) => r.id))),
-    trailsByResort: new DataLoader((ids) => Promise.resolve(groupBy(ids, repos.inventory.trailsOf(ids), (t) => t.resortId))),
-    liftsByResort: new DataLoader((ids) => Promise.resolve(groupBy(ids, repos.inventory.liftsOf(ids), (l) => l.resortId))),
-    liveLiftsByResort: new DataLoader((ids) => Promise.resolve(groupBy(ids, repos.inventory.liveLiftsOf(ids), (l) => l.resortId))),
-    recentDaysByResort: new DataLoader(async (ids) => {
-      const today = await weatherWindow.ensureCurrent();
-      const rows = repos.weather.daysOf(ids, addDays(today, -6), addDays(today, FORECAST_DAYS - 1));
-      return groupBy(ids, rows, (d) => d.resortId);
-    }),
-    snapshotByResort: new DataLoader(async (ids) => {
-      const today = await weatherWindow.ensureCurrent();
-      const generation = `${today}|${repos.weather.version}|${repos.inventory.version}`;
+    ));
+  }
+
+  get resortById() {
+    const { resorts } = this.services.repos;
+    return (this._resortById ??= new DataLoader((ids) => Promise.resolve(byKey(ids, resorts.findByIds(ids), (r) => r.id))));
+  }
+
+  get trailsByResort() {
+    const { inventory } = this.services.repos;
+    return (this._trailsByResort ??= new DataLoader((ids) => Promise.resolve(groupBy(ids, inventory.trailsOf(ids), (t) => t.resortId))));
+  }
+
+  get liftsByResort() {
+    const { inventory } = this.services.repos;
+    return (this._liftsByResort ??= new DataLoader((ids) => Promise.resolve(groupBy(ids, inventory.liftsOf(ids), (l) => l.resortId))));
+  }
+
+  get liveLiftsByResort() {
+    const { inventory } = this.services.repos;
+    return (this._liveLiftsByResort ??= new DataLoader((ids) => Promise.resolve(groupBy(ids, inventory.liveLiftsOf(ids), (l) => l.resortId))));
+  }
+
+  get recentDaysByResort() {
+    const { repos, weatherWindow } = this.services;
+    return (this._recentDaysByResort ??= new DataLoader(async (ids) => {
+      const today = await weatherWindow.ensureFor(ids);
+      return groupBy(ids, repos.weather.daysOf(ids, addDays(today, -6), addDays(today, FORECAST_DAYS - 1)), (d) => d.resortId);
+    }));
+  }
+
+  /** Snapshots come from the shared store; only resorts missing there are loaded (in one batch per loader). */
+  get snapshotByResort() {
+    const { repos, weatherWindow, snapshots, now } = this.services;
+    return (this._snapshotByResort ??= new DataLoader(async (ids) => {
+      const today = await weatherWindow.ensureFor(ids);
+      const asOf = hourOf(now());
+      const generation = `${asOf.getTime()}|${repos.weather.version}|${repos.inventory.version}`;
       const missing = ids.filter((id) => !snapshots.get(generation, id));
       if (missing.length > 0) {
         const [resorts, days, trails, lifts, live] = await Promise.all([
-          loaders.resortById.loadMany(missing),
-          loaders.recentDaysByResort.loadMany(missing),
-          loaders.trailsByResort.loadMany(missing),
-          loaders.liftsByResort.loadMany(missing),
-          loaders.liveLiftsByResort.loadMany(missing),
+          this.resortById.loadMany(missing),
+          this.recentDaysByResort.loadMany(missing),
+          this.trailsByResort.loadMany(missing),
+          this.liftsByResort.loadMany(missing),
+          this.liveLiftsByResort.loadMany(missing),
         ]);
         const r = unwrap(resorts);
         const d = unwrap(days);
@@ -114,27 +151,10 @@ export function createLoaders({ repos, weatherWindow, snapshots }: Services): Lo
         const v = unwrap(live);
         missing.forEach((id, i) => {
           const resort = r[i];
-          if (!resort) return;
-          const { report, trailStates, liftStates } = snowReport(resort, d[i]!, t[i]!, l[i]!, today);
-          const liveLifts = v[i]!.map((x) => ({
-            id: `${resort.id}:live${x.ordinal}`, resortId: resort.id, name: x.name, type: liftTypeFromName(x.name),
-            seats: null, capacityPerHour: null, openThreshold: 0, source: x.source as 'liftie', status: x.status,
-          }));
-          const lifts = liveLifts.length > 0 ? liveLifts : l[i]!.map((lift, j) => ({ ...lift, status: liftStates[j]! }));
-          snapshots.set(generation, {
-            resort,
-            today,
-            days: d[i]!,
-            source: d[i]!.find((x) => x.date === today)?.source ?? 'none',
-            // Live lift status, where a feed gives it, is what the report counts.
-            report: { ...report, openLifts: lifts.filter((x) => x.status === 'OPEN').length, totalLifts: lifts.length },
-            trails: t[i]!.map((trail, j) => ({ ...trail, ...trailStates[j]! })),
-            lifts,
-          });
+          if (resort) snapshots.set(generation, buildSnapshot({ resort, days: d[i]!, trails: t[i]!, lifts: l[i]!, live: v[i]!, today, asOf }));
         });
       }
-      return ids.map((id) => snapshots.get(generation, id) ?? new Error(`resort ${id} not found`));
-    }),
-  };
-  return loaders;
+      return ids.map((id) => (snapshots.get(generation, id) as ResortSnapshot<ResortRecord> | undefined) ?? new Error(`resort ${id} not found`));
+    }));
+  }
 }

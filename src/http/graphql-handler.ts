@@ -1,118 +1,137 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { GraphQLSchema } from 'graphql';
-import { createYoga, type Plugin } from 'graphql-yoga';
-import { EnvelopArmor } from '@escape.tech/graphql-armor';
-import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
-import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import type { IncomingMessage } from 'node:http';
+import { GraphQLError, getOperationAST, parse, specifiedRules, subscribe, validate, execute, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { envelop, useEngine, useSchema } from '@envelop/core';
 import type { Config } from '../config.js';
-import type { Logger } from '../logger.js';
-import { createContext, type Services } from '../graphql/context.js';
+import { plainContext, type GraphQLContext, type Services } from '../graphql/context.js';
+import { finalizeResult, type GraphQLPlugin } from '../graphql/plugins.js';
 import { readBody } from './body.js';
-import { withDeadline } from './deadline.js';
+import type { Exchange } from './exchange.js';
+import { CACHE_NONE, PAGE_HEADERS } from './headers.js';
 
-interface YogaServerContext {
-  requestId: string;
-  log: Logger;
-  signal?: AbortSignal;
-}
+type MakeContext = (ex: Exchange) => GraphQLContext;
 
-/** Query limits for /graphql (graphql-armor); the REST shims run fixed, known operations. */
-export const QUERY_LIMITS = { maxDepth: 12, maxAliases: 15, maxTokens: 2000, maxCost: 20_000, maxDirectives: 20 } as const;
+const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 
-const DEFAULT_QUERY = `# Every request needs an API key: put it in the Headers tab below as
-#   { "x-api-key": "your key" }
-# (create one with: npm run keys -- create --name me)
+/**
+ * /graphql. Plain JSON POSTs, nearly all GraphQL traffic, take the fast path: our body reader,
+ * then parse, validate and execute through the shared Envelop plugins, with no Fetch-API layer.
+ * Everything else (the GraphiQL page, GET queries, SSE subscriptions, odd bodies) goes to Yoga,
+ * loaded on first use, with the same plugins; so limits, masking and codes are the same on both.
+ */
+export function createGraphQLHandler(schema: GraphQLSchema, plugins: GraphQLPlugin[], services: Services, config: Config, makeContext: MakeContext) {
+  const getEnveloped = envelop({
+    plugins: [useEngine({ parse, validate, execute, subscribe, specifiedRules }), useSchema(schema), ...plugins],
+  });
+  let yoga: Promise<YogaHandler> | null = null;
+  const loadYoga = () => (yoga ??= import('./yoga-handler.js').then((m) => m.createYogaHandler(schema, plugins, services.logger)));
 
-query {
-  zip(zip: "81657") {
-    city
-    nearbyResorts(radiusMiles: 40, limit: 3) { distanceMiles resort { name conditions { snowDepthBase newSnow24h } } }
+  async function viaYoga(ex: Exchange, body?: Buffer): Promise<void> {
+    const handler = await loadYoga();
+    if (body) (ex.req as IncomingMessage & { body?: Buffer }).body = body;
+    ex.applyHeaders(CACHE_NONE);
+    const ctx = makeContext(ex);
+    await handler(ex, plainContext(services, ctx));
   }
-}
-`;
 
-/** Every error leaves with a code and the request id, whichever layer raised it. */
-const errorCodes: Plugin = {
-  onResultProcess({ result, serverContext }) {
-    const results = Array.isArray(result) ? result : [result];
-    for (const r of results) {
-      if (!r || typeof r !== 'object' || !('errors' in r) || !r.errors) continue;
-      for (const e of r.errors as readonly { message: string; extensions?: Record<string, unknown> }[]) {
-        const ext = (e.extensions ??= {});
-        ext.code ??= e.message === 'Unexpected error.' ? 'INTERNAL_SERVER_ERROR' : 'GRAPHQL_VALIDATION_FAILED';
-      }
-      (r as { extensions?: Record<string, unknown> }).extensions = {
-        ...(r as { extensions?: Record<string, unknown> }).extensions,
-        requestId: (serverContext as unknown as YogaServerContext).requestId,
-      };
-    }
-  },
-};
-
-/** /graphql: Yoga behind our own body limit, deadline, and the Fetch API. */
-export function createGraphQLHandler(schema: GraphQLSchema, services: Services, config: Config) {
-  const armor = new EnvelopArmor({
-    maxDepth: { n: QUERY_LIMITS.maxDepth },
-    maxAliases: { n: QUERY_LIMITS.maxAliases },
-    maxTokens: { n: QUERY_LIMITS.maxTokens },
-    costLimit: { maxCost: QUERY_LIMITS.maxCost },
-    maxDirectives: { n: QUERY_LIMITS.maxDirectives },
-    blockFieldSuggestion: { enabled: !config.introspection },
-  });
-  const yoga = createYoga<YogaServerContext>({
-    schema,
-    graphqlEndpoint: '/graphql',
-    landingPage: false,
-    cors: false,
-    logging: services.logger,
-    maskedErrors: { isDev: false },
-    graphiql: { title: 'ski-zip-gateway', defaultQuery: DEFAULT_QUERY, headers: JSON.stringify({ 'x-api-key': '' }) },
-    renderGraphiQL,
-    plugins: [
-      ...armor.protect().plugins,
-      // Requests carrying our key header cannot be forged by a cross-site form or image.
-      useCSRFPrevention({ requestHeaders: ['x-api-key', 'x-graphql-yoga-csrf'] }),
-      ...(config.introspection ? [] : [useDisableIntrospection()]),
-      errorCodes,
-    ],
-    context: ({ requestId, log, signal }) => createContext(services, requestId, log, signal),
-  });
-
-  return async function handle(req: IncomingMessage, res: ServerResponse, url: string, ctx: YogaServerContext): Promise<void> {
-    const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-    const body = hasBody ? new Uint8Array(await readBody(req, config.maxBodyBytes)) : undefined;
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) {
-      if (typeof v === 'string') headers.set(k, v);
-      else if (Array.isArray(v)) for (const x of v) headers.append(k, x);
-    }
-    const controller = new AbortController();
-    // The client went away before the answer was complete (e.g. an SSE subscriber): stop the work.
-    res.once('close', () => res.writableFinished || controller.abort());
-    const response = await withDeadline(
-      Promise.resolve(yoga.fetch(new URL(url, 'http://localhost'), { method: req.method, headers, body, signal: controller.signal }, { ...ctx, signal: controller.signal })),
-      config.executionTimeoutMs,
-      controller,
-    );
-    const out: Record<string, string> = {};
-    response.headers.forEach((value, key) => (out[key] = value));
-    res.writeHead(response.status, out);
-    if (!response.body) return void res.end();
-    // Chunk by chunk, so streamed responses (subscriptions over SSE) reach the client as they come.
-    const reader = response.body.getReader();
+  async function fast(ex: Exchange, body: Buffer): Promise<void> {
+    let params: unknown;
     try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        if (!res.write(value)) await new Promise((resolve) => res.once('drain', resolve));
-      }
-    } finally {
-      res.end();
+      params = JSON.parse(body.toString('utf8'));
+    } catch {
+      return respond(ex, { errors: [new GraphQLError('POST body sent invalid JSON.', { extensions: { code: 'BAD_REQUEST' } })] }, 400);
     }
+    if (!isPlainRequest(params)) return viaYoga(ex, body);
+    const ctx = makeContext(ex);
+    const e = getEnveloped(ctx);
+    let document;
+    try {
+      document = e.parse(params.query);
+    } catch (err) {
+      return respond(ex, { errors: [asGraphQLError(err)] }, 200, 'GRAPHQL_PARSE_FAILED');
+    }
+    let errors: readonly GraphQLError[];
+    try {
+      errors = e.validate(e.schema, document);
+    } catch (err) {
+      // Armor's limits reject by throwing from a validation rule.
+      if (!(err instanceof GraphQLError)) throw err;
+      errors = [err];
+    }
+    if (errors.length > 0) return respond(ex, { errors }, 200);
+    const operation = getOperationAST(document, params.operationName ?? undefined);
+    // Subscriptions stream: only Yoga's SSE and multipart processors serve those.
+    if (operation?.operation === 'subscription') return viaYoga(ex, body);
+    const contextValue = await e.contextFactory();
+    const result = (await e.execute({
+      schema: e.schema,
+      document,
+      contextValue,
+      variableValues: params.variables ?? undefined,
+      operationName: params.operationName ?? undefined,
+    })) as ExecutionResult;
+    ex.cost = ctx.cost ?? 0;
+    if (ex.answered) return;
+    // Without data, the request itself was wrong (bad variables, over a limit).
+    respond(ex, result, result.data === undefined ? 400 : 200, 'BAD_USER_INPUT');
+  }
+
+  /**
+   * The GraphQL-over-HTTP status rules, as Yoga applies them: a client accepting
+   * application/graphql-response+json gets 400 for any request error; a plain application/json
+   * client gets 200 for parse and validation errors (`jsonStatus`) and 400 for bad variables or JSON.
+   */
+  function respond(ex: Exchange, result: ExecutionResult, jsonStatus: number, codeForUncoded?: string): void {
+    const wantsGraphQLResponse = (ex.req.headers.accept ?? '').includes(GRAPHQL_RESPONSE);
+    const status = wantsGraphQLResponse && result.data === undefined ? 400 : jsonStatus;
+    const body = JSON.stringify(finalizeResult(result, ex.requestId, codeForUncoded));
+    ex.send(status, `${wantsGraphQLResponse ? GRAPHQL_RESPONSE : 'application/json'}; charset=utf-8`, body, ['cache-control', CACHE_NONE]);
+  }
+
+  return {
+    /** The GraphiQL page: the one /graphql answer that needs no key. */
+    isPage: (req: IncomingMessage) => req.method === 'GET' && (req.headers.accept ?? '').includes('text/html'),
+    async page(ex: Exchange): Promise<void> {
+      ex.baseHeaders = PAGE_HEADERS;
+      await viaYoga(ex);
+    },
+    async handle(ex: Exchange): Promise<void> {
+      const { req } = ex;
+      if (req.method === 'POST') {
+        const body = await readBody(req, config.maxBodyBytes);
+        if (isFastPath(req)) return fast(ex, body);
+        return viaYoga(ex, body);
+      }
+      return viaYoga(ex);
+    },
   };
 }
 
-export function isGraphiQLPage(req: IncomingMessage): boolean {
-  return req.method === 'GET' && (req.headers.accept ?? '').includes('text/html');
+export type YogaHandler = (ex: Exchange, context: GraphQLContext) => Promise<void>;
+
+/** A JSON POST that wants a single JSON result (not a stream). */
+function isFastPath(req: IncomingMessage): boolean {
+  const type = req.headers['content-type'] ?? '';
+  if (!type.startsWith('application/json')) return false;
+  const accept = req.headers.accept;
+  return !accept || !(accept.includes('text/event-stream') || accept.includes('multipart/mixed'));
+}
+
+interface PlainRequest {
+  query: string;
+  variables?: Record<string, unknown> | null;
+  operationName?: string | null;
+}
+
+function isPlainRequest(p: unknown): p is PlainRequest {
+  if (typeof p !== 'object' || p === null || Array.isArray(p)) return false;
+  const r = p as Record<string, unknown>;
+  if (typeof r.query !== 'string') return false;
+  if (r.variables !== undefined && r.variables !== null && (typeof r.variables !== 'object' || Array.isArray(r.variables))) return false;
+  if (r.operationName !== undefined && r.operationName !== null && typeof r.operationName !== 'string') return false;
+  // Persisted-query and other extensions are Yoga's to interpret.
+  return r.extensions === undefined || r.extensions === null;
+}
+
+function asGraphQLError(err: unknown): GraphQLError {
+  return err instanceof GraphQLError ? err : new GraphQLError((err as Error).message ?? 'Syntax error');
 }

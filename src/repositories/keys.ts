@@ -31,6 +31,7 @@ export class KeyRepository {
   private readonly revokeStmt;
   private readonly addStmt;
   private readonly usageStmt;
+  private readonly dataVersionStmt;
 
   constructor(private readonly db: Db) {
     this.byHash = db.prepare<[string], ApiKeyRecord>(`SELECT ${COLUMNS} FROM api_keys WHERE key_hash = ?`);
@@ -51,6 +52,12 @@ export class KeyRepository {
        ON CONFLICT (key_id, month) DO UPDATE SET requests = requests + excluded.requests`,
     );
     this.usageStmt = db.prepare<[number, string], { requests: number }>('SELECT requests FROM key_usage WHERE key_id = ? AND month = ?');
+    this.dataVersionStmt = db.prepare<[], number>('PRAGMA data_version').pluck();
+  }
+
+  /** Changes whenever another connection (or process) has committed to the database. */
+  dataVersion(): number {
+    return this.dataVersionStmt.get()!;
   }
 
   findByHash(hash: string): ApiKeyRecord | undefined {

@@ -1,19 +1,13 @@
 import type { Db } from '../db/open.js';
 import type { DailyWeather } from '../domain/weather/daily.js';
+import { DAILY_WEATHER } from '../db/tables.js';
 
 export interface StoredDay extends DailyWeather {
   resortId: string;
   source: string;
 }
 
-const COLUMNS = `resort_id AS resortId, date, source, base_temp_min AS baseTempMin, base_temp_max AS baseTempMax,
-  summit_temp_min AS summitTempMin, summit_temp_max AS summitTempMax, precipitation_mm AS precipitationMm,
-  precipitation_probability AS precipitationProbability, snowfall_base_cm AS snowfallBaseCm,
-  snowfall_summit_cm AS snowfallSummitCm, snow_depth_base_cm AS snowDepthBaseCm,
-  snow_depth_summit_cm AS snowDepthSummitCm, season_snowfall_cm AS seasonSnowfallCm,
-  wind_speed_base_kmh AS windSpeedBaseKmh, wind_gust_base_kmh AS windGustBaseKmh,
-  wind_speed_summit_kmh AS windSpeedSummitKmh, wind_gust_summit_kmh AS windGustSummitKmh,
-  wind_direction_deg AS windDirectionDeg, snow_line_m AS snowLineM`;
+const COLUMNS = DAILY_WEATHER.select();
 
 export interface SnowfallTotal {
   resortId: string;
@@ -36,6 +30,7 @@ export class WeatherRepository {
   private readonly upsertStmt;
   private readonly pruneStmt;
   private readonly coverageStmt;
+  private readonly missingStmt;
   private readonly totalsStmt;
   private readonly totalsMemo = new Map<string, SnowfallTotal[]>();
 
@@ -44,18 +39,16 @@ export class WeatherRepository {
       `SELECT ${COLUMNS} FROM daily_weather
        WHERE resort_id IN (SELECT value FROM json_each(?)) AND date BETWEEN ? AND ? ORDER BY resort_id, date`,
     );
-    this.upsertStmt = db.prepare(`INSERT OR REPLACE INTO daily_weather (resort_id, date, source, base_temp_min,
-      base_temp_max, summit_temp_min, summit_temp_max, precipitation_mm, precipitation_probability, snowfall_base_cm,
-      snowfall_summit_cm, snow_depth_base_cm, snow_depth_summit_cm, season_snowfall_cm, wind_speed_base_kmh,
-      wind_gust_base_kmh, wind_speed_summit_kmh, wind_gust_summit_kmh, wind_direction_deg, snow_line_m)
-      VALUES (@resortId, @date, @source, @baseTempMin, @baseTempMax, @summitTempMin, @summitTempMax, @precipitationMm,
-      @precipitationProbability, @snowfallBaseCm, @snowfallSummitCm, @snowDepthBaseCm, @snowDepthSummitCm,
-      @seasonSnowfallCm, @windSpeedBaseKmh, @windGustBaseKmh, @windSpeedSummitKmh, @windGustSummitKmh,
-      @windDirectionDeg, @snowLineM)`);
+    this.upsertStmt = db.prepare(DAILY_WEATHER.insert({ verb: 'INSERT OR REPLACE' }));
     this.pruneStmt = db.prepare('DELETE FROM daily_weather WHERE date < ?');
     this.coverageStmt = db.prepare<[string, string], { n: number }>(
       `SELECT min((SELECT count(*) FROM daily_weather WHERE date = ?), (SELECT count(*) FROM daily_weather WHERE date = ?)) AS n`,
     );
+    this.missingStmt = db
+      .prepare<[string, string], string>(
+        `SELECT id FROM resorts WHERE id NOT IN (SELECT resort_id FROM daily_weather WHERE date IN (?, ?) GROUP BY resort_id HAVING count(*) = 2) ORDER BY id`,
+      )
+      .pluck();
     // Snowfall at the summit over a window, with each resort's biggest day (first such day on ties).
     this.totalsStmt = db.prepare<{ from: string; to: string }, SnowfallTotal>(
       `SELECT resort_id AS resortId, count(*) AS days, round(sum(snowfall_summit_cm), 1) AS totalCm,
@@ -75,13 +68,21 @@ export class WeatherRepository {
     return this.coverageStmt.get(first, last)!.n;
   }
 
-  /** Writes days for many resorts in one transaction: readers see the old window or the new one. */
-  replaceWindow(days: StoredDay[], pruneBefore: string): void {
+  /** Writes days for some resorts in one transaction: readers see each resort's old days or its new ones. */
+  write(days: readonly StoredDay[]): void {
     this.db.transaction(() => {
       for (const d of days) this.upsertStmt.run(d);
-      this.pruneStmt.run(pruneBefore);
     })();
     this.changed();
+  }
+
+  prune(before: string): void {
+    this.pruneStmt.run(before);
+  }
+
+  /** Resorts without rows on both `first` and `last`: their window is not stored yet. */
+  resortsMissing(first: string, last: string): string[] {
+    return this.missingStmt.all(first, last);
   }
 
   /** Totals per resort over a window; kept until the next write, since they are asked for often. */

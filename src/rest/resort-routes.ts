@@ -65,6 +65,7 @@ const MEASURES = 'snowfall precipitation snowDepth tempMin tempMax';
 
 export const resortRoutes = [
   route({
+    freshness: 'data',
     path: '/api/resorts',
     params: ResortListParams,
     operation: `query Resorts($q: String, $country: String, $region: String, $continent: String, $limit: Int, $offset: Int, $units: Units) {
@@ -80,6 +81,7 @@ export const resortRoutes = [
     }),
   }),
   route({
+    freshness: 'data',
     path: '/api/resorts/:id',
     params: IdParams,
     operation: `query Resort($id: ID!, $units: Units) { resort(id: $id) {
@@ -119,6 +121,7 @@ export const resortRoutes = [
     },
   }),
   route({
+    freshness: 'data',
     path: '/api/resorts/:id/weather',
     params: IdParams,
     operation: `query ResortWeather($id: ID!, $units: Units) { resort(id: $id) { id name
@@ -133,6 +136,7 @@ export const resortRoutes = [
     }),
   }),
   route({
+    freshness: 'data',
     path: '/api/resorts/:id/trails',
     params: IdParams,
     operation: `query ResortTrails($id: ID!, $units: Units) { resort(id: $id) { id name inventorySource
@@ -147,6 +151,7 @@ export const resortRoutes = [
     }),
   }),
   route({
+    freshness: 'data',
     path: '/api/resorts/:id/lifts',
     params: IdParams,
     operation: `query ResortLifts($id: ID!) { resort(id: $id) { id name inventorySource
@@ -162,6 +167,7 @@ export const resortRoutes = [
     }),
   }),
   route({
+    freshness: 'data',
     path: '/api/resorts/:id/compare',
     params: CompareParams,
     operation: `query Compare($id: ID!, $with: ID!, $units: Units) { compareResorts(id: $id, with: $with, units: $units) {
@@ -178,6 +184,7 @@ export const resortRoutes = [
     }),
   }),
   route({
+    freshness: 'data',
     path: '/api/resorts/:id/history',
     params: ResortHistoryParams,
     operation: `query History($id: ID!, $days: Int, $years: Int, $radiusKm: Float, $units: Units) { resort(id: $id) { id name
@@ -202,6 +209,7 @@ export const resortRoutes = [
     },
   }),
   route({
+    freshness: 'data',
     path: '/api/conditions/top-snow',
     params: RankingParams,
     operation: `query TopSnow($limit: Int, $units: Units) { topSnow(limit: $limit, units: $units) {
@@ -213,6 +221,7 @@ export const resortRoutes = [
     }),
   }),
   route({
+    freshness: 'data',
     path: '/api/conditions/open-now',
     params: OpenNowParams,
     operation: `query OpenNow($minOpenTrailsPct: Float, $units: Units) { openNow(minOpenTrailsPct: $minOpenTrailsPct, units: $units) {
@@ -225,6 +234,7 @@ export const resortRoutes = [
     }),
   }),
   route({
+    freshness: 'data',
     path: '/api/conditions/storm-watch',
     params: RankingParams,
     operation: `query StormWatch($limit: Int, $units: Units) { stormWatch(limit: $limit, units: $units) {
@@ -237,6 +247,7 @@ export const resortRoutes = [
     }),
   }),
   route({
+    freshness: 'data',
     path: '/api/insights/snow',
     params: InsightsParams,
     operation: `query SnowInsights($days: Int, $units: Units) { snowInsights(days: $days, units: $units) {

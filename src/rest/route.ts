@@ -1,6 +1,13 @@
 import type { z } from 'zod';
 
 /**
+ * How long a route's answer stays right: `static` answers change only with the data set itself
+ * (a rebuild, which is a new process); `data` answers change with the hour, the stored weather
+ * and the inventory; `none` answers (health, sync) are never kept.
+ */
+export type Freshness = 'static' | 'data' | 'none';
+
+/**
  * One documented REST path: its parameters (the shared zod schema over path and query values),
  * the one GraphQL operation that answers it, and how the documented response is shaped from it.
  */
@@ -13,6 +20,7 @@ export interface RestRoute<P extends z.ZodType = z.ZodType> {
   /** GraphQL variables from the validated parameters; by default the parameters themselves. */
   variables?: (params: z.output<P>) => Record<string, unknown>;
   shape: (data: any, params: z.output<P>) => unknown;
+  freshness: Freshness;
 }
 
 /** Keeps each route's parameter type attached to its own callbacks inside a heterogeneous table. */

@@ -7,12 +7,14 @@ const STATUS = `state provider progress { done total } lastRun { ${RUN} } nextSc
 
 export const syncRoutes = [
   route({
+    freshness: 'none',
     path: '/api/sync/status',
     params: z.object({}),
     operation: `query SyncStatus { syncStatus { ${STATUS} } }`,
     shape: (d) => d.syncStatus,
   }),
   route({
+    freshness: 'none',
     path: '/api/sync/run',
     method: 'POST',
     params: z.object({}),
@@ -20,6 +22,7 @@ export const syncRoutes = [
     shape: (d) => d.runSync,
   }),
   route({
+    freshness: 'none',
     path: '/api/sync/history',
     params: SyncHistoryParams,
     operation: `query SyncHistory($limit: Int) { syncHistory(limit: $limit) { ${RUN} } }`,

@@ -7,18 +7,21 @@ const ZIP_FIELDS = 'zip city stateCode stateName county countyFips lat lng lastU
 /** The documented ZIP API paths. */
 export const zipRoutes = [
   route({
+    freshness: 'static',
     path: '/api/stats',
     params: z.object({}),
     operation: 'query ZipStats { zipStats { totalZips totalStates } }',
     shape: (d) => d.zipStats,
   }),
   route({
+    freshness: 'static',
     path: '/api/zip/:zip',
     params: ZipParams,
     operation: `query Zip($zip: String!) { zip(zip: $zip) { ${ZIP_FIELDS} } }`,
     shape: (d) => d.zip,
   }),
   route({
+    freshness: 'static',
     path: '/api/zip/:zip/nearby',
     params: NearbyParams,
     operation: `query Nearby($zip: String!, $radiusMiles: Float, $limit: Int) {
@@ -28,12 +31,14 @@ export const zipRoutes = [
     shape: (d) => d.nearbyZips,
   }),
   route({
+    freshness: 'static',
     path: '/api/states',
     params: z.object({}),
     operation: 'query States { states { stateCode stateName zipCount } }',
     shape: (d) => d.states,
   }),
   route({
+    freshness: 'static',
     path: '/api/states/:state/zipcodes',
     params: StateZipsParams,
     operation: `query StateZips($state: String!, $limit: Int, $offset: Int) {
@@ -48,6 +53,7 @@ export const zipRoutes = [
     }),
   }),
   route({
+    freshness: 'static',
     path: '/api/city/:city',
     params: CityParams,
     variables: (p) => ({ name: p.city, state: p.state ?? null }),

@@ -1,15 +1,15 @@
-import type { ResortSnapshot } from './loaders.js';
+import type { ResortSnapshot } from './snapshot.js';
 
 /**
- * Resort snapshots (report, trail and lift states) depend only on the day, the stored weather and
- * the inventory, so they are kept across requests and dropped when any of those changes. Without
- * it every ranking would read every trail of every resort on every request.
+ * Resort snapshots depend only on the hour, the stored weather and the inventory, so they are
+ * kept across requests and dropped when any of those changes (a new generation key). Without it
+ * every ranking would read every trail of every resort on every request.
  */
-export class SnapshotCache {
+export class SnapshotStore {
   private generation = '';
   private readonly byResort = new Map<string, ResortSnapshot>();
 
-  /** The cache for this generation key; a new key empties it. */
+  /** The snapshots of this generation; a new key empties the store. */
   private at(generation: string): Map<string, ResortSnapshot> {
     if (generation !== this.generation) {
       this.byResort.clear();

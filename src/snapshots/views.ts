@@ -1,15 +1,16 @@
-import { addDays } from '../../domain/dates.js';
-import { DIFFICULTIES, LIFT_TYPES, type ResortFacts } from '../../domain/resort.js';
-import { openTrailsPct } from '../../domain/rankings.js';
-import { summaryOf, temperatureAt, type WeatherSummary } from '../../domain/weather/current.js';
-import type { DailyWeather } from '../../domain/weather/daily.js';
-import { toUnits, UNIT_LABELS, type UnitLabels, type Units } from '../../domain/units.js';
-import type { ResortSnapshot } from '../loaders.js';
-import { FORECAST_DAYS } from '../../weather/window.js';
+import { addDays } from '../domain/dates.js';
+import { DIFFICULTIES, LIFT_TYPES, type ResortFacts } from '../domain/resort.js';
+import { openTrailsPct, stormOutlook, type StormOutlook } from '../domain/rankings.js';
+import { summaryOf, temperatureAt, type WeatherSummary } from '../domain/weather/current.js';
+import type { DailyWeather } from '../domain/weather/daily.js';
+import { toUnits, UNIT_LABELS, type UnitLabels, type Units } from '../domain/units.js';
+import { FORECAST_DAYS } from '../domain/weather/window.js';
+import { memo, type ResortSnapshot } from './snapshot.js';
 
 /**
- * What the API shows, built from a snapshot in the units asked for. Field names here are the
- * GraphQL field names; the REST shims shape their documented responses from the same objects.
+ * What the API shows, built from a snapshot in the units asked for: pure, and each computed once
+ * per snapshot and units (a compare or a ranking asks for the same view many times). Field names
+ * are the GraphQL field names; the REST shims shape their documented responses from them.
  */
 
 export interface ConditionsView {
@@ -92,7 +93,12 @@ export function todayOf(s: ResortSnapshot): DailyWeather {
   return s.days.find((d) => d.date === s.today) ?? emptyDay(s.today);
 }
 
-export function conditionsView(s: ResortSnapshot, u: Units, now: Date): ConditionsView {
+export function conditionsView(s: ResortSnapshot, u: Units): ConditionsView {
+  return memo(s, `conditions:${u}`, () => computeConditions(s, u));
+}
+
+function computeConditions(s: ResortSnapshot, u: Units): ConditionsView {
+  const now = s.asOf;
   const day = todayOf(s);
   const r = s.report;
   return {
@@ -135,8 +141,12 @@ function level(resort: ResortFacts, d: DailyWeather, at: 'base' | 'summit', u: U
   };
 }
 
-export function forecastView(s: ResortSnapshot, u: Units, days = FORECAST_DAYS): ForecastDayView[] {
-  const last = addDays(s.today, days - 1);
+export function forecastView(s: ResortSnapshot, u: Units): ForecastDayView[] {
+  return memo(s, `forecast:${u}`, () => computeForecast(s, u));
+}
+
+function computeForecast(s: ResortSnapshot, u: Units): ForecastDayView[] {
+  const last = addDays(s.today, FORECAST_DAYS - 1);
   return s.days
     .filter((d) => d.date >= s.today && d.date <= last)
     .map((d) => ({
@@ -151,7 +161,12 @@ export function forecastView(s: ResortSnapshot, u: Units, days = FORECAST_DAYS):
     }));
 }
 
-export function weatherView(s: ResortSnapshot, u: Units, now: Date): WeatherView {
+export function weatherView(s: ResortSnapshot, u: Units): WeatherView {
+  return memo(s, `weather:${u}`, () => computeWeather(s, u));
+}
+
+function computeWeather(s: ResortSnapshot, u: Units): WeatherView {
+  const now = s.asOf;
   const day = todayOf(s);
   return {
     source: s.source,
@@ -172,6 +187,10 @@ export function weatherView(s: ResortSnapshot, u: Units, now: Date): WeatherView
 }
 
 export function trailSummaryView(s: ResortSnapshot) {
+  return memo(s, 'trailSummary', () => computeTrailSummary(s));
+}
+
+function computeTrailSummary(s: ResortSnapshot) {
   return {
     total: s.trails.length,
     open: s.trails.filter((t) => t.status === 'OPEN').length,
@@ -185,6 +204,10 @@ export function trailSummaryView(s: ResortSnapshot) {
 }
 
 export function liftSummaryView(s: ResortSnapshot) {
+  return memo(s, 'liftSummary', () => computeLiftSummary(s));
+}
+
+function computeLiftSummary(s: ResortSnapshot) {
   const open = s.lifts.filter((l) => l.status === 'OPEN');
   return {
     total: s.lifts.length,
@@ -196,4 +219,9 @@ export function liftSummaryView(s: ResortSnapshot) {
     }).filter((x) => x.total > 0),
     byStatus: (['OPEN', 'HOLD', 'SCHEDULED', 'CLOSED'] as const).map((status) => ({ status, count: s.lifts.filter((l) => l.status === status).length })),
   };
+}
+
+/** Forecast snowfall at the summit over the next 48 hours. */
+export function stormOutlookView(s: ResortSnapshot): StormOutlook {
+  return memo(s, 'storm', () => stormOutlook(s.days, s.today));
 }

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dataFile } from '../paths.js';
 
-const FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'data', 'liftie-ids.json');
+const FILE = dataFile('liftie-ids.json');
 
 /** Which of our resorts Liftie covers, and under which of its ids. */
 export function loadLiftieIds(file = FILE): Map<string, string> {

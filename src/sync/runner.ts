@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import type { ConditionsProvider, LiftStatusProvider, LiveLift } from '../providers/provider.js';
 import type { ResortRepository } from '../repositories/resorts.js';
 import type { SyncRepository, SyncRunRecord, SyncTrigger } from '../repositories/sync.js';
-import { windowFor } from '../weather/window.js';
+import { windowFor } from '../domain/weather/window.js';
 
 export type SyncState = 'IDLE' | 'RUNNING';
 

@@ -3,9 +3,13 @@ import { BadInputError, type ParamProblem } from '../errors.js';
 
 /**
  * Parses parameters with their declared schema, turning every zod issue into a ParamProblem that
- * names the parameter, the value received and the bound. REST and GraphQL both call this.
+ * names the parameter, the value received and the bound. REST and GraphQL both call this, once
+ * per request: a REST shim validates its parameters before running its operation and marks the
+ * context (`argsValidated`), so the resolvers take those already-parsed values as they are. (The
+ * schemas are idempotent on their own output, so the values are what parsing them again gives.)
  */
-export function validate<S extends z.ZodType>(schema: S, input: Record<string, unknown>): z.output<S> {
+export function validate<S extends z.ZodType>(schema: S, input: Record<string, unknown>, ctx?: { argsValidated: boolean }): z.output<S> {
+  if (ctx?.argsValidated) return input as z.output<S>;
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   throw new BadInputError(result.error.issues.map((issue) => toProblem(issue, input)));

@@ -1,25 +1,24 @@
 import { addDays, isoDate } from '../domain/dates.js';
+import { windowFor } from '../domain/weather/window.js';
 import type { ConditionsProvider } from '../providers/provider.js';
-import type { ResortRepository } from '../repositories/resorts.js';
+import type { ResortRecord, ResortRepository } from '../repositories/resorts.js';
 import type { StoredDay, WeatherRepository } from '../repositories/weather.js';
 import type { Logger } from '../logger.js';
 
-/** Days of history kept: the longest insights window. */
-export const HISTORY_DAYS = 60;
-/** Forecast days served, today included. */
-export const FORECAST_DAYS = 7;
-
-export function windowFor(today: string): { from: string; to: string } {
-  return { from: addDays(today, -(HISTORY_DAYS - 1)), to: addDays(today, FORECAST_DAYS - 1) };
-}
+/** Resorts simulated and written per slice; the event loop serves requests between slices. */
+const SLICE = 25;
 
 /**
  * Keeps the stored weather window (the last 60 days and the next 7) current for the clock's
- * today. Cheap when it is: one string comparison per request; a new day writes the new window.
+ * today. Cheap when it is: one string comparison per request. When it is not (first start after
+ * an import, a new day), the missing resorts are filled in the background, a slice at a time, so
+ * the server listens and answers meanwhile: a request about one resort fills that resort at once,
+ * and only answers over every resort (rankings, insights) wait for the whole window.
  */
 export class WeatherWindow {
   private coveredFor: string | null = null;
-  private refreshing: Promise<void> | null = null;
+  private filling: { today: string; pending: Set<string>; done: Promise<void> } | null = null;
+  private stopped = false;
 
   constructor(
     private readonly resorts: ResortRepository,
@@ -27,7 +26,7 @@ export class WeatherWindow {
     private readonly provider: ConditionsProvider,
     private readonly now: () => Date,
     private readonly logger: Logger,
-    /** Fill missing days on a new day by itself (the offline provider); otherwise sync runs do. */
+    /** Fill missing days by itself (the offline provider); otherwise sync runs do. */
     private readonly autoFill = true,
   ) {}
 
@@ -35,28 +34,74 @@ export class WeatherWindow {
     return isoDate(this.now());
   }
 
+  /** Whether today's window is stored for every resort (what readiness waits for). */
+  get ready(): boolean {
+    return !this.autoFill || this.coveredFor === this.today();
+  }
+
+  /** Starts filling today's window if it is not complete; resolves when it is. */
   async ensureCurrent(): Promise<string> {
     const today = this.today();
     if (this.coveredFor === today || !this.autoFill) return today;
-    this.refreshing ??= this.refresh(today).finally(() => (this.refreshing = null));
-    await this.refreshing;
+    await this.start(today).done;
     return today;
   }
 
-  private async refresh(today: string): Promise<void> {
-    const { from, to } = windowFor(today);
-    const all = this.resorts.all();
-    if (this.weather.resortsCovering(from, to) < all.length) {
-      const started = performance.now();
-      const rows: StoredDay[] = [];
-      for (const resort of all) {
-        for (const day of await this.provider.daily(resort, from, to, today)) {
-          rows.push({ ...day, resortId: resort.id, source: this.provider.name });
-        }
-      }
-      this.weather.replaceWindow(rows, addDays(from, -30));
-      this.logger.info({ today, from, to, resorts: all.length, ms: Math.round(performance.now() - started) }, 'weather window written');
+  /** Today's date, once these resorts have today's window (filled now if the fill has not reached them). */
+  async ensureFor(ids: readonly string[]): Promise<string> {
+    const today = this.today();
+    if (this.coveredFor === today || !this.autoFill) return today;
+    const fill = this.start(today);
+    const now = ids.filter((id) => fill.pending.has(id));
+    if (now.length > 0) {
+      for (const id of now) fill.pending.delete(id);
+      await this.write(this.resorts.findByIds(now), today);
     }
-    this.coveredFor = today;
+    return today;
+  }
+
+  private start(today: string) {
+    if (this.filling?.today === today) return this.filling;
+    const { from, to } = windowFor(today);
+    const pending = new Set(this.weather.resortsMissing(from, to));
+    const fill = { today, pending, done: Promise.resolve() };
+    fill.done = this.fillInSlices(fill).catch((err) => {
+      this.logger.error({ err }, 'weather window fill failed');
+      if (this.filling === fill) this.filling = null;
+      throw err;
+    });
+    this.filling = fill;
+    return fill;
+  }
+
+  private async fillInSlices(fill: { today: string; pending: Set<string> }): Promise<void> {
+    const started = performance.now();
+    const total = fill.pending.size;
+    while (fill.pending.size > 0 && !this.stopped) {
+      const slice = [...fill.pending].slice(0, SLICE);
+      for (const id of slice) fill.pending.delete(id);
+      await this.write(this.resorts.findByIds(slice), fill.today);
+      // Let requests in between slices.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (total > 0) {
+      this.weather.prune(addDays(windowFor(fill.today).from, -30));
+      this.logger.info({ today: fill.today, resorts: total, ms: Math.round(performance.now() - started) }, 'weather window written');
+    }
+    if (this.today() === fill.today && !this.stopped) this.coveredFor = fill.today;
+  }
+
+  /** Stops a fill going on (at shutdown); what it wrote stays, the rest is filled at the next start. */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  private async write(resorts: readonly ResortRecord[], today: string): Promise<void> {
+    const { from, to } = windowFor(today);
+    const rows: StoredDay[] = [];
+    for (const resort of resorts) {
+      for (const day of await this.provider.daily(resort, from, to, today)) rows.push({ ...day, resortId: resort.id, source: this.provider.name });
+    }
+    if (!this.stopped) this.weather.write(rows);
   }
 }

@@ -33,7 +33,7 @@ export const clockAt = (iso: string) => () => new Date(iso);
 /** A real server on an ephemeral 127.0.0.1 port over the run's real SQLite file. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<RunningApp> {
   const base = loadConfig({});
-  return startApp({
+  const app = await startApp({
     config: {
       ...base,
       port: 0,
@@ -50,6 +50,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
     now: options.now,
   });
+  // Tests measure a settled server: today's weather window written (the server answers before, too).
+  await app.ready();
+  return app;
 }
 
 export interface HttpResult<T = any> {

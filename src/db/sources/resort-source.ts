@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { countryInfo } from '../../domain/countries.js';
 import type { ResortFacts } from '../../domain/resort.js';
+import { dataFile } from '../../paths.js';
 
 /** The curated catalogue, committed under data/: public facts written down by hand. */
-export const RESORT_CATALOGUE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'data', 'resorts.json');
+export const RESORT_CATALOGUE = dataFile('resorts.json');
 
 const Entry = z
   .object({

@@ -99,7 +99,7 @@ builder.objectField(ResortRef, 'history', (t) =>
         years: args.years ?? undefined,
         radiusKm: args.radiusKm ?? undefined,
         units: args.units ?? undefined,
-      });
+      }, ctx);
       try {
         const result = await ctx.history.get(resort, { days: p.days, years: p.years, radiusKm: p.radiusKm }, isoDate(ctx.now()));
         return { ...result, units: p.units };

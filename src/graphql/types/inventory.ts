@@ -2,7 +2,7 @@ import { builder } from '../builder.js';
 import type { LiftStatus, TrailState } from '../../domain/conditions.js';
 import type { LiftFacts, TrailFacts } from '../../domain/resort.js';
 import { toUnits, type Units } from '../../domain/units.js';
-import type { liftSummaryView, trailSummaryView } from '../views/resort-views.js';
+import type { liftSummaryView, trailSummaryView } from '../../snapshots/views.js';
 import { UnitsEnum } from './units.js';
 
 export const DifficultyEnum = builder.enumType('Difficulty', {

@@ -1,9 +1,10 @@
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
-import type { ResortSnapshot } from '../loaders.js';
+import type { ResortSnapshot } from '../../snapshots/snapshot.js';
 import type { ResortRecord } from '../../repositories/resorts.js';
 import { addDays } from '../../domain/dates.js';
-import { networkSnow, openNow, openTrailsPct, STORM_WATCH_MIN_CM, stormOutlook, stormWatch, topSnow, type NetworkSnow, type ResortSnowTotal } from '../../domain/rankings.js';
+import { stormOutlookView } from '../../snapshots/views.js';
+import { networkSnow, openNow, openTrailsPct, STORM_WATCH_MIN_CM, stormWatch, topSnow, type NetworkSnow, type ResortSnowTotal } from '../../domain/rankings.js';
 import { toUnits, UNIT_LABELS, type Units } from '../../domain/units.js';
 import { validate } from '../../validation/validate.js';
 import { InsightsParams, OpenNowParams, RankingParams, RESORT_BOUNDS } from '../../validation/resort-params.js';
@@ -12,7 +13,7 @@ import { SnowSurfaceEnum } from './conditions.js';
 import { UnitLabelsRef, UnitsEnum, unitsArgDoc } from './units.js';
 
 /** Every resort's snapshot, in one batch per loader (the resort rows primed from one scan). */
-async function allSnapshots(ctx: GraphQLContext): Promise<ResortSnapshot[]> {
+async function allSnapshots(ctx: GraphQLContext): Promise<ResortSnapshot<ResortRecord>[]> {
   const resorts = ctx.repos.resorts.all();
   for (const r of resorts) ctx.loaders.resortById.prime(r.id, r);
   const snaps = await ctx.loaders.snapshotByResort.loadMany(resorts.map((r) => r.id));
@@ -24,7 +25,7 @@ async function allSnapshots(ctx: GraphQLContext): Promise<ResortSnapshot[]> {
 
 interface Entry {
   rank: number;
-  snap: ResortSnapshot;
+  snap: ResortSnapshot<ResortRecord>;
   units: Units;
 }
 
@@ -56,9 +57,9 @@ const StormWatchEntryRef = builder.objectRef<Entry>('StormWatchEntry').implement
   fields: (t) => ({
     rank: t.exposeInt('rank'),
     resort: t.field({ type: ResortRef, resolve: (e) => e.snap.resort }),
-    snowfall48h: t.float({ description: 'Forecast summit snowfall, today and tomorrow.', resolve: (e) => toUnits.depth(stormOutlook(e.snap.days, e.snap.today).snowfall48hCm, e.units) }),
-    peakDate: t.string({ resolve: (e) => stormOutlook(e.snap.days, e.snap.today).peakDate }),
-    peakSnowfall: t.float({ resolve: (e) => toUnits.depth(stormOutlook(e.snap.days, e.snap.today).peakSnowfallCm, e.units) }),
+    snowfall48h: t.float({ description: 'Forecast summit snowfall, today and tomorrow.', resolve: (e) => toUnits.depth(stormOutlookView(e.snap).snowfall48hCm, e.units) }),
+    peakDate: t.string({ resolve: (e) => stormOutlookView(e.snap).peakDate }),
+    peakSnowfall: t.float({ resolve: (e) => toUnits.depth(stormOutlookView(e.snap).peakSnowfallCm, e.units) }),
   }),
 });
 
@@ -129,7 +130,7 @@ const SnowInsightsRef = builder.objectRef<{ days: number; from: string; to: stri
   }),
 });
 
-const rank = (units: Units) => (snap: ResortSnapshot, i: number): Entry => ({ rank: i + 1, snap, units });
+const rank = (units: Units) => (snap: ResortSnapshot<ResortRecord>, i: number): Entry => ({ rank: i + 1, snap, units });
 const unitsArg = { type: UnitsEnum, description: unitsArgDoc } as const;
 
 builder.queryFields((t) => ({
@@ -137,7 +138,7 @@ builder.queryFields((t) => ({
     type: TopSnowRef,
     args: { limit: t.arg.int({ description: `1–${RESORT_BOUNDS.rankingLimit.max}; default ${RESORT_BOUNDS.rankingLimit.default}.` }), units: t.arg(unitsArg) },
     resolve: async (_root, args, ctx) => {
-      const { limit, units } = validate(RankingParams, { limit: args.limit ?? undefined, units: args.units ?? undefined });
+      const { limit, units } = validate(RankingParams, { limit: args.limit ?? undefined, units: args.units ?? undefined }, ctx);
       const snaps = await allSnapshots(ctx);
       const ranked = topSnow(snaps.map((s) => ({ resort: s.resort, report: s.report, s })), limit);
       return { units, entries: ranked.map((r) => r.s).map(rank(units)) };
@@ -147,7 +148,7 @@ builder.queryFields((t) => ({
     type: OpenNowRef,
     args: { minOpenTrailsPct: t.arg.float({ description: `0–100; default ${RESORT_BOUNDS.minOpenTrailsPct.default}.` }), units: t.arg(unitsArg) },
     resolve: async (_root, args, ctx) => {
-      const { minOpenTrailsPct, units } = validate(OpenNowParams, { minOpenTrailsPct: args.minOpenTrailsPct ?? undefined, units: args.units ?? undefined });
+      const { minOpenTrailsPct, units } = validate(OpenNowParams, { minOpenTrailsPct: args.minOpenTrailsPct ?? undefined, units: args.units ?? undefined }, ctx);
       const snaps = await allSnapshots(ctx);
       const ranked = openNow(snaps.map((s) => ({ resort: s.resort, report: s.report, s })), minOpenTrailsPct);
       return { units, minOpenTrailsPct, entries: ranked.map((r) => r.s).map(rank(units)) };
@@ -157,9 +158,9 @@ builder.queryFields((t) => ({
     type: StormWatchRef,
     args: { limit: t.arg.int({ description: `1–${RESORT_BOUNDS.rankingLimit.max}; default ${RESORT_BOUNDS.rankingLimit.default}.` }), units: t.arg(unitsArg) },
     resolve: async (_root, args, ctx) => {
-      const { limit, units } = validate(RankingParams, { limit: args.limit ?? undefined, units: args.units ?? undefined });
+      const { limit, units } = validate(RankingParams, { limit: args.limit ?? undefined, units: args.units ?? undefined }, ctx);
       const snaps = await allSnapshots(ctx);
-      const ranked = stormWatch(snaps.map((s) => ({ resort: s.resort, outlook: stormOutlook(s.days, s.today), s })), limit);
+      const ranked = stormWatch(snaps.map((s) => ({ resort: s.resort, outlook: stormOutlookView(s), s })), limit);
       return { units, entries: ranked.map((r) => r.s).map(rank(units)) };
     },
   }),
@@ -167,7 +168,7 @@ builder.queryFields((t) => ({
     type: SnowInsightsRef,
     args: { days: t.arg.int({ description: `1–${RESORT_BOUNDS.insightsDays.max}; default ${RESORT_BOUNDS.insightsDays.default}.` }), units: t.arg(unitsArg) },
     resolve: async (_root, args, ctx) => {
-      const { days, units } = validate(InsightsParams, { days: args.days ?? undefined, units: args.units ?? undefined });
+      const { days, units } = validate(InsightsParams, { days: args.days ?? undefined, units: args.units ?? undefined }, ctx);
       const to = await ctx.weatherWindow.ensureCurrent();
       const from = addDays(to, -(days - 1));
       const resorts = new Map(ctx.repos.resorts.all().map((r) => [r.id, r]));

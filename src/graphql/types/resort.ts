@@ -1,6 +1,6 @@
 import { builder, byLimit } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
-import type { ResortSnapshot } from '../loaders.js';
+import type { ResortSnapshot } from '../../snapshots/snapshot.js';
 import type { ResortRecord } from '../../repositories/resorts.js';
 import { NotFoundError } from '../../errors.js';
 import { haversineMiles, KM_PER_MILE } from '../../domain/geo.js';
@@ -8,7 +8,7 @@ import { toUnits, UNIT_LABELS } from '../../domain/units.js';
 import { validate } from '../../validation/validate.js';
 import { NearbyOptions, ZIP_BOUNDS } from '../../validation/params.js';
 import { CompareParams, NearbyResortsParams, RESORT_BOUNDS, ResortListParams, ResortParams, UnitsOnly } from '../../validation/resort-params.js';
-import { conditionsView, liftSummaryView, trailSummaryView, weatherView, forecastView } from '../views/resort-views.js';
+import { conditionsView, liftSummaryView, trailSummaryView, weatherView, forecastView } from '../../snapshots/views.js';
 import { ConditionsRef, ForecastDayRef, WeatherRef } from './conditions.js';
 import { LiftRef, LiftSummaryRef, TrailRef, TrailSummaryRef } from './inventory.js';
 import { UnitLabelsRef, UnitsEnum, unitsArgDoc } from './units.js';
@@ -23,7 +23,7 @@ export async function loadResort(ctx: GraphQLContext, id: string): Promise<Resor
   return resort;
 }
 
-const snapshot = (ctx: GraphQLContext, r: ResortRecord): Promise<ResortSnapshot> => ctx.loaders.snapshotByResort.load(r.id);
+const snapshot = (ctx: GraphQLContext, r: ResortRecord): Promise<ResortSnapshot<ResortRecord>> => ctx.loaders.snapshotByResort.load(r.id);
 
 const GeoPointRef = builder.objectRef<{ lat: number; lng: number }>('GeoPoint').implement({
   fields: (t) => ({ lat: t.exposeFloat('lat'), lng: t.exposeFloat('lng') }),
@@ -64,8 +64,8 @@ ResortRef.implement({
     elevation: t.field({
       type: ElevationRef,
       args: { units: unitsArg(t) },
-      resolve: (r, args) => {
-        const { units } = validate(UnitsOnly, args);
+      resolve: (r, args, ctx) => {
+        const { units } = validate(UnitsOnly, args, ctx);
         return {
           base: toUnits.elevation(r.baseElevation, units),
           summit: toUnits.elevation(r.summitElevation, units),
@@ -77,19 +77,19 @@ ResortRef.implement({
     conditions: t.field({
       type: ConditionsRef,
       args: { units: unitsArg(t) },
-      resolve: async (r, args, ctx) => conditionsView(await snapshot(ctx, r), validate(UnitsOnly, args).units, ctx.now()),
+      resolve: async (r, args, ctx) => conditionsView(await snapshot(ctx, r), validate(UnitsOnly, args, ctx).units),
     }),
     weather: t.field({
       type: WeatherRef,
       args: { units: unitsArg(t) },
-      resolve: async (r, args, ctx) => weatherView(await snapshot(ctx, r), validate(UnitsOnly, args).units, ctx.now()),
+      resolve: async (r, args, ctx) => weatherView(await snapshot(ctx, r), validate(UnitsOnly, args, ctx).units),
     }),
     forecast: t.field({
       type: [ForecastDayRef],
       complexity: { field: 1, multiplier: 7 },
       description: 'Daily forecast, today and the next six days.',
       args: { units: unitsArg(t) },
-      resolve: async (r, args, ctx) => forecastView(await snapshot(ctx, r), validate(UnitsOnly, args).units),
+      resolve: async (r, args, ctx) => forecastView(await snapshot(ctx, r), validate(UnitsOnly, args, ctx).units),
     }),
     trails: t.field({
       type: [TrailRef],
@@ -97,7 +97,7 @@ ResortRef.implement({
       complexity: { field: 1, multiplier: 150 },
       args: { units: t.arg({ type: UnitsEnum, description: `${unitsArgDoc} For trail lengths.` }) },
       resolve: async (r, args, ctx) => {
-        const { units } = validate(UnitsOnly, args);
+        const { units } = validate(UnitsOnly, args, ctx);
         return (await snapshot(ctx, r)).trails.map((trail) => ({ ...trail, units }));
       },
     }),
@@ -110,8 +110,8 @@ ResortRef.implement({
       args: { radiusMiles: t.arg.float(), limit: t.arg.int() },
       complexity: byLimit(ZIP_BOUNDS.nearbyLimit.default),
       resolve: (r, args, ctx): NearbyZip[] => {
-        const { radiusMiles, limit } = validate(NearbyOptions, args);
-        return ctx.zipIndex.nearby(r.lat, r.lng, radiusMiles, limit);
+        const { radiusMiles, limit } = validate(NearbyOptions, args, ctx);
+        return ctx.zipIndex.get().nearby(r.lat, r.lng, radiusMiles, limit);
       },
     }),
   }),
@@ -124,8 +124,8 @@ builder.objectField(ZipRef, 'nearbyResorts', (t) =>
     args: { radiusMiles: t.arg.float(), limit: t.arg.int() },
     complexity: byLimit(RESORT_BOUNDS.nearbyResortsLimit.default),
     resolve: (zip, args, ctx) => {
-      const { radiusMiles, limit } = validate(NearbyResortsParams, args);
-      return ctx.resortIndex.nearby(zip.lat, zip.lng, radiusMiles, limit).map(({ item, distanceMiles }) => ({ resort: item, distanceMiles }));
+      const { radiusMiles, limit } = validate(NearbyResortsParams, args, ctx);
+      return ctx.resortIndex.get().nearby(zip.lat, zip.lng, radiusMiles, limit).map(({ item, distanceMiles }) => ({ resort: item, distanceMiles }));
     },
   }),
 );
@@ -157,17 +157,16 @@ const PagingInput = builder.inputType('Paging', {
 });
 
 interface Comparison {
-  a: ResortSnapshot;
-  b: ResortSnapshot;
+  a: ResortSnapshot<ResortRecord>;
+  b: ResortSnapshot<ResortRecord>;
   units: 'METRIC' | 'IMPERIAL';
-  now: Date;
 }
 
 const DifferencesRef = builder.objectRef<Comparison>('ComparisonDifferences').implement({
   description: 'First resort minus second, in the units asked for.',
   fields: (t) => {
     const diff = (pick: (c: ReturnType<typeof conditionsView>) => number) => (c: Comparison) =>
-      Math.round((pick(conditionsView(c.a, c.units, c.now)) - pick(conditionsView(c.b, c.units, c.now))) * 10) / 10;
+      Math.round((pick(conditionsView(c.a, c.units)) - pick(conditionsView(c.b, c.units))) * 10) / 10;
     const elev = (pick: (r: ResortRecord) => number) => (c: Comparison) => toUnits.elevation(pick(c.a.resort), c.units) - toUnits.elevation(pick(c.b.resort), c.units);
     return {
       baseElevation: t.int({ resolve: elev((r) => r.baseElevation) }),
@@ -207,7 +206,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'One resort by id. An unknown id is a NOT_FOUND error.',
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) => loadResort(ctx, validate(ResortParams, { id: String(args.id) }).id),
+    resolve: (_root, args, ctx) => loadResort(ctx, validate(ResortParams, { id: String(args.id) }, ctx).id),
   }),
   resorts: t.field({
     type: ResortPageRef,
@@ -215,7 +214,7 @@ builder.queryFields((t) => ({
     args: { filter: t.arg({ type: ResortFilterInput }), paging: t.arg({ type: PagingInput }) },
     complexity: (args) => byLimit(RESORT_BOUNDS.listLimit.default)({ limit: args.paging?.limit }),
     resolve: (_root, args, ctx) => {
-      const p = validate(ResortListParams, { ...dropNulls(args.filter ?? {}), ...dropNulls(args.paging ?? {}) });
+      const p = validate(ResortListParams, { ...dropNulls(args.filter ?? {}), ...dropNulls(args.paging ?? {}) }, ctx);
       const { total, resorts } = ctx.repos.resorts.search(p, p.limit, p.offset);
       for (const r of resorts) ctx.loaders.resortById.prime(r.id, r);
       return { total, limit: p.limit, offset: p.offset, resorts };
@@ -226,14 +225,14 @@ builder.queryFields((t) => ({
     description: 'Two resorts side by side with the differences (first minus second).',
     args: { id: t.arg.id({ required: true }), with: t.arg.id({ required: true }), units: t.arg({ type: UnitsEnum, description: unitsArgDoc }) },
     resolve: async (_root, args, ctx) => {
-      const p = validate(CompareParams, { id: String(args.id), with: String(args.with), units: args.units ?? undefined });
+      const p = validate(CompareParams, { id: String(args.id), with: String(args.with), units: args.units ?? undefined }, ctx);
       const [a, b] = await Promise.all([loadResort(ctx, p.id), (async () => {
         const r = await ctx.loaders.resortById.load(p.with);
         if (!r) throw new NotFoundError('Resort', 'with', p.with);
         return r;
       })()]);
       const [sa, sb] = await Promise.all([snapshot(ctx, a), snapshot(ctx, b)]);
-      return { a: sa, b: sb, units: p.units, now: ctx.now() };
+      return { a: sa, b: sb, units: p.units };
     },
   }),
 }));

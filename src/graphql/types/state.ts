@@ -32,7 +32,7 @@ StateRef.implement({
         offset: t.arg.int({ description: 'ZIPs to skip, >= 0; default 0.' }),
       },
       resolve: (state, args, ctx) => {
-        const { limit, offset } = validate(StatePaging, args);
+        const { limit, offset } = validate(StatePaging, args, ctx);
         return ctx.loaders.zipsByState.load({ stateCode: state.stateCode, limit, offset });
       },
     }),
@@ -69,7 +69,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'One state by its two-letter code, case-insensitive. Unknown codes are NOT_FOUND.',
     args: { code: t.arg.string({ required: true }) },
-    resolve: (_root, args, ctx) => loadState(ctx, validate(StateParams, { state: args.code }).state),
+    resolve: (_root, args, ctx) => loadState(ctx, validate(StateParams, { state: args.code }, ctx).state),
   }),
   city: t.field({
     type: CityRef,
@@ -80,7 +80,7 @@ builder.queryFields((t) => ({
       state: t.arg.string({ description: 'Optional two-letter state code.' }),
     },
     resolve: (_root, args, ctx) => {
-      const { city, state } = validate(CityParams, { city: args.name, state: args.state ?? undefined });
+      const { city, state } = validate(CityParams, { city: args.name, state: args.state ?? undefined }, ctx);
       const zipcodes = ctx.repos.zips.findByCity(city, state ?? null);
       if (zipcodes.length === 0) throw new NotFoundError('City', 'city', state ? `${city}, ${state}` : city);
       return { city: zipcodes[0]!.city, stateCode: state ?? null, zipcodes };

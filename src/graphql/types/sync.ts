@@ -46,7 +46,7 @@ builder.queryFields((t) => ({
     description: `Recent runs, newest first; limit 1–${SYNC_BOUNDS.historyLimit.max}, default ${SYNC_BOUNDS.historyLimit.default}.`,
     args: { limit: t.arg.int() },
     complexity: (args) => ({ field: 1, multiplier: typeof args.limit === 'number' && args.limit > 0 ? Math.min(args.limit, 1000) : SYNC_BOUNDS.historyLimit.default }),
-    resolve: (_r, args, ctx) => ctx.sync.history(validate(SyncHistoryParams, { limit: args.limit ?? undefined }).limit),
+    resolve: (_r, args, ctx) => ctx.sync.history(validate(SyncHistoryParams, { limit: args.limit ?? undefined }, ctx).limit),
   }),
 }));
 

@@ -27,7 +27,7 @@ export async function loadZip(ctx: GraphQLContext, zip: string): Promise<ZipReco
 }
 
 function nearbyOf(ctx: GraphQLContext, center: ZipRecord, radiusMiles: number, limit: number): NearbyZip[] {
-  return ctx.zipIndex.nearby(center.lat, center.lng, radiusMiles, limit, center.zip);
+  return ctx.zipIndex.get().nearby(center.lat, center.lng, radiusMiles, limit, center.zip);
 }
 
 ZipRef.implement({
@@ -55,7 +55,7 @@ ZipRef.implement({
         limit: t.arg.int({ description: limitDoc }),
       },
       resolve: (zip, args, ctx) => {
-        const { radiusMiles, limit } = validate(NearbyOptions, args);
+        const { radiusMiles, limit } = validate(NearbyOptions, args, ctx);
         return nearbyOf(ctx, zip, radiusMiles, limit);
       },
     }),
@@ -99,7 +99,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'One ZIP code. An unknown ZIP is a NOT_FOUND error; a malformed one BAD_USER_INPUT.',
     args: { zip: t.arg.string({ required: true, description: 'Exactly 5 digits.' }) },
-    resolve: (_root, args, ctx) => loadZip(ctx, validate(ZipParams, args).zip),
+    resolve: (_root, args, ctx) => loadZip(ctx, validate(ZipParams, args, ctx).zip),
   }),
   nearbyZips: t.field({
     type: NearbyResultRef,
@@ -111,7 +111,7 @@ builder.queryFields((t) => ({
       limit: t.arg.int({ description: limitDoc }),
     },
     resolve: async (_root, args, ctx) => {
-      const { zip, radiusMiles, limit } = validate(NearbyParams, args);
+      const { zip, radiusMiles, limit } = validate(NearbyParams, args, ctx);
       const center = await loadZip(ctx, zip);
       return {
         center: { zip: center.zip, lat: center.lat, lng: center.lng },

@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../logger.js';
+import type { AuthGuard } from '../auth/guard.js';
+import { BodyTooLargeError } from './body.js';
+import type { Deadlines } from './deadline.js';
+import { Exchange } from './exchange.js';
+import { sendProblem, type Problem } from './problem.js';
+import { corsHeaders, preflight } from './security.js';
+
+const REQUEST_ID = /^[\w.:-]{1,64}$/;
+const INTERNAL: Problem = { status: 500, code: 'INTERNAL_SERVER_ERROR', detail: 'Unexpected error; it has been logged with this request id.' };
+
+export interface Handlers {
+  /** The GraphiQL page: served without a key. */
+  graphql: { isPage(req: IncomingMessage): boolean; page(ex: Exchange): Promise<void>; handle(ex: Exchange): Promise<void> };
+  /** The REST route table; false when no route matches. */
+  rest(ex: Exchange): Promise<boolean>;
+}
+
+export interface DispatchDeps {
+  guard: AuthGuard;
+  handlers: Handlers;
+  deadlines: Deadlines;
+  corsOrigins: readonly string[];
+  logger: Logger;
+}
+
+/**
+ * The one path every request takes: request id → CORS → key check and usage count → /graphql or
+ * the REST route table → a problem+json answer for anything that went wrong. One log line per
+ * request, when it is finished.
+ */
+export function createDispatcher({ guard, handlers, deadlines, corsOrigins, logger }: DispatchDeps) {
+  const logRequests = logger.isLevelEnabled('info');
+
+  async function route(ex: Exchange): Promise<void> {
+    const { req } = ex;
+    if (req.method === 'OPTIONS') return preflight(ex, corsOrigins);
+    const isGraphQL = ex.path === '/graphql';
+    // The GraphiQL page itself loads without a key; every request it sends needs one.
+    if (isGraphQL && handlers.graphql.isPage(req)) return handlers.graphql.page(ex);
+
+    const verdict = guard.check(req.headers['x-api-key']);
+    if (!verdict.ok) return sendProblem(ex, verdict.problem);
+    ex.headers = ex.headers.length === 0 ? verdict.headers : ex.headers.concat(verdict.headers);
+    ex.keyId = verdict.key?.id ?? null;
+
+    if (isGraphQL) return handlers.graphql.handle(ex);
+    if (!(await handlers.rest(ex))) sendProblem(ex, { status: 404, code: 'NOT_FOUND', detail: `No such path: ${ex.path}` });
+  }
+
+  function fail(ex: Exchange, err: unknown): void {
+    const problem: Problem =
+      err instanceof BodyTooLargeError
+        ? { status: 413, code: 'PAYLOAD_TOO_LARGE', detail: `The request body must be at most ${err.limit} bytes.`, errors: [{ name: 'body', bound: `<= ${err.limit} bytes`, message: `body must be at most ${err.limit} bytes` }] }
+        : INTERNAL;
+    if (problem === INTERNAL) logger.error({ reqId: ex.requestId, err }, 'request failed');
+    else logger.warn({ reqId: ex.requestId, code: problem.code }, problem.detail);
+    if (!ex.answered) sendProblem(ex, problem);
+    else ex.res.end();
+  }
+
+  return function dispatch(req: IncomingMessage, res: ServerResponse): void {
+    const header = req.headers['x-request-id'];
+    const requestId = typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
+    const rawUrl = req.url ?? '/';
+    const q = rawUrl.indexOf('?');
+    let path = q === -1 ? rawUrl : rawUrl.slice(0, q);
+    // The hosted address carries /v1 before the documented paths; serve both.
+    if (path === '/v1' || path.startsWith('/v1/')) path = path.slice(3) || '/';
+    const ex = new Exchange(req, res, requestId, path, q === -1 ? '' : rawUrl.slice(q + 1));
+    if (req.headers.origin) ex.headers.push(...corsHeaders(req.headers.origin, corsOrigins));
+
+    const t0 = logRequests ? performance.now() : 0;
+    if (logRequests) {
+      res.once('finish', () => {
+        logger.info({ reqId: requestId, method: req.method, url: rawUrl, status: res.statusCode, ms: +(performance.now() - t0).toFixed(2), keyId: ex.keyId ?? undefined, cost: ex.cost || undefined }, 'request');
+      });
+    }
+    // Past the deadline without an answer, the request's work is aborted and the client gets 503
+    // (a late answer is dropped). A stream that has started (SSE) is not cut.
+    const untrack = deadlines.track(() => {
+      if (ex.answered) return;
+      ex.expire();
+      logger.warn({ reqId: requestId, url: rawUrl, ms: deadlines.ms }, 'request deadline passed');
+      sendProblem(ex, { status: 503, code: 'TIMEOUT', detail: `The request took longer than the ${deadlines.ms} ms execution limit.`, headers: ['retry-after', '1'] });
+    });
+    route(ex).then(untrack, (err) => {
+      untrack();
+      fail(ex, err);
+    });
+  };
+}

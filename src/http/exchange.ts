@@ -1,0 +1,84 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { API_HEADERS } from './headers.js';
+
+/**
+ * One request and its response as the dispatcher hands it on: the path without the /v1 prefix
+ * and the query, and the headers gathered on the way (rate limits, CORS) that the answer adds to
+ * its own in one writeHead.
+ */
+export class Exchange {
+  /** Extra response headers, flat [name, value, …]. */
+  headers: string[] = [];
+  /** Set by the key check: whose request this is (null with AUTH=off). */
+  keyId: number | null = null;
+  /** What the request cost (GraphQL complexity units), for the log and the cost budget. */
+  cost = 0;
+  private controller?: AbortController;
+  private expired = false;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly requestId: string,
+    /** Path without /v1 and without the query string. */
+    readonly path: string,
+    /** What follows `?`, or ''. */
+    readonly query: string,
+    /** The security headers for this kind of answer. */
+    public baseHeaders: readonly string[] = API_HEADERS,
+  ) {}
+
+  /** The URL as the client sent it: `instance` in problem bodies. */
+  get url(): string {
+    return this.req.url ?? this.path;
+  }
+
+  /**
+   * Aborted when the deadline passes or the client goes away. Made on first use: most requests
+   * finish long before anyone needs to cancel them.
+   */
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.expired) this.controller.abort();
+      else this.res.once('close', () => this.res.writableFinished || this.controller!.abort());
+    }
+    return this.controller.signal;
+  }
+
+  /** The deadline passed: stop what was started for this request. */
+  expire(): void {
+    this.expired = true;
+    this.controller?.abort();
+  }
+
+  get timedOut(): boolean {
+    return this.expired;
+  }
+
+  /** Whether an answer has gone out (or started to): a late result must then be dropped. */
+  get answered(): boolean {
+    return this.res.headersSent;
+  }
+
+  /** Writes the whole answer: base headers, gathered headers, these, and the body. */
+  send(status: number, contentType: string, body: string | Buffer, headers: readonly string[] = []): void {
+    if (this.res.headersSent) return;
+    const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+    this.res.writeHead(status, this.baseHeaders.concat('x-request-id', this.requestId, this.headers, headers, 'content-type', contentType, 'content-length', String(length)));
+    this.res.end(body);
+  }
+
+  /** An answer without a body (204, 304). */
+  sendEmpty(status: number, headers: readonly string[] = []): void {
+    if (this.res.headersSent) return;
+    this.res.writeHead(status, this.baseHeaders.concat('x-request-id', this.requestId, this.headers, headers));
+    this.res.end();
+  }
+
+  /** For handlers that write through the Node response themselves (Yoga): the same headers, set ahead. */
+  applyHeaders(cacheControl: string): void {
+    const all = [...this.baseHeaders, 'x-request-id', this.requestId, 'cache-control', cacheControl, ...this.headers];
+    for (let i = 0; i < all.length; i += 2) this.res.setHeader(all[i]!, all[i + 1]!);
+  }
+}

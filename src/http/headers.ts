@@ -1,0 +1,32 @@
+/**
+ * Header blocks every response carries, prepared once as flat [name, value, …] arrays so that a
+ * response is one writeHead call rather than a dozen setHeader calls.
+ */
+
+const SECURITY = [
+  'x-content-type-options', 'nosniff',
+  'x-frame-options', 'DENY',
+  'referrer-policy', 'no-referrer',
+  'cross-origin-opener-policy', 'same-origin',
+] as const;
+
+/** API answers: JSON, nothing to frame, run or load. */
+export const API_HEADERS: readonly string[] = [...SECURITY, 'content-security-policy', "default-src 'none'; frame-ancestors 'none'"];
+
+/** Pages (GraphiQL, the docs, the index) run their own bundled scripts and styles, nothing from elsewhere. */
+export const PAGE_HEADERS: readonly string[] = [
+  ...SECURITY,
+  'content-security-policy',
+  "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; frame-ancestors 'none'",
+];
+
+/**
+ * Answers that may be kept: the key holder's client may store them and revalidate with the ETag
+ * (If-None-Match → 304); shared caches must not, since every answer needs a key.
+ */
+export const CACHE_REVALIDATE = 'private, no-cache';
+/** Errors, and answers that change from one request to the next. */
+export const CACHE_NONE = 'no-store';
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+export const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';

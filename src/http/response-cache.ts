@@ -1,0 +1,83 @@
+import { hash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+
+export interface CachedAnswer {
+  body: string;
+  /** Strong ETag: a hash of the body, so it is right across restarts and replicas. */
+  etag: string;
+}
+
+/** Bits of the admission filter: 2^20 (128 KiB), reset when half of them are set. */
+const FILTER_BITS = 1 << 20;
+
+/**
+ * Serialized GET answers, kept by (route, parameters, data version) and bounded in bytes. An
+ * answer is a pure function of those, so a stored body is exactly what executing again would
+ * give; a new data version (a new hour, a sync publish, a weather write) simply stops matching
+ * the old keys, which age out. Only successful answers are stored, and only after the key check
+ * and the usage count, which the dispatcher does before any route runs.
+ *
+ * An answer is stored the second time its key is asked for, not the first (a "doorkeeper"
+ * admission filter: one bit per key hash). Keeping every one-off answer cost more than computing
+ * it: a ZIP lookup asked once cost 107 µs of CPU with the cache storing it against 67 µs without
+ * (the retained strings are copied by every young-generation collection); answers asked twice
+ * or more are the ones worth keeping.
+ */
+export class ResponseCache {
+  private readonly lru: LRUCache<string, CachedAnswer> | null;
+  private readonly seen = new Uint32Array(FILTER_BITS / 32);
+  private seenCount = 0;
+
+  constructor(maxBytes: number) {
+    this.lru = maxBytes > 0 ? new LRUCache({ maxSize: maxBytes, sizeCalculation: (v, k) => v.body.length + k.length + 96 }) : null;
+  }
+
+  get(key: string): CachedAnswer | undefined {
+    return this.lru?.get(key);
+  }
+
+  /** The answer with its ETag, stored when its key has been asked for before. */
+  put(key: string, body: string): CachedAnswer {
+    const answer = { body, etag: etagOf(body) };
+    if (this.lru && this.admit(key)) this.lru.set(key, answer);
+    return answer;
+  }
+
+  private admit(key: string): boolean {
+    const h = fnv1a(key) & (FILTER_BITS - 1);
+    const word = h >>> 5;
+    const bit = 1 << (h & 31);
+    if (this.seen[word]! & bit) return true;
+    this.seen[word] = this.seen[word]! | bit;
+    if (++this.seenCount > FILTER_BITS / 2) {
+      this.seen.fill(0);
+      this.seenCount = 0;
+    }
+    return false;
+  }
+
+  get size(): number {
+    return this.lru?.size ?? 0;
+  }
+}
+
+function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+export function etagOf(body: string): string {
+  return `"${hash('sha1', body, 'base64url')}"`;
+}
+
+/** Whether an If-None-Match header matches this ETag (weak comparison, lists and `*` allowed). */
+export function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  for (const part of header.split(',')) {
+    const tag = part.trim();
+    if (tag === etag || tag === `W/${etag}`) return true;
+  }
+  return false;
+}

@@ -1,0 +1,91 @@
+import { snowReport, type LiftStatus, type SnowReport, type TrailState } from '../domain/conditions.js';
+import { liftTypeFromName } from '../domain/inventory.js';
+import type { LiftFacts, ResortFacts, TrailFacts } from '../domain/resort.js';
+import type { DailyWeather } from '../domain/weather/daily.js';
+
+export interface SnapshotDay extends DailyWeather {
+  source: string;
+}
+
+/** A lift a live feed reported by name and status only. */
+export interface LiveLift {
+  ordinal: number;
+  name: string;
+  status: LiftStatus;
+  source: string;
+}
+
+/**
+ * Everything about a resort at one moment: its report, the day's weather and each trail's and
+ * lift's state. Pure data, built by a pure function: every view of a resort (REST or GraphQL) is
+ * derived from one of these, and each derived view is computed once per snapshot (`memo`).
+ */
+export interface ResortSnapshot<R extends ResortFacts = ResortFacts> {
+  resort: R;
+  today: string;
+  /** The instant the report describes: the start of the current hour. */
+  asOf: Date;
+  /** Last 7 days and the forecast days, oldest first. */
+  days: SnapshotDay[];
+  source: string;
+  report: SnowReport;
+  trails: (TrailFacts & TrailState)[];
+  lifts: (LiftFacts & { status: LiftStatus })[];
+  /** Derived views, by name and units, filled on first use. */
+  memo: Map<string, unknown>;
+}
+
+export interface SnapshotInputs<R extends ResortFacts> {
+  resort: R;
+  days: SnapshotDay[];
+  trails: TrailFacts[];
+  lifts: LiftFacts[];
+  live: LiveLift[];
+  today: string;
+  asOf: Date;
+}
+
+export function buildSnapshot<R extends ResortFacts>({ resort, days, trails, lifts, live, today, asOf }: SnapshotInputs<R>): ResortSnapshot<R> {
+  const { report, trailStates, liftStates } = snowReport(resort, days, trails, lifts, today);
+  // Live lift status, where a feed gives it, replaces the inventory's lifts and is what the report counts.
+  const served =
+    live.length > 0
+      ? live.map((x) => ({
+          id: `${resort.id}:live${x.ordinal}`,
+          resortId: resort.id,
+          name: x.name,
+          type: liftTypeFromName(x.name),
+          seats: null,
+          capacityPerHour: null,
+          openThreshold: 0,
+          source: x.source as 'liftie',
+          status: x.status,
+        }))
+      : lifts.map((lift, j) => ({ ...lift, status: liftStates[j]! }));
+  return {
+    resort,
+    today,
+    asOf,
+    days,
+    source: days.find((x) => x.date === today)?.source ?? 'none',
+    report: { ...report, openLifts: served.filter((x) => x.status === 'OPEN').length, totalLifts: served.length },
+    trails: trails.map((trail, j) => ({ ...trail, ...trailStates[j]! })),
+    lifts: served,
+    memo: new Map(),
+  };
+}
+
+/** A derived view of a snapshot, computed once and kept with it. */
+export function memo<T>(s: ResortSnapshot, key: string, compute: () => T): T {
+  let v = s.memo.get(key) as T | undefined;
+  if (v === undefined) {
+    v = compute();
+    s.memo.set(key, v);
+  }
+  return v;
+}
+
+/** The start of the hour of `now`: reports describe whole hours, so answers can be kept for one. */
+export function hourOf(now: Date): Date {
+  return new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000);
+}
