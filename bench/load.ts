@@ -1,50 +1,25 @@
 /**
- * npm run load — a bounded load test against a real server process on 127.0.0.1.
- * LOAD_SECONDS (default 30) at LOAD_CONNECTIONS (default 50) over a mix of REST and GraphQL paths;
- * reports requests/s, latency percentiles, errors (must be 0) and the server's memory before/after.
+ * npm run load — a bounded load test against a real server process on 127.0.0.1, started the way
+ * `npm start` starts it. LOAD_SECONDS (default 30) at LOAD_CONNECTIONS (default 50) over a mix of
+ * REST and GraphQL paths; reports requests/s, latency percentiles, errors (must be 0) and the
+ * server's memory (now and at its peak).
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { memoryMiB, serverCommand, startServer } from './lib.js';
 
 const seconds = Number(process.env.LOAD_SECONDS ?? 30);
 const connections = Number(process.env.LOAD_CONNECTIONS ?? 50);
 const KEY = 'szg_load_test_key';
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** Resident memory of a process in MiB, from /proc. */
-function rssMiB(pid: number): number {
-  const kb = Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)![1]);
-  return Math.round(kb / 1024);
-}
-
 const dir = mkdtempSync(path.join(tmpdir(), 'gateway-load-'));
-const port = await freePort();
-const server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-  env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DB_PATH: path.join(dir, 'load.sqlite'), LOG_LEVEL: 'warn', API_KEYS: KEY, API_KEYS_QUOTA: '1000000000', API_KEYS_RATE: '1000000' },
-  stdio: ['ignore', 'inherit', 'inherit'],
-});
-const base = `http://127.0.0.1:${port}`;
-for (let i = 0; ; i++) {
-  try {
-    if ((await fetch(`${base}/health`, { headers: { 'x-api-key': KEY } })).ok) break;
-  } catch {
-    // not listening yet
-  }
-  if (i > 300) throw new Error('server did not start');
-  await new Promise((r) => setTimeout(r, 100));
-}
+const server = await startServer(
+  serverCommand(),
+  { DB_PATH: path.join(dir, 'load.sqlite'), LOG_LEVEL: 'warn', API_KEYS: KEY, API_KEYS_QUOTA: '1000000000', API_KEYS_RATE: '1000000', SYNC_INTERVAL_MINUTES: '0' },
+  { path: '/health', headers: { 'x-api-key': KEY } },
+);
 
 const zips = ['90210', '10001', '60601', '94105', '02108', '81657', '98101', '33101', '84101', '05672'];
 const resorts = ['vail', 'zermatt', 'whistler-blackcomb', 'niseko', 'thredbo', 'portillo', 'st-anton', 'alta'];
@@ -63,10 +38,10 @@ const mix: ((i: number) => autocannon.Request)[] = [
   () => ({ path: '/graphql', method: 'POST', headers: { 'content-type': 'application/json' }, body: gql }),
 ];
 
-const before = rssMiB(server.pid!);
+const before = memoryMiB(server.pid).rss;
 let n = 0;
 const result = await autocannon({
-  url: base,
+  url: server.url,
   connections,
   duration: seconds,
   headers: { 'x-api-key': KEY },
@@ -80,8 +55,8 @@ const result = await autocannon({
     },
   ],
 });
-const after = rssMiB(server.pid!);
-server.kill('SIGTERM');
+const after = memoryMiB(server.pid);
+await server.stop();
 rmSync(dir, { recursive: true, force: true });
 
 const errors = result.errors + result.timeouts + result.non2xx;
@@ -90,5 +65,5 @@ console.log(`| requests/s (mean) | ${result.requests.average.toFixed(0)} |`);
 console.log(`| requests total | ${result.requests.total} |`);
 console.log(`| latency p50 / p90 / p99 / max (ms) | ${result.latency.p50} / ${result.latency.p90} / ${result.latency.p99} / ${result.latency.max} |`);
 console.log(`| errors (connection errors + timeouts + non-2xx) | ${errors} |`);
-console.log(`| server RSS before / after (MiB) | ${before} / ${after} |`);
+console.log(`| server RSS before / after / peak (MiB) | ${before} / ${after.rss} / ${after.peak} |`);
 process.exit(errors === 0 ? 0 : 1);

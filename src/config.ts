@@ -22,7 +22,7 @@ const EnvSchema = z.object({
   GRAPHQL_INTROSPECTION: onOff.default(true),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(100_000),
   EXECUTION_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
-  RESPONSE_CACHE_MB: z.coerce.number().min(0).max(4096).default(32),
+  RESPONSE_CACHE_MB: z.coerce.number().min(0).max(4096).default(16),
   PROVIDER: z.enum(['simulated', 'open-meteo']).default('simulated'),
   OPEN_METEO_FORECAST_URL: z.url().default('https://api.open-meteo.com/v1/forecast'),
   OPEN_METEO_ARCHIVE_URL: z.url().default('https://archive-api.open-meteo.com/v1/archive'),

@@ -18,11 +18,11 @@ export function inventoryWriter(db: Db, verb: Verb = 'INSERT') {
     /** Replaces a resort's trails (all of them) with these, in this order. */
     trails(resortId: string, trails: readonly TrailFacts[]): void {
       dropTrails.run(resortId);
-      trails.forEach((t, i) => trail.run({ ...t, resortId, ordinal: i + 1 }));
+      trails.forEach((t, i) => trail.run(TRAILS.values({ ...t, resortId, ordinal: i + 1 })));
     },
     lifts(resortId: string, lifts: readonly LiftFacts[]): void {
       dropLifts.run(resortId);
-      lifts.forEach((l, i) => lift.run({ ...l, resortId, ordinal: i + 1 }));
+      lifts.forEach((l, i) => lift.run(LIFTS.values({ ...l, resortId, ordinal: i + 1 })));
     },
     /** The generated inventory of a resort whose real runs and lifts we do not hold. */
     generated(resort: ResortFacts): void {
@@ -35,5 +35,5 @@ export function inventoryWriter(db: Db, verb: Verb = 'INSERT') {
 /** Inserts a resort row; `origin` says whether it is curated or imported. */
 export function resortInsert(db: Db, origin: 'curated' | 'imported') {
   const stmt = db.prepare(RESORTS.insert({ extra: { inventory_source: "'generated'", origin: `'${origin}'` } }));
-  return (resort: ResortFacts) => void stmt.run(resort);
+  return (resort: ResortFacts) => void stmt.run(RESORTS.values(resort));
 }

@@ -2,17 +2,41 @@
 
 const DAY_MS = 86_400_000;
 
+// The generator, history and rankings convert between day numbers and ISO dates millions of
+// times over a few hundred distinct days; going through Date each time was most of their cost.
+const isoByDay = new Map<number, string>();
+const dayByIso = new Map<string, number>();
+
 export function isoDate(d: Date): string {
   return d.toISOString().slice(0, 10);
 }
 
 /** Days since 1970-01-01. */
 export function dayNumber(iso: string): number {
-  return Math.floor(Date.parse(`${iso}T00:00:00Z`) / DAY_MS);
+  let n = dayByIso.get(iso);
+  if (n === undefined) {
+    n = Math.floor(Date.parse(`${iso}T00:00:00Z`) / DAY_MS);
+    if (!Number.isNaN(n)) remember(n, iso);
+  }
+  return n;
 }
 
 export function fromDayNumber(n: number): string {
-  return new Date(n * DAY_MS).toISOString().slice(0, 10);
+  let iso = isoByDay.get(n);
+  if (iso === undefined) {
+    iso = new Date(n * DAY_MS).toISOString().slice(0, 10);
+    remember(n, iso);
+  }
+  return iso;
+}
+
+function remember(n: number, iso: string): void {
+  if (isoByDay.size > 100_000) {
+    isoByDay.clear();
+    dayByIso.clear();
+  }
+  isoByDay.set(n, iso);
+  dayByIso.set(iso, n);
 }
 
 export function addDays(iso: string, days: number): string {

@@ -50,7 +50,7 @@ export class SyncRepository {
     this.interruptStmt = db.prepare<{ at: string }>(
       `UPDATE sync_runs SET status = 'FAILED', finished_at = :at, error = 'interrupted: the process stopped during the run' WHERE status = 'RUNNING'`,
     );
-    this.stageDay = db.prepare(DAILY_WEATHER.insert({ into: 'sync_staging', extra: { run_id: '@runId' } }));
+    this.stageDay = db.prepare(DAILY_WEATHER.insert({ into: 'sync_staging', extra: { run_id: '?' } }));
     this.stageLift = db.prepare('INSERT INTO sync_staging_lifts (run_id, resort_id, ordinal, name, status) VALUES (?, ?, ?, ?, ?)');
   }
 
@@ -82,7 +82,7 @@ export class SyncRepository {
   /** Stages one resort's days (and live lifts) in one small transaction. */
   stage(runId: number, resortId: string, days: readonly StoredDay[], lifts: readonly LiveLift[] | null): void {
     this.db.transaction(() => {
-      for (const d of days) this.stageDay.run({ ...d, runId });
+      for (const d of days) this.stageDay.run(...DAILY_WEATHER.values(d), runId);
       lifts?.forEach((l, i) => this.stageLift.run(runId, resortId, i + 1, l.name, l.status));
     })();
   }

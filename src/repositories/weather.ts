@@ -71,7 +71,7 @@ export class WeatherRepository {
   /** Writes days for some resorts in one transaction: readers see each resort's old days or its new ones. */
   write(days: readonly StoredDay[]): void {
     this.db.transaction(() => {
-      for (const d of days) this.upsertStmt.run(d);
+      for (const d of days) this.upsertStmt.run(DAILY_WEATHER.values(d));
     })();
     this.changed();
   }
