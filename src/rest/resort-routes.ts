@@ -1,26 +1,20 @@
 import { UNIT_LABELS } from '../domain/units.js';
 import { CompareParams, InsightsParams, OpenNowParams, RankingParams, ResortHistoryParams, ResortListParams, ResortParams } from '../validation/resort-params.js';
 import { route } from './route.js';
+import {
+  RestCompareDocument, RestHistoryDocument, RestOpenNowDocument, RestResortDocument, RestResortLiftsDocument, RestResortsDocument,
+  RestResortTrailsDocument, RestResortWeatherDocument, RestSnowInsightsDocument, RestStormWatchDocument, RestTopSnowDocument,
+  type LiftSummaryFieldsFragment, type ResortRefFieldsFragment, type ResortSummaryFragment, type TrailSummaryFieldsFragment,
+} from './operations/generated.js';
 
-/** The documented resort paths: each one GraphQL operation, shaped into the documented body. */
+/** The documented resort paths: each one GraphQL operation (operations/resort.graphql), shaped into the documented body. */
 
-const SUMMARY = `fragment Summary on Resort {
-  id name countryCode countryName region continent location { lat lng }
-  elevation(units: $units) { base summit vertical }
-  conditions(units: $units) { source status surface snowDepthBase snowDepthSummit newSnow24h newSnow72h
-    openTrails totalTrails openLifts totalLifts temperature }
-}`;
-
-const REF = 'id name countryCode region continent';
-
-type Gql = Record<string, any>;
-
-const resortRef = (r: Gql) => ({ id: r.id, name: r.name, country: r.countryCode, region: r.region, continent: r.continent });
+const resortRef = (r: ResortRefFieldsFragment) => ({ id: r.id, name: r.name, country: r.countryCode, region: r.region, continent: r.continent });
 /** Ranking entries name their resort briefly, with `country` as the code. */
-const withRefs = (entries: Gql[]) => entries.map((e) => ({ ...e, resort: resortRef(e.resort) }));
+const withRefs = <E extends { resort: ResortRefFieldsFragment }>(entries: readonly E[]) => entries.map((e) => ({ ...e, resort: resortRef(e.resort) }));
 
 /** Who and where a resort is, as every resort body starts. */
-const identity = (r: Gql) => ({
+const identity = (r: Pick<ResortSummaryFragment, 'id' | 'name' | 'countryCode' | 'countryName' | 'region' | 'continent' | 'location'>) => ({
   id: r.id,
   name: r.name,
   country: r.countryCode,
@@ -30,15 +24,15 @@ const identity = (r: Gql) => ({
   location: r.location,
 });
 
-export function summary(r: Gql) {
+export function summary(r: ResortSummaryFragment) {
   const { source, ...conditions } = r.conditions;
   return { ...identity(r), elevation: r.elevation, conditions, source };
 }
 
-const byKey = <T extends Gql>(items: T[], key: string, value: (x: T) => unknown) =>
+const byKey = <T, K extends keyof T>(items: readonly T[], key: K, value: (x: T) => unknown) =>
   Object.fromEntries(items.map((x) => [x[key], value(x)]));
 
-const trailSummary = (s: Gql) => ({
+const trailSummary = (s: TrailSummaryFieldsFragment) => ({
   total: s.total,
   open: s.open,
   groomed: s.groomed,
@@ -46,7 +40,7 @@ const trailSummary = (s: Gql) => ({
   byStatus: byKey(s.byStatus, 'status', (x) => x.count),
 });
 
-const liftSummary = (s: Gql) => ({
+const liftSummary = (s: LiftSummaryFieldsFragment) => ({
   total: s.total,
   open: s.open,
   openCapacityPerHour: s.openCapacityPerHour,
@@ -54,24 +48,12 @@ const liftSummary = (s: Gql) => ({
   byStatus: byKey(s.byStatus, 'status', (x) => x.count),
 });
 
-const FORECAST_FIELDS = `date summary precipitationProbability precipitation snowLine windDirection
-  base { elevation tempMin tempMax snowfall windSpeed windGust } summit { elevation tempMin tempMax snowfall windSpeed windGust }`;
-const CURRENT_FIELDS = 'time summary temperature temperatureSummit windSpeed windGust windDirection snowfall24h precipitation24h';
-const TRAIL_SUMMARY = 'total open groomed byDifficulty { difficulty total open } byStatus { status count }';
-const LIFT_SUMMARY = 'total open openCapacityPerHour byType { type total open } byStatus { status count }';
-
-const IdParams = ResortParams;
-const MEASURES = 'snowfall precipitation snowDepth tempMin tempMax';
-
 export const resortRoutes = [
   route({
     freshness: 'data',
     path: '/api/resorts',
     params: ResortListParams,
-    operation: `query Resorts($q: String, $country: String, $region: String, $continent: String, $limit: Int, $offset: Int, $units: Units) {
-      resorts(filter: { q: $q, country: $country, region: $region, continent: $continent }, paging: { limit: $limit, offset: $offset }) {
-        total limit offset resorts { ...Summary } } }
-      ${SUMMARY}`,
+    operation: RestResortsDocument,
     shape: (d, p) => ({
       total: d.resorts.total,
       limit: d.resorts.limit,
@@ -83,17 +65,10 @@ export const resortRoutes = [
   route({
     freshness: 'data',
     path: '/api/resorts/:id',
-    params: IdParams,
-    operation: `query Resort($id: ID!, $units: Units) { resort(id: $id) {
-      id name countryCode countryName region continent location { lat lng } website liftCount trailCount inventorySource
-      elevation(units: $units) { base summit vertical }
-      conditions(units: $units) { date source status statusReason seasonOpens seasonCloses snowDepthBase snowDepthSummit
-        newSnow24h newSnow72h newSnow7d seasonSnowfall surface openTrails totalTrails openTrailsPct openLifts totalLifts
-        temperature temperatureSummit windSpeed windGust summary }
-      weather(units: $units) { current { ${CURRENT_FIELDS} } forecast { ${FORECAST_FIELDS} } }
-      trailSummary { ${TRAIL_SUMMARY} } liftSummary { ${LIFT_SUMMARY} } } }`,
+    params: ResortParams,
+    operation: RestResortDocument,
     shape: (d, p) => {
-      const r = d.resort;
+      const r = d.resort!;
       const c = r.conditions;
       return {
         ...identity(r),
@@ -123,58 +98,51 @@ export const resortRoutes = [
   route({
     freshness: 'data',
     path: '/api/resorts/:id/weather',
-    params: IdParams,
-    operation: `query ResortWeather($id: ID!, $units: Units) { resort(id: $id) { id name
-      weather(units: $units) { source current { ${CURRENT_FIELDS} } forecast { ${FORECAST_FIELDS} } } } }`,
+    params: ResortParams,
+    operation: RestResortWeatherDocument,
     shape: (d, p) => ({
-      resortId: d.resort.id,
-      name: d.resort.name,
-      source: d.resort.weather.source,
+      resortId: d.resort!.id,
+      name: d.resort!.name,
+      source: d.resort!.weather.source,
       units: UNIT_LABELS[p.units],
-      current: d.resort.weather.current,
-      forecast: d.resort.weather.forecast,
+      current: d.resort!.weather.current,
+      forecast: d.resort!.weather.forecast,
     }),
   }),
   route({
     freshness: 'data',
     path: '/api/resorts/:id/trails',
-    params: IdParams,
-    operation: `query ResortTrails($id: ID!, $units: Units) { resort(id: $id) { id name inventorySource
-      trailSummary { ${TRAIL_SUMMARY} } trails(units: $units) { id name difficulty rating length status grooming } } }`,
+    params: ResortParams,
+    operation: RestResortTrailsDocument,
     shape: (d, p) => ({
-      resortId: d.resort.id,
-      name: d.resort.name,
-      source: d.resort.inventorySource,
+      resortId: d.resort!.id,
+      name: d.resort!.name,
+      source: d.resort!.inventorySource,
       units: UNIT_LABELS[p.units],
-      summary: trailSummary(d.resort.trailSummary),
-      trails: d.resort.trails,
+      summary: trailSummary(d.resort!.trailSummary),
+      trails: d.resort!.trails,
     }),
   }),
   route({
     freshness: 'data',
     path: '/api/resorts/:id/lifts',
-    params: IdParams,
-    operation: `query ResortLifts($id: ID!) { resort(id: $id) { id name inventorySource
-      liftSummary { ${LIFT_SUMMARY} } lifts { id name type seats capacityPerHour status source } } }`,
+    params: ResortParams,
+    operation: RestResortLiftsDocument,
     variables: (p) => ({ id: p.id }),
     shape: (d) => ({
-      resortId: d.resort.id,
-      name: d.resort.name,
+      resortId: d.resort!.id,
+      name: d.resort!.name,
       // "liftie" where a live feed gave the lifts and their status, else the inventory's source.
-      source: d.resort.lifts[0]?.source ?? d.resort.inventorySource,
-      summary: liftSummary(d.resort.liftSummary),
-      lifts: d.resort.lifts.map(({ source: _s, ...l }: Gql) => l),
+      source: d.resort!.lifts[0]?.source ?? d.resort!.inventorySource,
+      summary: liftSummary(d.resort!.liftSummary),
+      lifts: d.resort!.lifts.map(({ source: _s, ...l }) => l),
     }),
   }),
   route({
     freshness: 'data',
     path: '/api/resorts/:id/compare',
     params: CompareParams,
-    operation: `query Compare($id: ID!, $with: ID!, $units: Units) { compareResorts(id: $id, with: $with, units: $units) {
-      resort { ...Summary } with { ...Summary } distanceKm
-      differences { baseElevation summitElevation vertical liftCount trailCount snowDepthBase snowDepthSummit
-        newSnow24h newSnow72h seasonSnowfall openTrails openLifts temperature } } }
-      ${SUMMARY}`,
+    operation: RestCompareDocument,
     shape: (d, p) => ({
       units: UNIT_LABELS[p.units],
       resort: summary(d.compareResorts.resort),
@@ -187,23 +155,18 @@ export const resortRoutes = [
     freshness: 'data',
     path: '/api/resorts/:id/history',
     params: ResortHistoryParams,
-    operation: `query History($id: ID!, $days: Int, $years: Int, $radiusKm: Float, $units: Units) { resort(id: $id) { id name
-      history(days: $days, years: $years, radiusKm: $radiusKm, units: $units) {
-        provider parameters { days years radiusKm } from to points { lat lng }
-        daily { date values { ${MEASURES} } baseline { ${MEASURES} } }
-        current { ${MEASURES} } baseline { ${MEASURES} }
-        deviation { ${['snowfall', 'precipitation', 'snowDepth', 'tempMin', 'tempMax'].map((m) => `${m} { absolute percent }`).join(' ')} } } } }`,
+    operation: RestHistoryDocument,
     shape: (d, p) => {
-      const h = d.resort.history;
+      const h = d.resort!.history;
       return {
-        resortId: d.resort.id,
-        name: d.resort.name,
+        resortId: d.resort!.id,
+        name: d.resort!.name,
         provider: h.provider,
         parameters: h.parameters,
         units: UNIT_LABELS[p.units],
         window: { from: h.from, to: h.to },
         points: h.points,
-        daily: h.daily.map((x: Gql) => ({ date: x.date, ...x.values, baseline: x.baseline })),
+        daily: h.daily.map((x) => ({ date: x.date, ...x.values, baseline: x.baseline })),
         summary: { current: h.current, baseline: h.baseline, deviation: h.deviation },
       };
     },
@@ -212,8 +175,7 @@ export const resortRoutes = [
     freshness: 'data',
     path: '/api/conditions/top-snow',
     params: RankingParams,
-    operation: `query TopSnow($limit: Int, $units: Units) { topSnow(limit: $limit, units: $units) {
-      resorts { rank resort { ${REF} } newSnow24h newSnow72h snowDepthSummit surface } } }`,
+    operation: RestTopSnowDocument,
     shape: (d, p) => ({
       limit: p.limit,
       units: UNIT_LABELS[p.units],
@@ -224,8 +186,7 @@ export const resortRoutes = [
     freshness: 'data',
     path: '/api/conditions/open-now',
     params: OpenNowParams,
-    operation: `query OpenNow($minOpenTrailsPct: Float, $units: Units) { openNow(minOpenTrailsPct: $minOpenTrailsPct, units: $units) {
-      minOpenTrailsPct count resorts { rank resort { ${REF} } openTrailsPct openTrails totalTrails openLifts totalLifts snowDepthBase } } }`,
+    operation: RestOpenNowDocument,
     shape: (d, p) => ({
       minOpenTrailsPct: d.openNow.minOpenTrailsPct,
       count: d.openNow.count,
@@ -237,8 +198,7 @@ export const resortRoutes = [
     freshness: 'data',
     path: '/api/conditions/storm-watch',
     params: RankingParams,
-    operation: `query StormWatch($limit: Int, $units: Units) { stormWatch(limit: $limit, units: $units) {
-      threshold48h resorts { rank resort { ${REF} } snowfall48h peakDate peakSnowfall } } }`,
+    operation: RestStormWatchDocument,
     shape: (d, p) => ({
       limit: p.limit,
       threshold48h: d.stormWatch.threshold48h,
@@ -250,9 +210,7 @@ export const resortRoutes = [
     freshness: 'data',
     path: '/api/insights/snow',
     params: InsightsParams,
-    operation: `query SnowInsights($days: Int, $units: Units) { snowInsights(days: $days, units: $units) {
-      days from to network { resorts resortsWithSnow averageSnowfall averagePerDay maxSnowfall }
-      resorts { resort { ${REF} } totalSnowfall averagePerDay maxDaySnowfall maxDayDate } } }`,
+    operation: RestSnowInsightsDocument,
     shape: (d, p) => ({
       days: d.snowInsights.days,
       from: d.snowInsights.from,
@@ -263,4 +221,3 @@ export const resortRoutes = [
     }),
   }),
 ];
-

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 
 /**
  * How long a route's answer stays right: `static` answers change only with the data set itself
@@ -9,19 +10,22 @@ export type Freshness = 'static' | 'data' | 'none';
 
 /**
  * One documented REST path: its parameters (the shared zod schema over path and query values),
- * the one GraphQL operation that answers it, and how the documented response is shaped from it.
+ * the one GraphQL operation that answers it (typed by codegen from src/rest/operations/), and how
+ * the documented response is shaped from the operation's data.
  */
-export interface RestRoute<P extends z.ZodType = z.ZodType> {
+export interface RestRoute<P extends z.ZodType = z.ZodType, R = unknown> {
   path: string;
   /** GET unless said otherwise; a documented POST takes no body. */
   method?: 'GET' | 'POST';
   params: P;
-  operation: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  operation: TypedDocumentNode<R, any>;
   /** GraphQL variables from the validated parameters; by default the parameters themselves. */
   variables?: (params: z.output<P>) => Record<string, unknown>;
-  shape: (data: any, params: z.output<P>) => unknown;
+  shape: (data: R, params: z.output<P>) => unknown;
   freshness: Freshness;
 }
 
-/** Keeps each route's parameter type attached to its own callbacks inside a heterogeneous table. */
-export const route = <P extends z.ZodType>(r: RestRoute<P>): RestRoute => r as unknown as RestRoute;
+/** Keeps each route's parameter and data types attached to its own callbacks inside a heterogeneous table. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const route = <P extends z.ZodType, R>(r: RestRoute<P, R>): RestRoute<z.ZodType, any> => r as unknown as RestRoute<z.ZodType, any>;

@@ -1,4 +1,4 @@
-import { GraphQLError, parse, validate as validateDocument, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { GraphQLError, validate as validateDocument, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { validate } from '../validation/validate.js';
 import type { GraphQLContext } from '../graphql/context.js';
@@ -46,7 +46,7 @@ export function createRestRouter({ schema, routes, costOf, cache, versionOf, mak
 
   function compile(m: MountedRoute): NonNullable<MountedRoute['compiled']> {
     if (m.compiled) return m.compiled;
-    const document = parse(m.route.operation);
+    const document: DocumentNode = m.route.operation;
     const errors = validateDocument(schema, document);
     if (errors.length > 0) throw new Error(`REST route ${m.route.path}: ${errors.map((e) => e.message).join('; ')}`);
     const query = compileQuery(schema, document);

@@ -1,16 +1,15 @@
 import { z } from 'zod';
 import { SyncHistoryParams } from '../validation/sync-params.js';
 import { route } from './route.js';
+import { RestRunSyncDocument, RestSyncHistoryDocument, RestSyncStatusDocument } from './operations/generated.js';
 
-const RUN = 'id trigger provider startedAt finishedAt status resortsUpdated resortsFailed error';
-const STATUS = `state provider progress { done total } lastRun { ${RUN} } nextScheduledRun`;
-
+/** The documented sync paths (operations in operations/sync.graphql). */
 export const syncRoutes = [
   route({
     freshness: 'none',
     path: '/api/sync/status',
     params: z.object({}),
-    operation: `query SyncStatus { syncStatus { ${STATUS} } }`,
+    operation: RestSyncStatusDocument,
     shape: (d) => d.syncStatus,
   }),
   route({
@@ -18,14 +17,14 @@ export const syncRoutes = [
     path: '/api/sync/run',
     method: 'POST',
     params: z.object({}),
-    operation: `mutation RunSync { runSync { ${STATUS} } }`,
+    operation: RestRunSyncDocument,
     shape: (d) => d.runSync,
   }),
   route({
     freshness: 'none',
     path: '/api/sync/history',
     params: SyncHistoryParams,
-    operation: `query SyncHistory($limit: Int) { syncHistory(limit: $limit) { ${RUN} } }`,
+    operation: RestSyncHistoryDocument,
     shape: (d, p) => ({ limit: p.limit, runs: d.syncHistory }),
   }),
 ];
