@@ -1,0 +1,180 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { RunningApp } from '../src/app.js';
+import type { Config } from '../src/config.js';
+import { expectProblem, getJson, startTestServer } from './helpers/server.js';
+import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
+
+/**
+ * Answers as versions of the data: every GET answer is a pure function of its path, parameters
+ * and the data version, so it may be kept and revalidated. These tests change each input of the
+ * version and check that the answer and its ETag change with it, and nothing else does.
+ */
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const DAY = '2027-01-15';
+
+function privateDb(): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'gateway-cache-')), 'gateway.sqlite');
+  copyFileSync(inject('dbPath'), file);
+  return file;
+}
+
+async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
+  const t0 = Date.now();
+  for (;;) {
+    const v = await probe();
+    if (ok(v)) return v;
+    if (Date.now() - t0 > ms) throw new Error(`timed out waiting; last: ${JSON.stringify(v).slice(0, 300)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('ETags and conditional requests', () => {
+  let app: RunningApp;
+  let now = new Date(`${DAY}T12:00:00Z`);
+  const apiKey = 'szg_cache_test_key';
+  beforeAll(async () => {
+    app = await startTestServer({ privateDb: true, now: () => now, config: { apiKeys: [apiKey], apiKeysQuota: 1000, apiKeysRate: 1000 } });
+  });
+  afterAll(() => app.close());
+
+  it('every GET answer has a strong ETag that is the same for the same answer', async () => {
+    for (const p of ['/api/zip/90210', '/api/resorts/vail', '/api/states', '/api/conditions/top-snow']) {
+      const a = await getJson(app, p, { apiKey });
+      const b = await getJson(app, p, { apiKey });
+      const c = await getJson(app, p, { apiKey });
+      expect(a.status, p).toBe(200);
+      expect(a.headers.get('etag'), p).toMatch(/^"[\w-]{27}"$/);
+      expect(a.headers.get('cache-control')).toBe('private, no-cache');
+      // The first answer was computed, the third came from the cache: the same bytes, the same tag.
+      expect(c.headers.get('etag')).toBe(a.headers.get('etag'));
+      expect(JSON.stringify(c.body)).toBe(JSON.stringify(a.body));
+      expect(b.headers.get('etag')).toBe(a.headers.get('etag'));
+    }
+  });
+
+  it('If-None-Match answers 304 without a body, and still counts against the quota', async () => {
+    const first = await getJson(app, '/api/resorts/zermatt', { apiKey });
+    const etag = first.headers.get('etag')!;
+    const remaining = Number(first.headers.get('ratelimit-remaining'));
+    const res = await fetch(`${app.url}/api/resorts/zermatt`, { headers: { 'x-api-key': apiKey, 'if-none-match': etag } });
+    expect(res.status).toBe(304);
+    expect(await res.text()).toBe('');
+    expect(res.headers.get('etag')).toBe(etag);
+    expect(Number(res.headers.get('ratelimit-remaining'))).toBe(remaining - 1);
+    // A list of tags, a weak tag and * match too; another tag does not.
+    for (const header of [`"nope", ${etag}`, `W/${etag}`, '*']) {
+      expect((await fetch(`${app.url}/api/resorts/zermatt`, { headers: { 'x-api-key': apiKey, 'if-none-match': header } })).status).toBe(304);
+    }
+    const other = await fetch(`${app.url}/api/resorts/zermatt`, { headers: { 'x-api-key': apiKey, 'if-none-match': '"nope"' } });
+    expect(other.status).toBe(200);
+  });
+
+  it('HEAD answers with the headers of GET and no body', async () => {
+    const get = await getJson(app, '/api/zip/10001', { apiKey });
+    const head = await fetch(`${app.url}/api/zip/10001`, { method: 'HEAD', headers: { 'x-api-key': apiKey } });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('etag')).toBe(get.headers.get('etag'));
+    expect(head.headers.get('content-length')).toBe(get.headers.get('content-length'));
+    expect(await head.text()).toBe('');
+  });
+
+  it('a new hour and a new day change resort answers and their ETags; ZIP answers stay', async () => {
+    now = new Date(`${DAY}T12:00:00Z`);
+    const zip = await getJson(app, '/api/zip/90210', { apiKey });
+    const noon = await getJson(app, '/api/resorts/vail', { apiKey });
+    now = new Date(`${DAY}T12:59:00Z`);
+    const sameHour = await getJson(app, '/api/resorts/vail', { apiKey });
+    expect(sameHour.headers.get('etag')).toBe(noon.headers.get('etag'));
+    now = new Date(`${DAY}T13:00:00Z`);
+    const nextHour = await getJson(app, '/api/resorts/vail', { apiKey });
+    expect(nextHour.body.weather.time).toBe(`${DAY}T13:00:00.000Z`);
+    expect(nextHour.headers.get('etag')).not.toBe(noon.headers.get('etag'));
+    now = new Date('2027-01-16T13:00:00Z');
+    const nextDay = await getJson(app, '/api/resorts/vail', { apiKey });
+    expect(nextDay.body.date).toBe('2027-01-16');
+    expect(nextDay.headers.get('etag')).not.toBe(nextHour.headers.get('etag'));
+    expect((await getJson(app, '/api/zip/90210', { apiKey })).headers.get('etag')).toBe(zip.headers.get('etag'));
+  });
+
+  it('a 401 or 429 is never answered from the cache, and errors carry no ETag', async () => {
+    const ok = await getJson(app, '/api/zip/05672', { apiKey });
+    expect(ok.status).toBe(200);
+    const unknown = expectProblem(await getJson(app, '/api/zip/05672', { apiKey: 'szg_not_a_key' }), 401);
+    expect(unknown.code).toBe('UNAUTHENTICATED');
+    const missing = await getJson(app, '/api/zip/00001', { apiKey });
+    expectProblem(missing, 404);
+    expect(missing.headers.get('etag')).toBeNull();
+    expect(missing.headers.get('cache-control')).toBe('no-store');
+
+    const tight = await startTestServer({ privateDb: true, config: { apiKeys: ['szg_cache_tight'], apiKeysQuota: 2, apiKeysRate: 1000 } });
+    try {
+      for (let i = 0; i < 2; i++) expect((await getJson(tight, '/api/zip/05672', { apiKey: 'szg_cache_tight' })).status).toBe(200);
+      const over = await getJson(tight, '/api/zip/05672', { apiKey: 'szg_cache_tight', headers: { 'if-none-match': ok.headers.get('etag')! } });
+      expect(expectProblem(over, 429).code).toBe('RATE_LIMITED');
+      expect(over.headers.get('etag')).toBeNull();
+    } finally {
+      await tight.close();
+    }
+  });
+});
+
+describe('data versions that come from outside the request', () => {
+  let fake: FakeUpstream;
+  beforeAll(async () => {
+    fake = await startFakeUpstream({ today: DAY });
+  });
+  afterAll(() => fake.close());
+
+  it('a sync publish changes the answer and its ETag', async () => {
+    const meteo: Partial<Config> = {
+      provider: 'open-meteo',
+      openMeteo: { forecast: `${fake.url}/v1/forecast`, archive: `${fake.url}/v1/archive` },
+      upstream: { timeoutMs: 2000, retries: 0, concurrency: 8, backoffMs: 5, resetTimeoutMs: 60_000 },
+    };
+    const dbPath = privateDb();
+    // The simulated window for the day first: the data the run replaces.
+    await (await startTestServer({ dbPath, now: () => new Date(`${DAY}T12:00:00Z`) })).close();
+    const app = await startTestServer({ dbPath, now: () => new Date(`${DAY}T12:00:00Z`), config: meteo });
+    try {
+      const before = await getJson(app, '/api/resorts/vail');
+      expect(before.body.source).toBe('simulated');
+      expect((await getJson(app, '/api/resorts/vail')).headers.get('etag')).toBe(before.headers.get('etag'));
+      expect((await getJson(app, '/api/sync/run', { method: 'POST' })).status).toBe(200);
+      await until(() => getJson(app, '/api/sync/status').then((r) => r.body), (s) => s.state === 'IDLE' && s.lastRun?.status === 'SUCCEEDED');
+      const after = await getJson(app, '/api/resorts/vail');
+      expect(after.body.source).toBe('open-meteo');
+      expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
+      // The old tag no longer matches: a client revalidating gets the new answer.
+      const revalidated = await fetch(`${app.url}/api/resorts/vail`, { headers: { 'x-api-key': 'szg_test_key_for_the_suite', 'if-none-match': before.headers.get('etag')! } });
+      expect(revalidated.status).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('an import changes the answer and its ETag (the server serves it after a restart)', async () => {
+    const dbPath = privateDb();
+    const first = await startTestServer({ dbPath });
+    const before = await getJson(first, '/api/resorts?country=AT&limit=200');
+    await first.close();
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/import.ts', path.join(ROOT, 'test', 'fixtures', 'openskimap', 'ski_areas.geojson')], {
+      cwd: ROOT,
+      env: { ...process.env, DB_PATH: dbPath },
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const second = await startTestServer({ dbPath });
+    try {
+      const after = await getJson(second, '/api/resorts?country=AT&limit=200');
+      expect(after.body.total).toBeGreaterThan(before.body.total);
+      expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
+    } finally {
+      await second.close();
+    }
+  });
+});
