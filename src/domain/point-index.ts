@@ -59,6 +59,11 @@ export class PointIndex<T extends Located> {
    * `excludeKey` leaves the center itself out of its own neighbourhood.
    */
   nearby(lat: number, lng: number, radiusMiles: number, limit: number, excludeKey?: string): Near<T>[] {
+    return this.nearbyAs(lat, lng, radiusMiles, limit, excludeKey, (item, distanceMiles) => ({ item, distanceMiles }));
+  }
+
+  /** The same, each result built by `make` (one object per result, not two). */
+  nearbyAs<R>(lat: number, lng: number, radiusMiles: number, limit: number, excludeKey: string | undefined, make: (item: T, distanceMiles: number) => R): R[] {
     const skip = excludeKey === undefined ? -1 : this.find(excludeKey);
     // geokdbush's Earth is a hair smaller than ours; widen its radius and cut exactly below.
     const ids = around(this.index, lng, lat, limit, radiusMiles * KM_PER_MILE * 1.0001 + 0.001, (id) => id !== skip);
@@ -73,12 +78,18 @@ export class PointIndex<T extends Located> {
     // `a` grows with distance: order by it, exact ties by key, and stop at the radius.
     hits.sort((x, y) => x.a - y.a || (this.keys[x.id]! < this.keys[y.id]! ? -1 : 1));
     const maxA = Math.sin(Math.min(Math.PI, radiusMiles / EARTH_RADIUS_MILES) / 2) ** 2;
-    const out: Near<T>[] = [];
+    const out: R[] = [];
     for (const { id, a } of hits) {
       if (a > maxA) break;
-      out.push({ item: this.items[id]!, distanceMiles: roundMiles(2 * EARTH_RADIUS_MILES * Math.asin(Math.min(1, Math.sqrt(a)))) });
+      out.push(make(this.items[id]!, roundMiles(2 * EARTH_RADIUS_MILES * Math.asin(Math.min(1, Math.sqrt(a))))));
     }
     return out;
+  }
+
+  /** The item with this key, if there is one. */
+  get(key: string): T | undefined {
+    const i = this.find(key);
+    return i === -1 ? undefined : this.items[i];
   }
 
   /** The position of a key, or -1. */

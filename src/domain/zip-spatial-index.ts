@@ -26,9 +26,14 @@ export class ZipSpatialIndex {
     return this.index.size;
   }
 
+  /** A ZIP's centroid and place, from memory. */
+  point(zip: string): ZipPoint | undefined {
+    return this.index.get(zip);
+  }
+
   /** ZIPs within the radius, nearest first; `excludeZip` leaves the center ZIP out. */
   nearby(lat: number, lng: number, radiusMiles: number, limit: number, excludeZip?: string): NearbyZip[] {
-    return this.index.nearby(lat, lng, radiusMiles, limit, excludeZip).map(({ item: p, distanceMiles }) => ({
+    return this.index.nearbyAs(lat, lng, radiusMiles, limit, excludeZip, (p, distanceMiles) => ({
       zip: p.zip, city: p.city, stateCode: p.stateCode, county: p.county, lat: p.lat, lng: p.lng, distanceMiles,
     }));
   }

@@ -16,9 +16,10 @@ export function withDeadline<T>(work: Promise<T>, ms: number, controller?: Abort
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
-interface Tracked {
+/** A request with a deadline: when it is past `due` and still in the set, `timeOut()` is called. */
+export interface Tracked {
   due: number;
-  expire: () => void;
+  timeOut(): void;
 }
 
 /**
@@ -38,11 +39,14 @@ export class Deadlines {
     this.timer.unref();
   }
 
-  /** Watches one request; call the returned function when it is done. */
-  track(expire: () => void): () => void {
-    const t = { due: this.now() + this.ms, expire };
+  /** Watches one request from now; `done` when it has answered. */
+  track(t: Tracked): void {
+    t.due = this.now() + this.ms;
     this.inFlight.add(t);
-    return () => this.inFlight.delete(t);
+  }
+
+  done(t: Tracked): void {
+    this.inFlight.delete(t);
   }
 
   private sweep(): void {
@@ -50,7 +54,7 @@ export class Deadlines {
     for (const t of this.inFlight) {
       if (t.due > now) continue;
       this.inFlight.delete(t);
-      t.expire();
+      t.timeOut();
     }
   }
 

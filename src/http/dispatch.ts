@@ -78,17 +78,25 @@ export function createDispatcher({ guard, handlers, deadlines, corsOrigins, logg
         logger.info({ reqId: requestId, method: req.method, url: rawUrl, status: res.statusCode, ms: +(performance.now() - t0).toFixed(2), keyId: ex.keyId ?? undefined, cost: ex.cost || undefined }, 'request');
       });
     }
-    // Past the deadline without an answer, the request's work is aborted and the client gets 503
-    // (a late answer is dropped). A stream that has started (SSE) is not cut.
-    const untrack = deadlines.track(() => {
-      if (ex.answered) return;
-      ex.expire();
-      logger.warn({ reqId: requestId, url: rawUrl, ms: deadlines.ms }, 'request deadline passed');
-      sendProblem(ex, { status: 503, code: 'TIMEOUT', detail: `The request took longer than the ${deadlines.ms} ms execution limit.`, headers: ['retry-after', '1'] });
-    });
-    route(ex).then(untrack, (err) => {
-      untrack();
-      fail(ex, err);
-    });
+    ex.onTimeOut = timeOut;
+    deadlines.track(ex);
+    route(ex).then(
+      () => deadlines.done(ex),
+      (err) => {
+        deadlines.done(ex);
+        fail(ex, err);
+      },
+    );
   };
+
+  /**
+   * Past the deadline without an answer, the request's work is aborted and the client gets 503
+   * (a late answer is dropped). A stream that has started (SSE) is not cut.
+   */
+  function timeOut(ex: Exchange): void {
+    if (ex.answered) return;
+    ex.expire();
+    logger.warn({ reqId: ex.requestId, url: ex.url, ms: deadlines.ms }, 'request deadline passed');
+    sendProblem(ex, { status: 503, code: 'TIMEOUT', detail: `The request took longer than the ${deadlines.ms} ms execution limit.`, headers: ['retry-after', '1'] });
+  }
 }

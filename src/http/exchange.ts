@@ -13,6 +13,10 @@ export class Exchange {
   keyId: number | null = null;
   /** What the request cost (GraphQL complexity units), for the log and the cost budget. */
   cost = 0;
+  /** When the request's deadline passes (set by Deadlines). */
+  due = 0;
+  /** What to do when the deadline passes (the dispatcher's answer: abort and 503). */
+  onTimeOut: (ex: Exchange) => void = expireOnly;
   private controller?: AbortController;
   private expired = false;
 
@@ -44,6 +48,11 @@ export class Exchange {
       else this.res.once('close', () => this.res.writableFinished || this.controller!.abort());
     }
     return this.controller.signal;
+  }
+
+  /** Called by Deadlines when the deadline has passed. */
+  timeOut(): void {
+    this.onTimeOut(this);
   }
 
   /** The deadline passed: stop what was started for this request. */
@@ -82,3 +91,5 @@ export class Exchange {
     for (let i = 0; i < all.length; i += 2) this.res.setHeader(all[i]!, all[i + 1]!);
   }
 }
+
+const expireOnly = (ex: Exchange) => ex.expire();

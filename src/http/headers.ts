@@ -7,15 +7,19 @@ const SECURITY = [
   'x-content-type-options', 'nosniff',
   'x-frame-options', 'DENY',
   'referrer-policy', 'no-referrer',
-  'cross-origin-opener-policy', 'same-origin',
 ] as const;
 
 /** API answers: JSON, nothing to frame, run or load. */
 export const API_HEADERS: readonly string[] = [...SECURITY, 'content-security-policy', "default-src 'none'; frame-ancestors 'none'"];
 
-/** Pages (GraphiQL, the docs, the index) run their own bundled scripts and styles, nothing from elsewhere. */
+/**
+ * Pages (GraphiQL, the docs, the index) run their own bundled scripts and styles, nothing from
+ * elsewhere, and open in a browsing context of their own (the opener policy only means anything
+ * for documents, so JSON answers do without it).
+ */
 export const PAGE_HEADERS: readonly string[] = [
   ...SECURITY,
+  'cross-origin-opener-policy', 'same-origin',
   'content-security-policy',
   "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; frame-ancestors 'none'",
 ];

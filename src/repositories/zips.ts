@@ -1,5 +1,6 @@
 import type { Db } from '../db/open.js';
 import { ZIPS } from '../db/tables.js';
+import { intern } from '../intern.js';
 import type { ZipPoint } from '../domain/zip-spatial-index.js';
 
 export interface ZipRecord {
@@ -111,6 +112,6 @@ export class ZipRepository {
 
   /** Everything the in-memory spatial index needs, read once at start-up (as arrays: half the time of objects). */
   allPoints(): ZipPoint[] {
-    return this.pointsStmt.all().map(([zip, city, stateCode, county, lat, lng]) => ({ zip, city, stateCode, county, lat, lng }));
+    return this.pointsStmt.all().map(([zip, city, stateCode, county, lat, lng]) => ({ zip, city: intern(city), stateCode: intern(stateCode), county: intern(county), lat, lng }));
   }
 }

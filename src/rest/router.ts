@@ -13,6 +13,7 @@ interface MountedRoute {
   route: RestRoute;
   segments: string[];
   allow: string;
+  methods: ReadonlySet<string>;
   /** Parsed, validated and compiled on first use (or by warm()). */
   compiled?: { document: DocumentNode; query: CompiledQuery };
 }
@@ -40,7 +41,8 @@ export function createRestRouter({ schema, routes, costOf, cache, versionOf, mak
     const segments = route.path.split('/').slice(1);
     const method = route.method ?? 'GET';
     const list = bySegmentCount.get(segments.length) ?? [];
-    list.push({ route, segments, allow: method === 'GET' ? 'GET, HEAD' : method });
+    const methods = method === 'GET' ? ['GET', 'HEAD'] : [method];
+    list.push({ route, segments, allow: methods.join(', '), methods: new Set(methods) });
     bySegmentCount.set(segments.length, list);
   }
 
@@ -75,9 +77,9 @@ export function createRestRouter({ schema, routes, costOf, cache, versionOf, mak
   async function handle(ex: Exchange): Promise<boolean> {
     const found = match(ex.path);
     if (!found) return false;
-    const { route, allow } = found.compiled;
+    const { route, allow, methods } = found.compiled;
     const method = ex.req.method ?? '';
-    if (!allow.split(', ').includes(method)) {
+    if (!methods.has(method)) {
       sendProblem(ex, { status: 405, code: 'METHOD_NOT_ALLOWED', detail: `${method} is not allowed here; use ${allow}`, headers: ['allow', allow] });
       return true;
     }

@@ -2,6 +2,7 @@ import { snowReport, type LiftStatus, type SnowReport, type TrailState } from '.
 import { liftTypeFromName } from '../domain/inventory.js';
 import type { LiftFacts, ResortFacts, TrailFacts } from '../domain/resort.js';
 import type { DailyWeather } from '../domain/weather/daily.js';
+import { intern } from '../intern.js';
 
 export interface SnapshotDay extends DailyWeather {
   source: string;
@@ -61,7 +62,17 @@ export function buildSnapshot<R extends ResortFacts>({ resort, days, trails, lif
           source: x.source as 'liftie',
           status: x.status,
         }))
-      : lifts.map((lift, j) => ({ ...lift, status: liftStates[j]! }));
+      : lifts.map((l, j) => ({
+          id: l.id,
+          resortId: resort.id,
+          name: l.name,
+          type: l.type,
+          seats: l.seats,
+          capacityPerHour: l.capacityPerHour,
+          openThreshold: l.openThreshold,
+          source: intern(l.source) as LiftFacts['source'],
+          status: liftStates[j]!,
+        }));
   return {
     resort,
     today,
@@ -69,7 +80,21 @@ export function buildSnapshot<R extends ResortFacts>({ resort, days, trails, lif
     days,
     source: days.find((x) => x.date === today)?.source ?? 'none',
     report: { ...report, openLifts: served.filter((x) => x.status === 'OPEN').length, totalLifts: served.length },
-    trails: trails.map((trail, j) => ({ ...trail, ...trailStates[j]! })),
+    // Literals of one shape, not spreads of driver rows: spreads of rows this wide gave every
+    // trail its own hidden class (10 MB of V8 maps and descriptors for 241 resorts).
+    trails: trails.map((t, j) => ({
+      id: t.id,
+      resortId: resort.id,
+      name: t.name,
+      difficulty: intern(t.difficulty) as TrailFacts['difficulty'],
+      rating: intern(t.rating),
+      lengthM: t.lengthM,
+      openThreshold: t.openThreshold,
+      groomThreshold: t.groomThreshold,
+      source: intern(t.source) as TrailFacts['source'],
+      status: trailStates[j]!.status,
+      grooming: trailStates[j]!.grooming,
+    })),
     lifts: served,
     memo: new Map(),
   };

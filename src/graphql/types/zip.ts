@@ -26,7 +26,7 @@ export async function loadZip(ctx: GraphQLContext, zip: string): Promise<ZipReco
   return record;
 }
 
-function nearbyOf(ctx: GraphQLContext, center: ZipRecord, radiusMiles: number, limit: number): NearbyZip[] {
+function nearbyOf(ctx: GraphQLContext, center: Pick<ZipRecord, 'zip' | 'lat' | 'lng'>, radiusMiles: number, limit: number): NearbyZip[] {
   return ctx.zipIndex.get().nearby(center.lat, center.lng, radiusMiles, limit, center.zip);
 }
 
@@ -110,13 +110,16 @@ builder.queryFields((t) => ({
       radiusMiles: t.arg.float({ description: radiusDoc }),
       limit: t.arg.int({ description: limitDoc }),
     },
-    resolve: async (_root, args, ctx) => {
+    resolve: (_root, args, ctx) => {
       const { zip, radiusMiles, limit } = validate(NearbyParams, args, ctx);
-      const center = await loadZip(ctx, zip);
+      // The center comes from the spatial index, which holds every ZIP's centroid: no SQL.
+      const index = ctx.zipIndex.get();
+      const center = index.point(zip);
+      if (!center) throw new NotFoundError('ZIP code', 'zip', zip);
       return {
         center: { zip: center.zip, lat: center.lat, lng: center.lng },
         radiusMiles,
-        results: nearbyOf(ctx, center, radiusMiles, limit),
+        results: index.nearby(center.lat, center.lng, radiusMiles, limit, center.zip),
       };
     },
   }),
