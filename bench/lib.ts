@@ -26,6 +26,17 @@ export function memoryMiB(pid: number): { rss: number; peak: number } {
   return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
 }
 
+/**
+ * Builds dist/ now (as npm start would), so the servers a bench starts all run this build even if
+ * src/ changes meanwhile (GATEWAY_NO_REBUILD tells scripts/start.mjs not to rebuild).
+ */
+export async function buildOnce(): Promise<void> {
+  // @ts-expect-error: a plain ESM script without types.
+  const { buildDist } = (await import('../scripts/build.mjs')) as { buildDist: () => Promise<void> };
+  await buildDist();
+  process.env.GATEWAY_NO_REBUILD = '1';
+}
+
 /** How `npm start` runs the server (its node arguments, from package.json), without npm in between. */
 export function serverCommand(): string[] {
   const start = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;

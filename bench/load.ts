@@ -8,12 +8,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { memoryMiB, serverCommand, startServer } from './lib.js';
+import { buildOnce, memoryMiB, serverCommand, startServer } from './lib.js';
 
 const seconds = Number(process.env.LOAD_SECONDS ?? 30);
 const connections = Number(process.env.LOAD_CONNECTIONS ?? 50);
 const KEY = 'szg_load_test_key';
 
+await buildOnce();
 const dir = mkdtempSync(path.join(tmpdir(), 'gateway-load-'));
 const server = await startServer(
   serverCommand(),

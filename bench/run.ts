@@ -10,7 +10,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { buildDatabase } from '../src/db/build.js';
-import { cpuSeconds, median, memoryMiB, serverCommand, shuffled, startServer, type ServerProcess } from './lib.js';
+import { buildOnce, cpuSeconds, median, memoryMiB, serverCommand, shuffled, startServer, type ServerProcess } from './lib.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 // BENCH_QUICK=1 skips stock Yoga and the cache-off row (while iterating; the table needs them).
@@ -18,6 +18,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 10;
 const KEY = 'szg_bench_key';
 
+await buildOnce();
 const dir = mkdtempSync(path.join(tmpdir(), 'gateway-bench-'));
 const dbPath = path.join(dir, 'bench.sqlite');
 buildDatabase(dbPath);

@@ -21,13 +21,14 @@ import { loadLiftieIds } from './sync/liftie-ids.js';
 import { schema } from './graphql/schema.js';
 import { contextFactory, type Services } from './graphql/context.js';
 import { createCostAnalysis } from './graphql/cost.js';
-import { createGraphQLPlugins } from './graphql/plugins.js';
+import { createFinalizer, createGraphQLPlugins } from './graphql/plugins.js';
 import { SnapshotStore } from './snapshots/store.js';
 import { hourOf } from './snapshots/snapshot.js';
 import { createRestRouter } from './rest/router.js';
 import { routes } from './rest/routes.js';
 import type { Freshness } from './rest/route.js';
 import { AuthGuard } from './auth/guard.js';
+import { CostBudget } from './auth/cost-budget.js';
 import { UsageCounter } from './auth/usage-counter.js';
 import { KeyRepository } from './repositories/keys.js';
 import { registerEnvKeys } from './auth/env-keys.js';
@@ -36,6 +37,8 @@ import { createDispatcher } from './http/dispatch.js';
 import { Deadlines } from './http/deadline.js';
 import { ResponseCache } from './http/response-cache.js';
 import { rawProblemResponse } from './http/problem.js';
+import { limitConnections } from './http/connections.js';
+import { createPages } from './http/pages.js';
 
 export interface AppOptions {
   config: Config;
@@ -53,7 +56,13 @@ export interface RunningApp {
   statementCount: () => number;
   /** Resolves once today's weather window is stored (the server answers before that too). */
   ready: () => Promise<void>;
-  close: () => Promise<void>;
+  /** Open client connections now. */
+  openConnections: () => number;
+  /**
+   * Stops accepting, lets requests in flight finish for up to `graceMs`, then closes every
+   * connection (a request still running is cut), stops background work and closes the database.
+   */
+  close: (graceMs?: number) => Promise<void>;
 }
 
 /** Composes the service from its parts and starts listening; every request goes through http/dispatch.ts. */
@@ -88,6 +97,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     now,
     logger,
     concurrency: config.upstream.concurrency,
+    runBudgetMs: config.syncRunBudgetMs,
     onPublished: () => {
       repos.weather.changed();
       repos.inventory.version++;
@@ -109,6 +119,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     snapshots: new SnapshotStore(),
     history: new HistoryService(providers.history),
     sync,
+    costBudget: new CostBudget(config.costBudget.budget, config.costBudget.windowSeconds),
     logger,
     now,
   };
@@ -130,9 +141,10 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     schema,
     routes,
     costOf,
+    costBudget: services.costBudget,
     cache: new ResponseCache(config.responseCacheBytes),
     versionOf,
-    makeContext: (ex, argsValidated) => newContext(ex.requestId, { abort: ex, argsValidated }),
+    makeContext: (ex, argsValidated) => newContext(ex, { argsValidated }),
   });
   const dispatch = createDispatcher({
     guard,
@@ -140,15 +152,15 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     corsOrigins: config.corsOrigins,
     logger,
     handlers: {
-      graphql: createGraphQLHandler(schema, plugins, services, config, (ex) => newContext(ex.requestId, { abort: ex })),
+      pages: createPages(),
+      graphql: createGraphQLHandler(schema, plugins, createFinalizer({ hideSuggestions: !config.introspection }), services, config, (ex) => newContext(ex)),
       rest: rest.handle,
     },
   });
 
-  const server: Server = createServer(dispatch);
-  // Slow or stuck clients must not hold sockets forever.
-  server.requestTimeout = 30_000;
-  server.headersTimeout = 15_000;
+  // Time-outs are checked every second (node's default is 30 s, which let a slowloris live 39 s).
+  const server: Server = createServer({ connectionsCheckingInterval: 1000 }, dispatch);
+  const connections = limitConnections(server, config.connections, logger);
   // Requests node:http cannot parse (oversized headers or URL, broken syntax) never reach a
   // handler: answer them as problem+json too, instead of node's bare status line.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
@@ -184,11 +196,16 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     logger,
     statementCount: () => statements,
     ready: () => Promise.all([weatherWindow.ensureCurrent(), warming]).then(() => {}),
-    close: async () => {
+    openConnections: () => connections.open(),
+    close: async (graceMs = 0) => {
       weatherWindow.stop();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+      clearTimeout(timer);
       server.closeAllConnections();
+      await closed;
       deadlines.close();
       await sync.stop();
       usage.close();

@@ -16,19 +16,30 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   AUTH: onOff.default(true),
   API_KEYS: list.default([]),
+  API_ADMIN_KEYS: list.default([]),
   API_KEYS_QUOTA: z.coerce.number().int().min(0).default(10_000),
   API_KEYS_RATE: z.coerce.number().int().min(1).default(25),
   CORS_ORIGINS: list.default(['*']),
-  GRAPHQL_INTROSPECTION: onOff.default(true),
+  GRAPHQL_INTROSPECTION: onOff.optional(),
+  NODE_ENV: z.string().default('development'),
+  MAX_CONNECTIONS: z.coerce.number().int().min(2).default(4096),
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(100_000),
   EXECUTION_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  COST_BUDGET: z.coerce.number().int().min(1000).default(500_000),
+  COST_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   RESPONSE_CACHE_MB: z.coerce.number().min(0).max(4096).default(16),
   PROVIDER: z.enum(['simulated', 'open-meteo']).default('simulated'),
   OPEN_METEO_FORECAST_URL: z.url().default('https://api.open-meteo.com/v1/forecast'),
   OPEN_METEO_ARCHIVE_URL: z.url().default('https://archive-api.open-meteo.com/v1/archive'),
   LIFTIE: onOff.default(false),
   LIFTIE_URL: z.url().default('https://liftie.info/api/resort'),
-  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(50).default(10_000),
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(50).default(4_000),
+  UPSTREAM_MAX_BYTES: z.coerce.number().int().min(1024).default(8 * 1024 * 1024),
+  SYNC_RUN_BUDGET_MS: z.coerce.number().int().min(1000).default(300_000),
   UPSTREAM_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
   UPSTREAM_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(4),
   UPSTREAM_BREAKER_RESET_MS: z.coerce.number().int().min(10).default(30_000),
@@ -46,14 +57,21 @@ export interface Config {
   auth: boolean;
   /** Keys added at start (development and tests), with their monthly quota and per-second rate. */
   apiKeys: string[];
+  /** Keys added at start with the admin scope (may start sync runs). */
+  apiAdminKeys: string[];
   apiKeysQuota: number;
   apiKeysRate: number;
   /** Allowed browser origins; ["*"] allows any (no cookies are used, keys travel in a header). */
   corsOrigins: string[];
-  /** Introspection and "did you mean" suggestions; turn off in production. */
+  /** Introspection and "did you mean" suggestions; off by default when NODE_ENV=production. */
   introspection: boolean;
   maxBodyBytes: number;
+  connections: { maxConnections: number; headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
+  /** On SIGTERM: how long requests in flight may finish before every connection is closed. */
+  shutdownGraceMs: number;
   executionTimeoutMs: number;
+  /** Cost units (GraphQL complexity) each key may spend per window, on top of its request rate. */
+  costBudget: { budget: number; windowSeconds: number };
   /** Bytes of serialized GET answers kept (0 turns the response cache off). */
   responseCacheBytes: number;
   /** Where conditions and history come from: the offline generator or Open-Meteo. */
@@ -61,7 +79,9 @@ export interface Config {
   openMeteo: { forecast: string; archive: string };
   /** Live lift status from Liftie for resorts that map to a Liftie id. */
   liftie: { enabled: boolean; url: string };
-  upstream: { timeoutMs: number; retries: number; concurrency: number; backoffMs: number; resetTimeoutMs: number };
+  upstream: { timeoutMs: number; retries: number; concurrency: number; backoffMs: number; resetTimeoutMs: number; maxBytes: number };
+  /** The longest a sync run may take; what is not fetched by then counts as failed. */
+  syncRunBudgetMs: number;
   /** Minutes between scheduled sync runs; 0 turns the schedule off. */
   syncIntervalMinutes: number;
 }
@@ -81,17 +101,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     countStatements: false,
     auth: e.AUTH,
     apiKeys: e.API_KEYS,
+    apiAdminKeys: e.API_ADMIN_KEYS,
     apiKeysQuota: e.API_KEYS_QUOTA,
     apiKeysRate: e.API_KEYS_RATE,
     corsOrigins: e.CORS_ORIGINS,
-    introspection: e.GRAPHQL_INTROSPECTION,
+    // Off by default in production: introspection and suggestions describe the schema to anyone.
+    introspection: e.GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== 'production',
     maxBodyBytes: e.MAX_BODY_BYTES,
+    connections: { maxConnections: e.MAX_CONNECTIONS, headersTimeoutMs: e.HEADERS_TIMEOUT_MS, requestTimeoutMs: e.REQUEST_TIMEOUT_MS, keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS },
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     executionTimeoutMs: e.EXECUTION_TIMEOUT_MS,
     responseCacheBytes: Math.round(e.RESPONSE_CACHE_MB * 1024 * 1024),
+    costBudget: { budget: e.COST_BUDGET, windowSeconds: e.COST_WINDOW_SECONDS },
     provider: e.PROVIDER,
     openMeteo: { forecast: e.OPEN_METEO_FORECAST_URL, archive: e.OPEN_METEO_ARCHIVE_URL },
     liftie: { enabled: e.LIFTIE, url: e.LIFTIE_URL },
-    upstream: { timeoutMs: e.UPSTREAM_TIMEOUT_MS, retries: e.UPSTREAM_RETRIES, concurrency: e.UPSTREAM_CONCURRENCY, backoffMs: 500, resetTimeoutMs: e.UPSTREAM_BREAKER_RESET_MS },
+    upstream: { timeoutMs: e.UPSTREAM_TIMEOUT_MS, retries: e.UPSTREAM_RETRIES, concurrency: e.UPSTREAM_CONCURRENCY, backoffMs: 500, resetTimeoutMs: e.UPSTREAM_BREAKER_RESET_MS, maxBytes: e.UPSTREAM_MAX_BYTES },
+    syncRunBudgetMs: e.SYNC_RUN_BUDGET_MS,
     syncIntervalMinutes: e.SYNC_INTERVAL_MINUTES,
   };
 }

@@ -36,3 +36,12 @@ export class UpstreamFailedError extends GraphQLError {
     });
   }
 }
+
+/** The request's deadline passed before its work was done: 503, try again. */
+export class TimeoutError extends GraphQLError {
+  constructor(ms?: number) {
+    super(ms ? `The request took longer than the ${ms} ms execution limit.` : 'The request ran out of time.', {
+      extensions: { code: 'TIMEOUT', status: 503 },
+    });
+  }
+}

@@ -2,9 +2,13 @@ import type { Config } from '../config.js';
 import type { KeyRepository } from '../repositories/keys.js';
 import { hashApiKey } from './api-key.js';
 
-/** Keys from API_KEYS (development and tests) are added at start; their limits follow the environment. */
+/**
+ * Keys from API_KEYS and API_ADMIN_KEYS (development and tests) are added at start; their limits
+ * and scopes follow the environment. A key in API_ADMIN_KEYS (or in both lists) is an admin.
+ */
 export function registerEnvKeys(keys: KeyRepository, config: Config, now: () => Date): void {
-  for (const key of config.apiKeys) {
+  const admins = new Set(config.apiAdminKeys);
+  for (const key of new Set([...config.apiKeys, ...config.apiAdminKeys])) {
     const hash = hashApiKey(key);
     keys.upsertLimits({
       name: `env-${hash.slice(0, 12)}`,
@@ -13,6 +17,7 @@ export function registerEnvKeys(keys: KeyRepository, config: Config, now: () => 
       createdAt: now().toISOString(),
       monthlyQuota: config.apiKeysQuota,
       ratePerSecond: config.apiKeysRate,
+      scopes: admins.has(key) ? 'admin' : '',
     });
   }
 }

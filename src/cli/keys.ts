@@ -5,11 +5,12 @@ import { openDatabase } from '../db/open.js';
 import { KeyRepository } from '../repositories/keys.js';
 import { generateApiKey, hashApiKey } from '../auth/api-key.js';
 import { monthOf } from '../auth/guard.js';
+import { KNOWN_SCOPES } from '../auth/scopes.js';
 
 const USAGE = `npm run keys -- <command>
 
-  create --name NAME [--plan free] [--quota 10000] [--rate 25]
-         prints the new key once; only its SHA-256 is stored
+  create --name NAME [--plan free] [--quota 10000] [--rate 25] [--scope admin]
+         prints the new key once; only its SHA-256 is stored. --scope admin may start sync runs
   list   every key with its plan, limits, state and this month's requests
   revoke NAME|ID`;
 
@@ -27,6 +28,7 @@ function parse() {
         plan: { type: 'string', default: 'free' },
         quota: { type: 'string', default: '10000' },
         rate: { type: 'string', default: '25' },
+        scope: { type: 'string', multiple: true, default: [] },
       },
     });
   } catch (err) {
@@ -49,13 +51,15 @@ switch (positionals[0]) {
     const rate = Number(values.rate);
     if (!Number.isInteger(quota) || quota < 0) fail('--quota must be a whole number >= 0');
     if (!Number.isInteger(rate) || rate < 1) fail('--rate must be a whole number >= 1');
+    const scopes = values.scope ?? [];
+    for (const s of scopes) if (!KNOWN_SCOPES.includes(s)) fail(`unknown scope ${s}; known: ${KNOWN_SCOPES.join(', ')}`);
     const key = generateApiKey();
     try {
-      keys.create({ name: values.name, plan: values.plan!, keyHash: hashApiKey(key), createdAt: now.toISOString(), monthlyQuota: quota, ratePerSecond: rate });
+      keys.create({ name: values.name, plan: values.plan!, keyHash: hashApiKey(key), createdAt: now.toISOString(), monthlyQuota: quota, ratePerSecond: rate, scopes: scopes.join(' ') });
     } catch (err) {
       fail(`could not create the key: ${(err as Error).message}`);
     }
-    console.log(`created key "${values.name}" (plan ${values.plan}, ${quota} requests/month, ${rate}/s)`);
+    console.log(`created key "${values.name}" (plan ${values.plan}, ${quota} requests/month, ${rate}/s${scopes.length ? `, scopes: ${scopes.join(' ')}` : ''})`);
     console.log(`\n  ${key}\n\nStore it now: it is not shown again. Send it as the x-api-key header.`);
     break;
   }
@@ -64,7 +68,7 @@ switch (positionals[0]) {
     if (rows.length === 0) console.log('no keys');
     for (const k of rows) {
       const state = k.revokedAt ? `revoked ${k.revokedAt}` : 'active';
-      console.log(`${String(k.id).padStart(4)}  ${k.name.padEnd(24)} ${k.plan.padEnd(12)} ${String(k.requests).padStart(8)}/${k.monthlyQuota} this month  ${k.ratePerSecond}/s  ${state}  created ${k.createdAt}`);
+      console.log(`${String(k.id).padStart(4)}  ${k.name.padEnd(24)} ${k.plan.padEnd(12)} ${String(k.requests).padStart(8)}/${k.monthlyQuota} this month  ${k.ratePerSecond}/s  ${state}  ${k.scopes ? `scopes: ${k.scopes}  ` : ''}created ${k.createdAt}`);
     }
     break;
   }

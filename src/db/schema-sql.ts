@@ -2,7 +2,7 @@
  * The database schema. Bump SCHEMA_VERSION with any change here: a database built with another
  * version is rebuilt (atomically) at the next start, so nobody runs on a stale layout.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Daily weather columns, shared by the served table and a sync run's staging table. */
 const DAILY_WEATHER_COLUMNS = `
@@ -131,7 +131,9 @@ CREATE TABLE api_keys (
   created_at          TEXT NOT NULL,
   revoked_at          TEXT,
   monthly_quota       INTEGER NOT NULL,
-  rate_per_second     INTEGER NOT NULL
+  rate_per_second     INTEGER NOT NULL,
+  -- Space-separated scopes beyond reading: 'admin' may start sync runs (and anything else that writes).
+  scopes              TEXT NOT NULL DEFAULT ''
 ) STRICT;
 
 CREATE TABLE key_usage (

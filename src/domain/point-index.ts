@@ -32,7 +32,7 @@ export class PointIndex<T extends Located> {
 
   constructor(
     private readonly items: readonly T[],
-    private readonly keyOf: (item: T) => string,
+    keyOf: (item: T) => string,
   ) {
     const n = items.length;
     this.index = new KDBush(Math.max(n, 1));

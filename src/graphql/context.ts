@@ -8,6 +8,7 @@ import type { WeatherWindow } from '../weather/window.js';
 import type { SnapshotStore } from '../snapshots/store.js';
 import type { HistoryService } from '../history/service.js';
 import type { SyncRunner } from '../sync/runner.js';
+import type { CostBudget } from '../auth/cost-budget.js';
 import { RequestLoaders, type Loaders } from './loaders.js';
 
 /** What lives for the whole process and is shared by every request. */
@@ -21,6 +22,8 @@ export interface Services {
   snapshots: SnapshotStore;
   history: HistoryService;
   sync: SyncRunner;
+  /** Each key's cost budget per window. */
+  costBudget: CostBudget;
   logger: Logger;
   /** Injected so anything time-dependent is reproducible in tests. */
   now: () => Date;
@@ -42,11 +45,24 @@ export interface GraphQLContext extends Services {
   argsValidated: boolean;
   /** What the operation costs, once the cost analysis has run. */
   cost?: number;
+  /** The key's scopes (space-separated; 'admin' may start sync runs). */
+  readonly scopes: string;
+  /** The key's id, for its cost budget (null with AUTH=off). */
+  readonly keyId: number | null;
+  /** When the request's deadline passes (performance.now() time), for upstream calls to fit inside it. */
+  readonly deadline: number;
+}
+
+/** The request a context serves (the dispatcher's Exchange). */
+export interface RequestInfo {
+  readonly requestId: string;
+  readonly signal: AbortSignal;
+  readonly scopes: string;
+  readonly keyId: number | null;
+  readonly due: number;
 }
 
 export interface ContextOptions {
-  /** Where the request's abort signal comes from (the exchange makes it on first use). */
-  abort?: { readonly signal: AbortSignal };
   argsValidated?: boolean;
 }
 
@@ -55,7 +71,7 @@ export interface ContextOptions {
  * carries the services, so creating one copies nothing; loaders and the child logger are made
  * only when a resolver asks for them.
  */
-export function contextFactory(services: Services): (requestId: string, options?: ContextOptions) => GraphQLContext {
+export function contextFactory(services: Services): (request: RequestInfo, options?: ContextOptions) => GraphQLContext {
   const proto = Object.create(services, {
     loaders: {
       get(this: { _loaders?: Loaders }) {
@@ -68,15 +84,30 @@ export function contextFactory(services: Services): (requestId: string, options?
       },
     },
     signal: {
-      get(this: { _abort?: { readonly signal: AbortSignal } }) {
-        return this._abort?.signal;
+      get(this: { _request: RequestInfo }) {
+        return this._request.signal;
+      },
+    },
+    scopes: {
+      get(this: { _request: RequestInfo }) {
+        return this._request.scopes;
+      },
+    },
+    keyId: {
+      get(this: { _request: RequestInfo }) {
+        return this._request.keyId;
+      },
+    },
+    deadline: {
+      get(this: { _request: RequestInfo }) {
+        return this._request.due;
       },
     },
   });
-  return (requestId, options = {}) => {
-    const ctx = Object.create(proto) as GraphQLContext & { _abort?: ContextOptions['abort'] };
-    ctx.requestId = requestId;
-    ctx._abort = options.abort;
+  return (request, options = {}) => {
+    const ctx = Object.create(proto) as GraphQLContext & { _request: RequestInfo };
+    ctx.requestId = request.requestId;
+    ctx._request = request;
     ctx.argsValidated = options.argsValidated ?? false;
     return ctx;
   };
@@ -93,6 +124,9 @@ export function plainContext(services: Services, ctx: GraphQLContext): GraphQLCo
     argsValidated: false,
     loaders: new RequestLoaders(services),
     logger: ctx.logger,
+    scopes: ctx.scopes,
+    keyId: ctx.keyId,
+    deadline: ctx.deadline,
     get signal() {
       return ctx.signal;
     },

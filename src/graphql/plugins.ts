@@ -70,14 +70,18 @@ function keepFirst<V extends object>(max: number) {
   };
 }
 
-/** Refuses an operation over the cost limits before anything runs; records the cost on the context. */
+/**
+ * Refuses an operation over the cost limits before anything runs, then charges its cost to the
+ * key's budget (429 RATE_LIMITED when it does not fit); records the cost on the context.
+ */
 function useCost(costOf: GraphQLPluginOptions['costOf']): Plugin<GraphQLContext> {
   return {
-    onExecute({ args, setResultAndStopExecution }) {
+    async onExecute({ args, setResultAndStopExecution }) {
       const cost = costOf(args.document, args.variableValues);
       if (!cost) return;
-      (args.contextValue as GraphQLContext).cost = cost.complexity;
-      const error = overLimit(cost);
+      const ctx = args.contextValue as GraphQLContext;
+      ctx.cost = cost.complexity;
+      const error = overLimit(cost) ?? (await ctx.costBudget.charge(ctx.keyId, cost.complexity));
       if (error) setResultAndStopExecution({ errors: [error] });
     },
   };
@@ -116,15 +120,33 @@ export function maskError(error: GraphQLError, ctx: GraphQLContext): GraphQLErro
   return new GraphQLError(UNEXPECTED_MESSAGE, { path: error.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } });
 }
 
-/** Every error leaves with a code, and every result with the request id, whichever layer raised it. */
-export function finalizeResult<R extends ExecutionResult>(result: R, requestId: string, codeForUncoded = 'GRAPHQL_VALIDATION_FAILED'): R {
-  const errors = result.errors?.map((e) => (e.extensions?.code !== undefined ? e : withCode(e, e.message === UNEXPECTED_MESSAGE ? 'INTERNAL_SERVER_ERROR' : codeForUncoded)));
-  return { ...result, ...(errors ? { errors } : {}), extensions: { ...result.extensions, requestId } };
+/** What `finalize` does to every result before it is serialized. */
+export type FinalizeResult = <R extends ExecutionResult>(result: R, requestId: string, codeForUncoded?: string) => R;
+
+const SUGGESTION = /\s*Did you mean [^?]*\?/g;
+
+/**
+ * Every error leaves with a code, and every result with the request id, whichever layer raised
+ * it. Internals never leave: no `originalError` extension; and with introspection off, no "Did you
+ * mean …?" hint either (they name fields and enum values the schema does not show).
+ */
+export function createFinalizer(options: { hideSuggestions: boolean }): FinalizeResult {
+  return (result, requestId, codeForUncoded = 'GRAPHQL_VALIDATION_FAILED') => {
+    const errors = result.errors?.map((e) => {
+      const code = e.extensions?.code ?? (e.message === UNEXPECTED_MESSAGE ? 'INTERNAL_SERVER_ERROR' : codeForUncoded);
+      const hinted = options.hideSuggestions && SUGGESTION.test(e.message);
+      SUGGESTION.lastIndex = 0;
+      if (e.extensions?.code !== undefined && !hinted && !('originalError' in (e.extensions ?? {}))) return e;
+      const { originalError: _o, ...extensions } = (e.extensions ?? {}) as Record<string, unknown>;
+      return copyError(e, hinted ? e.message.replace(SUGGESTION, '') : e.message, { ...extensions, code });
+    });
+    return { ...result, ...(errors ? { errors } : {}), extensions: { ...result.extensions, requestId } };
+  };
 }
 
-/** A copy of an error with a code (errors from graphql-jit have read-only extensions). */
-function withCode(e: GraphQLError, code: string): GraphQLError {
-  const out = new GraphQLError(e.message, { path: e.path, originalError: e.originalError, extensions: { ...e.extensions, code } });
+/** A copy of an error with other text or extensions (errors from graphql-jit have read-only extensions). */
+function copyError(e: GraphQLError, message: string, extensions: Record<string, unknown>): GraphQLError {
+  const out = new GraphQLError(message, { path: e.path, originalError: e.originalError, extensions });
   if (e.locations) (out as { locations?: unknown }).locations = e.locations;
   return out;
 }

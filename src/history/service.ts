@@ -2,7 +2,7 @@ import { addDays } from '../domain/dates.js';
 import { averageSeries, deviations, samplePoints, summarize, windowDates, yearsBefore, type Deviation, type HistoryDay, type Measure, type Summary } from '../domain/history.js';
 import type { ResortFacts } from '../domain/resort.js';
 import type { HistoryProvider } from '../providers/provider.js';
-import { UpstreamError } from '../providers/upstream.js';
+import { UpstreamError, type CallBounds } from '../providers/upstream.js';
 
 export interface HistoryParameters {
   days: number;
@@ -35,19 +35,23 @@ export class HistoryService {
     private readonly maxEntries = 500,
   ) {}
 
-  get(resort: ResortFacts, p: HistoryParameters, today: string): Promise<HistoryResult> {
+  /**
+   * The baseline, computed once per resort, parameters and day. A computation is bounded by the
+   * request that started it (its deadline and abort signal); a failed or cancelled one is dropped.
+   */
+  get(resort: ResortFacts, p: HistoryParameters, today: string, bounds: CallBounds = {}): Promise<HistoryResult> {
     const key = `${resort.id}|${p.days}|${p.years}|${p.radiusKm}|${today}`;
     let hit = this.cache.get(key);
     if (!hit) {
       if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value!);
-      hit = this.compute(resort, p, today);
+      hit = this.compute(resort, p, today, bounds);
       this.cache.set(key, hit);
       hit.catch(() => this.cache.delete(key));
     }
     return hit;
   }
 
-  private async compute(resort: ResortFacts, p: HistoryParameters, today: string): Promise<HistoryResult> {
+  private async compute(resort: ResortFacts, p: HistoryParameters, today: string, bounds: CallBounds): Promise<HistoryResult> {
     const points = samplePoints(resort.lat, resort.lng, p.radiusKm);
     const dates = windowDates(today, p.days);
     const from = dates[0]!;
@@ -55,16 +59,16 @@ export class HistoryService {
       // Index-aligned days from `start`; a provider that returns fewer is not to be trusted.
       for (const s of series) {
         if (s.length !== p.days || s[0]?.date !== start) {
-          throw new UpstreamError(this.provider.name, `malformed response: expected ${p.days} days from ${start}, got ${s.length}`);
+          throw new UpstreamError(this.provider.name, 'malformed response', `expected ${p.days} days from ${start}, got ${s.length}`);
         }
       }
       return series;
     };
     const [current, ...past] = await Promise.all([
-      this.provider.history(resort, points, from, today, true).then((s) => aligned(s, from)),
+      this.provider.history(resort, points, from, today, true, bounds).then((s) => aligned(s, from)),
       ...Array.from({ length: p.years }, (_, i) => {
         const start = yearsBefore(from, i + 1);
-        return this.provider.history(resort, points, start, addDays(start, p.days - 1), false).then((s) => aligned(s, start));
+        return this.provider.history(resort, points, start, addDays(start, p.days - 1), false, bounds).then((s) => aligned(s, start));
       }),
     ]);
     const window = averageSeries(current!, dates);

@@ -6,14 +6,16 @@ import { BodyTooLargeError } from './body.js';
 import type { Deadlines } from './deadline.js';
 import { Exchange } from './exchange.js';
 import { sendProblem, type Problem } from './problem.js';
+import { CACHE_NONE } from './headers.js';
 import { corsHeaders, preflight } from './security.js';
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
 const INTERNAL: Problem = { status: 500, code: 'INTERNAL_SERVER_ERROR', detail: 'Unexpected error; it has been logged with this request id.' };
 
 export interface Handlers {
-  /** The GraphiQL page: served without a key. */
-  graphql: { isPage(req: IncomingMessage): boolean; page(ex: Exchange): Promise<void>; handle(ex: Exchange): Promise<void> };
+  /** Pages served without a key (GraphiQL), limited per client address. */
+  pages: { isGraphiQL(ex: Exchange): boolean; graphiql(ex: Exchange): Promise<void> };
+  graphql: { handle(ex: Exchange): Promise<void> };
   /** The REST route table; false when no route matches. */
   rest(ex: Exchange): Promise<boolean>;
 }
@@ -39,12 +41,13 @@ export function createDispatcher({ guard, handlers, deadlines, corsOrigins, logg
     if (req.method === 'OPTIONS') return preflight(ex, corsOrigins);
     const isGraphQL = ex.path === '/graphql';
     // The GraphiQL page itself loads without a key; every request it sends needs one.
-    if (isGraphQL && handlers.graphql.isPage(req)) return handlers.graphql.page(ex);
+    if (isGraphQL && handlers.pages.isGraphiQL(ex)) return handlers.pages.graphiql(ex);
 
     const verdict = guard.check(req.headers['x-api-key']);
     if (!verdict.ok) return sendProblem(ex, verdict.problem);
     ex.headers = ex.headers.length === 0 ? verdict.headers : ex.headers.concat(verdict.headers);
     ex.keyId = verdict.key?.id ?? null;
+    ex.scopes = verdict.key ? verdict.key.scopes : 'admin';
 
     if (isGraphQL) return handlers.graphql.handle(ex);
     if (!(await handlers.rest(ex))) sendProblem(ex, { status: 404, code: 'NOT_FOUND', detail: `No such path: ${ex.path}` });
@@ -97,6 +100,11 @@ export function createDispatcher({ guard, handlers, deadlines, corsOrigins, logg
     if (ex.answered) return;
     ex.expire();
     logger.warn({ reqId: ex.requestId, url: ex.url, ms: deadlines.ms }, 'request deadline passed');
-    sendProblem(ex, { status: 503, code: 'TIMEOUT', detail: `The request took longer than the ${deadlines.ms} ms execution limit.`, headers: ['retry-after', '1'] });
+    const detail = `The request took longer than the ${deadlines.ms} ms execution limit.`;
+    // GraphQL clients get a GraphQL error (code TIMEOUT); REST clients problem+json. Both 503.
+    if (ex.path === '/graphql') {
+      const body = JSON.stringify({ errors: [{ message: detail, extensions: { code: 'TIMEOUT' } }], extensions: { requestId: ex.requestId } });
+      ex.send(503, 'application/json; charset=utf-8', body, ['cache-control', CACHE_NONE, 'retry-after', '1']);
+    } else sendProblem(ex, { status: 503, code: 'TIMEOUT', detail, headers: ['retry-after', '1'] });
   }
 }

@@ -11,6 +11,8 @@ export class Exchange {
   headers: string[] = [];
   /** Set by the key check: whose request this is (null with AUTH=off). */
   keyId: number | null = null;
+  /** The key's scopes; everything with AUTH=off (local development). */
+  scopes = '';
   /** What the request cost (GraphQL complexity units), for the log and the cost budget. */
   cost = 0;
   /** When the request's deadline passes (set by Deadlines). */

@@ -3,10 +3,11 @@ import { GraphQLError, getOperationAST, parse, specifiedRules, subscribe, valida
 import { envelop, useEngine, useSchema } from '@envelop/core';
 import type { Config } from '../config.js';
 import { plainContext, type GraphQLContext, type Services } from '../graphql/context.js';
-import { finalizeResult, type GraphQLPlugin } from '../graphql/plugins.js';
+import type { FinalizeResult, GraphQLPlugin } from '../graphql/plugins.js';
 import { readBody } from './body.js';
+import { CostLimitedError } from '../auth/cost-budget.js';
 import type { Exchange } from './exchange.js';
-import { CACHE_NONE, PAGE_HEADERS } from './headers.js';
+import { CACHE_NONE } from './headers.js';
 
 type MakeContext = (ex: Exchange) => GraphQLContext;
 
@@ -15,15 +16,16 @@ const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 /**
  * /graphql. Plain JSON POSTs, nearly all GraphQL traffic, take the fast path: our body reader,
  * then parse, validate and execute through the shared Envelop plugins, with no Fetch-API layer.
- * Everything else (the GraphiQL page, GET queries, SSE subscriptions, odd bodies) goes to Yoga,
- * loaded on first use, with the same plugins; so limits, masking and codes are the same on both.
+ * Everything else (GET queries, SSE subscriptions, odd bodies) goes to Yoga, loaded on first use,
+ * with the same plugins; so limits, masking and codes are the same on both. (The GraphiQL page
+ * is served by http/pages.ts.)
  */
-export function createGraphQLHandler(schema: GraphQLSchema, plugins: GraphQLPlugin[], services: Services, config: Config, makeContext: MakeContext) {
+export function createGraphQLHandler(schema: GraphQLSchema, plugins: GraphQLPlugin[], finalizeResult: FinalizeResult, services: Services, config: Config, makeContext: MakeContext) {
   const getEnveloped = envelop({
     plugins: [useEngine({ parse, validate, execute, subscribe, specifiedRules }), useSchema(schema), ...plugins],
   });
   let yoga: Promise<YogaHandler> | null = null;
-  const loadYoga = () => (yoga ??= import('./yoga-handler.js').then((m) => m.createYogaHandler(schema, plugins, services.logger)));
+  const loadYoga = () => (yoga ??= import('./yoga-handler.js').then((m) => m.createYogaHandler(schema, plugins, finalizeResult, services.logger)));
 
   async function viaYoga(ex: Exchange, body?: Buffer): Promise<void> {
     const handler = await loadYoga();
@@ -82,18 +84,14 @@ export function createGraphQLHandler(schema: GraphQLSchema, plugins: GraphQLPlug
    */
   function respond(ex: Exchange, result: ExecutionResult, jsonStatus: number, codeForUncoded?: string): void {
     const wantsGraphQLResponse = (ex.req.headers.accept ?? '').includes(GRAPHQL_RESPONSE);
-    const status = wantsGraphQLResponse && result.data === undefined ? 400 : jsonStatus;
+    // Over the key's cost budget is 429 with its RateLimit headers, like any other rate limit.
+    const limited = result.errors?.find((e): e is CostLimitedError => e instanceof CostLimitedError);
+    const status = limited ? 429 : wantsGraphQLResponse && result.data === undefined ? 400 : jsonStatus;
     const body = JSON.stringify(finalizeResult(result, ex.requestId, codeForUncoded));
-    ex.send(status, `${wantsGraphQLResponse ? GRAPHQL_RESPONSE : 'application/json'}; charset=utf-8`, body, ['cache-control', CACHE_NONE]);
+    ex.send(status, `${wantsGraphQLResponse ? GRAPHQL_RESPONSE : 'application/json'}; charset=utf-8`, body, ['cache-control', CACHE_NONE, ...(limited?.headers ?? [])]);
   }
 
   return {
-    /** The GraphiQL page: the one /graphql answer that needs no key. */
-    isPage: (req: IncomingMessage) => req.method === 'GET' && (req.headers.accept ?? '').includes('text/html'),
-    async page(ex: Exchange): Promise<void> {
-      ex.baseHeaders = PAGE_HEADERS;
-      await viaYoga(ex);
-    },
     async handle(ex: Exchange): Promise<void> {
       const { req } = ex;
       if (req.method === 'POST') {

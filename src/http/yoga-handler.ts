@@ -1,15 +1,14 @@
 /**
- * Yoga, for what the fast JSON path does not serve: the GraphiQL page, GET queries, SSE
- * subscriptions and unusual bodies. Loaded on first use (it and the GraphiQL bundle are most of
- * the process's code), over Node's request and response directly, with the shared plugins.
+ * Yoga, for what the fast JSON path does not serve: GET queries, SSE subscriptions and unusual
+ * bodies. Loaded on first use (it is a large part of the process's code), over Node's request
+ * and response directly, with the shared plugins.
  */
 import type { GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { Logger } from '../logger.js';
 import type { GraphQLContext } from '../graphql/context.js';
-import { finalizeResult, type GraphQLPlugin } from '../graphql/plugins.js';
+import type { FinalizeResult, GraphQLPlugin } from '../graphql/plugins.js';
 import type { Exchange } from './exchange.js';
 import type { YogaHandler } from './graphql-handler.js';
 
@@ -18,27 +17,15 @@ interface ServerContext {
   gqlContext: GraphQLContext;
 }
 
-const DEFAULT_QUERY = `# Every request needs an API key: put it in the Headers tab below as
-#   { "x-api-key": "your key" }
-# (create one with: npm run keys -- create --name me)
-
-query {
-  zip(zip: "81657") {
-    city
-    nearbyResorts(radiusMiles: 40, limit: 3) { distanceMiles resort { name conditions { snowDepthBase newSnow24h } } }
-  }
-}
-`;
-
 /** Yoga's own answers (request parsing, GET, SSE events) get the same codes and request id. */
-const errorCodes: Plugin<Record<string, unknown>, ServerContext> = {
+const errorCodes = (finalizeResult: FinalizeResult): Plugin<Record<string, unknown>, ServerContext> => ({
   onResultProcess({ result, setResult, serverContext }) {
     if (Array.isArray(result)) setResult(result.map((r) => finalizeResult(r, serverContext.requestId)));
     else if (result && typeof result === 'object' && !(Symbol.asyncIterator in result)) setResult(finalizeResult(result, serverContext.requestId));
   },
-};
+});
 
-export function createYogaHandler(schema: GraphQLSchema, plugins: GraphQLPlugin[], logger: Logger): YogaHandler {
+export function createYogaHandler(schema: GraphQLSchema, plugins: GraphQLPlugin[], finalizeResult: FinalizeResult, logger: Logger): YogaHandler {
   const yoga = createYoga<ServerContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -48,13 +35,13 @@ export function createYogaHandler(schema: GraphQLSchema, plugins: GraphQLPlugin[
     // Masking, caches and limits come from the shared plugins; Yoga adds none of its own.
     maskedErrors: false,
     parserAndValidationCache: false,
-    graphiql: { title: 'ski-zip-gateway', defaultQuery: DEFAULT_QUERY, headers: JSON.stringify({ 'x-api-key': '' }) },
-    renderGraphiQL,
+    // The GraphiQL page is ours (http/pages.ts): compressed, cached, and asking for a key first.
+    graphiql: false,
     plugins: [
       ...(plugins as Plugin[]),
       // Requests carrying our key header cannot be forged by a cross-site form or image.
       useCSRFPrevention({ requestHeaders: ['x-api-key', 'x-graphql-yoga-csrf'] }),
-      errorCodes as Plugin,
+      errorCodes(finalizeResult) as Plugin,
     ],
     context: ({ gqlContext }) => gqlContext,
   });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { LiftStatusProvider, LiveLift } from './provider.js';
-import type { Upstream } from './upstream.js';
+import type { CallBounds, Upstream } from './upstream.js';
 
 /**
  * Liftie (liftie.info): live lift status by Liftie's resort id, GET {base}/{id}. Documented JSON:
@@ -26,8 +26,8 @@ export class LiftieProvider implements LiftStatusProvider {
     private readonly baseUrl: string,
   ) {}
 
-  async lifts(liftieId: string): Promise<LiveLift[]> {
-    const body = await this.upstream.getJson(`${this.baseUrl}/${encodeURIComponent(liftieId)}`, LiftieResort);
+  async lifts(liftieId: string, bounds: CallBounds = {}): Promise<LiveLift[]> {
+    const body = await this.upstream.getJson(`${this.baseUrl}/${encodeURIComponent(liftieId)}`, LiftieResort, bounds);
     return Object.entries(body.lifts.status).map(([name, status]) => ({ name, status: STATUS[status] }));
   }
 }

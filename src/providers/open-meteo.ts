@@ -6,7 +6,7 @@ import type { DailyWeather } from '../domain/weather/daily.js';
 import { seasonAnchorMonthDay } from '../domain/weather/climate.js';
 import { snowLine } from '../domain/weather/generator.js';
 import type { ConditionsProvider, HistoryProvider } from './provider.js';
-import { UpstreamError, type Upstream } from './upstream.js';
+import { UpstreamError, type CallBounds, type Upstream } from './upstream.js';
 
 /**
  * Open-Meteo (keyless): the forecast API for conditions (past days and a 7-day forecast, at the
@@ -80,7 +80,7 @@ async function malformedAsUpstream<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (err) {
     if (err instanceof UpstreamError) throw err;
-    throw new UpstreamError('open-meteo', `malformed response: ${(err as Error).message}`);
+    throw new UpstreamError('open-meteo', 'malformed response', (err as Error).message);
   }
 }
 
@@ -92,7 +92,7 @@ export class OpenMeteoProvider implements ConditionsProvider, HistoryProvider {
     private readonly urls: OpenMeteoUrls,
   ) {}
 
-  private async dailyOf(resort: ResortFacts, from: string, to: string, today: string): Promise<DailyWeather[]> {
+  private async dailyOf(resort: ResortFacts, from: string, to: string, today: string, bounds: CallBounds): Promise<DailyWeather[]> {
     const pastDays = Math.min(MAX_PAST_DAYS, Math.max(0, dayNumber(today) - dayNumber(from)));
     const forecastDays = Math.max(1, dayNumber(to) - dayNumber(today) + 1);
     const url =
@@ -145,15 +145,15 @@ export class OpenMeteoProvider implements ConditionsProvider, HistoryProvider {
    * Recent days come from the forecast API (the archive lags by days); earlier years from the
    * archive. Every point is asked for in one multi-location call at the base elevation.
    */
-  async history(resort: ResortFacts, points: readonly { lat: number; lng: number }[], from: string, to: string, recent: boolean): Promise<HistoryDay[][]> {
-    return malformedAsUpstream(() => this.historyOf(resort, points, from, to, recent));
+  async history(resort: ResortFacts, points: readonly { lat: number; lng: number }[], from: string, to: string, recent: boolean, bounds: CallBounds = {}): Promise<HistoryDay[][]> {
+    return malformedAsUpstream(() => this.historyOf(resort, points, from, to, recent, bounds));
   }
 
-  async daily(resort: ResortFacts, from: string, to: string, today: string): Promise<DailyWeather[]> {
-    return malformedAsUpstream(() => this.dailyOf(resort, from, to, today));
+  async daily(resort: ResortFacts, from: string, to: string, today: string, bounds: CallBounds = {}): Promise<DailyWeather[]> {
+    return malformedAsUpstream(() => this.dailyOf(resort, from, to, today, bounds));
   }
 
-  private async historyOf(resort: ResortFacts, points: readonly { lat: number; lng: number }[], from: string, to: string, recent: boolean): Promise<HistoryDay[][]> {
+  private async historyOf(resort: ResortFacts, points: readonly { lat: number; lng: number }[], from: string, to: string, recent: boolean, bounds: CallBounds): Promise<HistoryDay[][]> {
     const lats = points.map((p) => p.lat).join(',');
     const lngs = points.map((p) => p.lng).join(',');
     const elevations = points.map(() => resort.baseElevation).join(',');
@@ -162,7 +162,7 @@ export class OpenMeteoProvider implements ConditionsProvider, HistoryProvider {
         `&start_date=${from}&end_date=${to}&timezone=UTC`
       : `${this.urls.archive}?latitude=${lats}&longitude=${lngs}&elevation=${elevations}&daily=${DAILY_ARCHIVE}&hourly=snow_depth` +
         `&start_date=${from}&end_date=${to}&timezone=UTC`;
-    const locations = await this.upstream.getJson(url, Locations);
+    const locations = await this.upstream.getJson(url, Locations, bounds);
     if (locations.length !== points.length) throw new Error(`asked for ${points.length} points, got ${locations.length}`);
     return locations.map((loc) => {
       const n = loc.daily.time.length;

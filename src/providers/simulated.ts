@@ -2,6 +2,7 @@ import type { ResortFacts } from '../domain/resort.js';
 import type { HistoryDay } from '../domain/history.js';
 import { simulateDays, type GeneratorSite } from '../domain/weather/generator.js';
 import type { ConditionsProvider, HistoryProvider } from './provider.js';
+import { UpstreamError } from './upstream.js';
 import type { DailyWeather } from '../domain/weather/daily.js';
 import { LRUCache } from 'lru-cache';
 
@@ -30,17 +31,27 @@ export const simulatedProvider: ConditionsProvider & HistoryProvider = {
     if (!days) windows.set(key, (days = simulateDays(site, from, to, today)));
     return days as DailyWeather[];
   },
-  history: async (resort, points, from, to) =>
-    points.map((p) =>
-      simulateDays(siteOf(resort, p), from, to).map(
-        (d): HistoryDay => ({
-          date: d.date,
-          snowfallCm: d.snowfallBaseCm,
-          precipitationMm: d.precipitationMm,
-          snowDepthCm: d.snowDepthBaseCm,
-          tempMinC: d.baseTempMin,
-          tempMaxC: d.baseTempMax,
-        }),
-      ),
-    ),
+  // Simulating a point means stepping from the season's start: up to a few ms each. One point per
+  // turn of the event loop, so other requests are answered in between, and a cancelled request
+  // (its deadline, or its client gone) stops at the next point.
+  history: async (resort, points, from, to, _recent, bounds = {}) => {
+    const out: HistoryDay[][] = [];
+    for (const p of points) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (bounds.signal?.aborted) throw new UpstreamError('simulated', 'cancelled', 'the request was cancelled');
+      out.push(
+        simulateDays(siteOf(resort, p), from, to).map(
+          (d): HistoryDay => ({
+            date: d.date,
+            snowfallCm: d.snowfallBaseCm,
+            precipitationMm: d.precipitationMm,
+            snowDepthCm: d.snowDepthBaseCm,
+            tempMinC: d.baseTempMin,
+            tempMaxC: d.baseTempMax,
+          }),
+        ),
+      );
+    }
+    return out;
+  },
 };

@@ -9,6 +9,8 @@ export interface ApiKeyRecord {
   revokedAt: string | null;
   monthlyQuota: number;
   ratePerSecond: number;
+  /** Space-separated; 'admin' may start sync runs. */
+  scopes: string;
 }
 
 export interface NewKey {
@@ -18,10 +20,11 @@ export interface NewKey {
   createdAt: string;
   monthlyQuota: number;
   ratePerSecond: number;
+  scopes: string;
 }
 
 const COLUMNS = `id, name, plan, key_hash AS keyHash, created_at AS createdAt, revoked_at AS revokedAt,
-  monthly_quota AS monthlyQuota, rate_per_second AS ratePerSecond`;
+  monthly_quota AS monthlyQuota, rate_per_second AS ratePerSecond, scopes`;
 
 export class KeyRepository {
   private readonly byHash;
@@ -35,11 +38,11 @@ export class KeyRepository {
 
   constructor(private readonly db: Db) {
     this.byHash = db.prepare<[string], ApiKeyRecord>(`SELECT ${COLUMNS} FROM api_keys WHERE key_hash = ?`);
-    this.insert = db.prepare<NewKey>(`INSERT INTO api_keys (name, plan, key_hash, created_at, monthly_quota, rate_per_second)
-      VALUES (@name, @plan, @keyHash, @createdAt, @monthlyQuota, @ratePerSecond) ON CONFLICT (key_hash) DO NOTHING`);
-    this.upsertStmt = db.prepare<NewKey>(`INSERT INTO api_keys (name, plan, key_hash, created_at, monthly_quota, rate_per_second)
-      VALUES (@name, @plan, @keyHash, @createdAt, @monthlyQuota, @ratePerSecond)
-      ON CONFLICT (key_hash) DO UPDATE SET monthly_quota = excluded.monthly_quota, rate_per_second = excluded.rate_per_second`);
+    this.insert = db.prepare<NewKey>(`INSERT INTO api_keys (name, plan, key_hash, created_at, monthly_quota, rate_per_second, scopes)
+      VALUES (@name, @plan, @keyHash, @createdAt, @monthlyQuota, @ratePerSecond, @scopes) ON CONFLICT (key_hash) DO NOTHING`);
+    this.upsertStmt = db.prepare<NewKey>(`INSERT INTO api_keys (name, plan, key_hash, created_at, monthly_quota, rate_per_second, scopes)
+      VALUES (@name, @plan, @keyHash, @createdAt, @monthlyQuota, @ratePerSecond, @scopes)
+      ON CONFLICT (key_hash) DO UPDATE SET monthly_quota = excluded.monthly_quota, rate_per_second = excluded.rate_per_second, scopes = excluded.scopes`);
     this.listStmt = db.prepare<[string], ApiKeyRecord & { requests: number }>(
       `SELECT ${COLUMNS}, coalesce((SELECT requests FROM key_usage u WHERE u.key_id = k.id AND u.month = ?), 0) AS requests
        FROM api_keys k ORDER BY id`,

@@ -3,6 +3,7 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { validate } from '../validation/validate.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import { overLimit, type createCostAnalysis } from '../graphql/cost.js';
+import type { CostBudget } from '../auth/cost-budget.js';
 import { CACHE_NONE, CACHE_REVALIDATE, JSON_TYPE } from '../http/headers.js';
 import type { Exchange } from '../http/exchange.js';
 import { sendProblem, type Problem } from '../http/problem.js';
@@ -22,6 +23,7 @@ export interface RestRouterDeps {
   schema: GraphQLSchema;
   routes: readonly RestRoute[];
   costOf: ReturnType<typeof createCostAnalysis>;
+  costBudget: CostBudget;
   cache: ResponseCache;
   /** The data version a route's answer depends on (part of its cache key). */
   versionOf: (freshness: Freshness) => string;
@@ -35,7 +37,7 @@ export interface RestRouterDeps {
  * answers from the response cache (304 when the client has the same ETag) or runs the compiled
  * operation and stores the serialized answer.
  */
-export function createRestRouter({ schema, routes, costOf, cache, versionOf, makeContext }: RestRouterDeps) {
+export function createRestRouter({ schema, routes, costOf, costBudget, cache, versionOf, makeContext }: RestRouterDeps) {
   const bySegmentCount = new Map<number, MountedRoute[]>();
   for (const route of routes) {
     const segments = route.path.split('/').slice(1);
@@ -99,7 +101,6 @@ export function createRestRouter({ schema, routes, costOf, cache, versionOf, mak
 
       const cost = costOf(document, variables);
       if (cost) {
-        ex.cost = cost.complexity;
         const tooMuch = overLimit(cost);
         if (tooMuch) throw tooMuch;
       }
@@ -107,6 +108,15 @@ export function createRestRouter({ schema, routes, costOf, cache, versionOf, mak
       const key = route.freshness === 'none' ? null : `${route.path}\n${versionOf(route.freshness)}\n${JSON.stringify(params)}`;
       let answer = key ? cache.get(key) : undefined;
       if (!answer) {
+        // What is computed is charged to the key's cost budget; a kept answer costs nothing.
+        if (cost) {
+          ex.cost = cost.complexity;
+          const refused = await costBudget.charge(ex.keyId, cost.complexity);
+          if (refused) {
+            sendProblem(ex, { status: 429, code: 'RATE_LIMITED', detail: refused.message, headers: refused.headers });
+            return true;
+          }
+        }
         const result = (await query.query(undefined, makeContext(ex, true), variables)) as ExecutionResult;
         if (ex.answered) return true;
         if (result.errors?.length) {

@@ -6,6 +6,7 @@ import type { ConditionsProvider, LiftStatusProvider, LiveLift } from '../provid
 import type { ResortRepository } from '../repositories/resorts.js';
 import type { SyncRepository, SyncRunRecord, SyncTrigger } from '../repositories/sync.js';
 import { windowFor } from '../domain/weather/window.js';
+import { UpstreamError } from '../providers/upstream.js';
 
 export type SyncState = 'IDLE' | 'RUNNING';
 
@@ -28,8 +29,19 @@ export interface SyncDeps {
   now: () => Date;
   logger: Logger;
   concurrency: number;
+  /** The longest a run may take; resorts not fetched by then fail with "run budget exceeded". */
+  runBudgetMs: number;
   /** Called after a run published data, so caches of derived conditions are dropped. */
   onPublished: () => void;
+}
+
+/**
+ * A resort's failure as clients may see it (sync history, status): a fixed category, never the
+ * provider's own text, which can hold its internals; the log has the detail, under the run's id.
+ */
+function publicCause(err: unknown, runId: number): string {
+  const what = err instanceof UpstreamError ? err.publicMessage : 'internal error';
+  return `provider lookup error: ${what} (details in the server log, sync run ${runId})`;
 }
 
 /**
@@ -43,6 +55,8 @@ export class SyncRunner {
   private running: { id: number; trigger: SyncTrigger; startedAt: string; done: number; total: number; promise: Promise<void> } | null = null;
   private timer: NodeJS.Timeout | null = null;
   private nextRunAt: Date | null = null;
+  /** Cancels the run going on (at shutdown). */
+  private stopRun: (() => void) | null = null;
 
   constructor(private readonly deps: SyncDeps) {
     this.events.setMaxListeners(0);
@@ -83,7 +97,7 @@ export class SyncRunner {
         // A run that breaks itself (not one resort) is FAILED and publishes nothing.
         this.deps.logger.error({ err, syncRun: id }, 'sync run aborted');
         this.deps.runs.discard(id);
-        this.deps.runs.finish(id, this.deps.now().toISOString(), 'FAILED', 0, run.total, err.message);
+        this.deps.runs.finish(id, this.deps.now().toISOString(), 'FAILED', 0, run.total, publicCause(err, id));
       })
       .finally(() => {
       this.running = null;
@@ -115,10 +129,12 @@ export class SyncRunner {
     this.timer.unref();
   }
 
+  /** Stops the schedule and cancels a run going on; resolves when it has ended. */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.nextRunAt = null;
+    this.stopRun?.();
     await this.idle().catch(() => {});
   }
 
@@ -135,35 +151,47 @@ export class SyncRunner {
     let failed = 0;
     let firstError: string | null = null;
     const log = deps.logger.child({ syncRun: run.id });
-    log.info({ provider: deps.conditions.name, resorts: resorts.length }, 'sync run started');
+    log.info({ provider: deps.conditions.name, resorts: resorts.length, budgetMs: deps.runBudgetMs }, 'sync run started');
+    // The whole run has a budget: past it, calls in flight are cancelled and the rest not started.
+    const budget = new AbortController();
+    const timer = setTimeout(() => budget.abort(), deps.runBudgetMs);
+    timer.unref();
+    this.stopRun = () => budget.abort();
+    const bounds = { signal: budget.signal, deadline: performance.now() + deps.runBudgetMs };
 
-    await Promise.all(
-      resorts.map((resort) =>
-        limit(async () => {
-          try {
-            const days = await deps.conditions.daily(resort, from, to, today);
-            const liftieId = deps.liftieIds.get(resort.id);
-            let lifts: LiveLift[] | null = null;
-            if (deps.lifts && liftieId) {
-              // Lift status is a bonus: its failure does not fail the resort's weather.
-              lifts = await deps.lifts.lifts(liftieId).catch((err: Error) => {
-                log.warn({ resort: resort.id, cause: err.message }, 'lift status lookup failed');
-                return null;
-              });
+    try {
+      await Promise.all(
+        resorts.map((resort) =>
+          limit(async () => {
+            try {
+              if (budget.signal.aborted) throw new UpstreamError(deps.conditions.name, 'no time left', 'the run budget was spent before this resort');
+              const days = await deps.conditions.daily(resort, from, to, today, bounds);
+              const liftieId = deps.liftieIds.get(resort.id);
+              let lifts: LiveLift[] | null = null;
+              if (deps.lifts && liftieId) {
+                // Lift status is a bonus: its failure does not fail the resort's weather.
+                lifts = await deps.lifts.lifts(liftieId, bounds).catch((err: Error) => {
+                  log.warn({ resort: resort.id, cause: err.message }, 'lift status lookup failed');
+                  return null;
+                });
+              }
+              deps.runs.stage(run.id, resort.id, days.map((d) => ({ ...d, resortId: resort.id, source: deps.conditions.name })), lifts);
+              updated++;
+            } catch (err) {
+              failed++;
+              firstError ??= publicCause(err, run.id);
+              log.warn({ resort: resort.id, cause: (err as Error).message }, 'resort sync failed');
+            } finally {
+              run.done++;
+              this.emit();
             }
-            deps.runs.stage(run.id, resort.id, days.map((d) => ({ ...d, resortId: resort.id, source: deps.conditions.name })), lifts);
-            updated++;
-          } catch (err) {
-            failed++;
-            firstError ??= (err as Error).message;
-            log.warn({ resort: resort.id, cause: (err as Error).message }, 'resort sync failed');
-          } finally {
-            run.done++;
-            this.emit();
-          }
-        }),
-      ),
-    );
+          }),
+        ),
+      );
+    } finally {
+      clearTimeout(timer);
+      this.stopRun = null;
+    }
 
     const finishedAt = deps.now().toISOString();
     if (updated === 0 && resorts.length > 0) {

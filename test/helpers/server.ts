@@ -42,6 +42,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       logLevel: 'silent',
       countStatements: options.countStatements ?? false,
       apiKeys: [TEST_KEY],
+      // The suite's key may start sync runs; tests of the scope use a key of their own.
+      apiAdminKeys: [TEST_KEY],
       apiKeysQuota: 100_000_000,
       apiKeysRate: 1_000_000,
       // Scheduled sync runs are off in tests unless a test turns them on.

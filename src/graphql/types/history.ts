@@ -3,7 +3,7 @@ import type { HistoryDay, Deviation } from '../../domain/history.js';
 import type { HistoryResult } from '../../history/service.js';
 import { isoDate } from '../../domain/dates.js';
 import { toUnits, UNIT_LABELS, type Units } from '../../domain/units.js';
-import { UpstreamFailedError } from '../../errors.js';
+import { TimeoutError, UpstreamFailedError } from '../../errors.js';
 import { UpstreamError } from '../../providers/upstream.js';
 import { validate } from '../../validation/validate.js';
 import { HISTORY_BOUNDS, HistoryParams } from '../../validation/resort-params.js';
@@ -87,11 +87,22 @@ const HistoryRef = builder.objectRef<WithUnits<HistoryResult>>('History').implem
   }),
 });
 
+/** Sample points a baseline averages: the resort and six around it. */
+export const SAMPLE_POINTS = 7;
+
+/** The cost of one resort's history: days × (the window + each baseline year) × sample points, arguments clamped to their bounds. */
+export function historyCost(args: { days?: number | null; years?: number | null }): number {
+  const clamp = (v: number | null | undefined, b: { min: number; max: number; default: number }) =>
+    typeof v === 'number' && Number.isFinite(v) ? Math.min(b.max, Math.max(b.min, Math.trunc(v))) : b.default;
+  return clamp(args.days, HISTORY_BOUNDS.days) * (clamp(args.years, HISTORY_BOUNDS.years) + 1) * SAMPLE_POINTS;
+}
+
 builder.objectField(ResortRef, 'history', (t) =>
   t.field({
     type: HistoryRef,
-    description: `Historical baseline. days ${HISTORY_BOUNDS.days.min}–${HISTORY_BOUNDS.days.max} (default ${HISTORY_BOUNDS.days.default}), years ${HISTORY_BOUNDS.years.min}–${HISTORY_BOUNDS.years.max} (default ${HISTORY_BOUNDS.years.default}), radiusKm ${HISTORY_BOUNDS.radiusKm.min}–${HISTORY_BOUNDS.radiusKm.max} (default ${HISTORY_BOUNDS.radiusKm.default}). A provider failure is UPSTREAM_FAILED.`,
-    complexity: 50,
+    description: `Historical baseline. days ${HISTORY_BOUNDS.days.min}–${HISTORY_BOUNDS.days.max} (default ${HISTORY_BOUNDS.days.default}), years ${HISTORY_BOUNDS.years.min}–${HISTORY_BOUNDS.years.max} (default ${HISTORY_BOUNDS.years.default}), radiusKm ${HISTORY_BOUNDS.radiusKm.min}–${HISTORY_BOUNDS.radiusKm.max} (default ${HISTORY_BOUNDS.radiusKm.default}). Costs days × (years + 1) × 7 sample points. A provider failure is UPSTREAM_FAILED; past the request deadline, TIMEOUT.`,
+    // What it computes: every sample point, every day of the window, in every year asked for.
+    complexity: (args) => ({ field: historyCost(args), multiplier: 1 }),
     args: { days: t.arg.int(), years: t.arg.int(), radiusKm: t.arg.float(), units: t.arg({ type: UnitsEnum, description: unitsArgDoc }) },
     resolve: async (resort, args, ctx) => {
       const p = validate(HistoryParams, {
@@ -101,10 +112,12 @@ builder.objectField(ResortRef, 'history', (t) =>
         units: args.units ?? undefined,
       }, ctx);
       try {
-        const result = await ctx.history.get(resort, { days: p.days, years: p.years, radiusKm: p.radiusKm }, isoDate(ctx.now()));
+        const result = await ctx.history.get(resort, { days: p.days, years: p.years, radiusKm: p.radiusKm }, isoDate(ctx.now()), { signal: ctx.signal, deadline: ctx.deadline });
         return { ...result, units: p.units };
       } catch (err) {
         if (!(err instanceof UpstreamError)) throw err;
+        // Cancelled: the request's deadline passed (or its client left); anything else is the provider's.
+        if (err.failure === 'cancelled') throw new TimeoutError();
         ctx.logger.warn({ provider: err.provider, cause: err.message, resort: resort.id }, 'history lookup failed');
         throw new UpstreamFailedError(err.provider);
       }

@@ -1,4 +1,5 @@
 import { builder } from '../builder.js';
+import { ForbiddenError, hasScope } from '../../auth/scopes.js';
 import type { SyncRunRecord } from '../../repositories/sync.js';
 import type { SyncStatus } from '../../sync/runner.js';
 import { validate } from '../../validation/validate.js';
@@ -54,8 +55,11 @@ builder.mutationType({});
 builder.mutationField('runSync', (t) =>
   t.field({
     type: SyncStatusRef,
-    description: 'Starts a sync run unless one is going (then starts nothing); answers the status either way.',
-    resolve: (_r, _a, ctx) => ctx.sync.start('MANUAL'),
+    description: 'Starts a sync run unless one is going (then starts nothing); answers the status either way. Needs a key with the admin scope (FORBIDDEN otherwise).',
+    resolve: (_r, _a, ctx) => {
+      if (!hasScope(ctx.scopes, 'admin')) throw new ForbiddenError('admin', 'Starting a sync run');
+      return ctx.sync.start('MANUAL');
+    },
   }),
 );
 

@@ -1,0 +1,44 @@
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Logger } from '../logger.js';
+
+export interface ConnectionLimits {
+  /** Open connections at most; past it the oldest idle one is closed to let a new one in. */
+  maxConnections: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+}
+
+/**
+ * Connections cannot pile up: idle and trickling clients are cut by the header, request and
+ * keep-alive time-outs (checked every second, so they hold what they say), and when the cap is
+ * reached the oldest idle connection makes room for the new one — a flood of idle sockets costs
+ * its sender its oldest sockets, not the next client its request.
+ */
+export function limitConnections(server: Server, limits: ConnectionLimits, logger: Logger): { open(): number } {
+  server.headersTimeout = limits.headersTimeoutMs;
+  server.requestTimeout = limits.requestTimeoutMs;
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.maxRequestsPerSocket = 1000;
+  server.maxHeadersCount = 100;
+
+  // Insertion order is age order.
+  const open = new Set<Socket>();
+  let evicted = 0;
+  server.on('connection', (socket: Socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+    if (open.size <= limits.maxConnections) return;
+    for (const s of open) {
+      // node:http attaches the response being written to its socket: none means idle.
+      if (s !== socket && !(s as unknown as { _httpMessage?: unknown })._httpMessage) {
+        s.destroy();
+        if (++evicted % 1000 === 1) logger.warn({ open: open.size, max: limits.maxConnections, evicted }, 'connection cap reached: closing the oldest idle connections');
+        return;
+      }
+    }
+    socket.destroy();
+  });
+  return { open: () => open.size };
+}
