@@ -4,6 +4,7 @@
  * REST and GraphQL paths; reports requests/s, latency percentiles, errors (must be 0) and the
  * server's memory (now and at its peak).
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,11 +15,20 @@ const seconds = Number(process.env.LOAD_SECONDS ?? 30);
 const connections = Number(process.env.LOAD_CONNECTIONS ?? 50);
 const KEY = 'szg_load_test_key';
 
+
 await buildOnce();
 const dir = mkdtempSync(path.join(tmpdir(), 'gateway-load-'));
+const dbPath = path.join(dir, 'load.sqlite');
+// The heavy client is an ordinary free-plan key (25 requests/s, so a cost budget of 500,000 per 10 s).
+const created = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/keys.ts', 'create', '--name', 'heavy', '--quota', '1000000000', '--rate', '25'], {
+  env: { ...process.env, DB_PATH: dbPath },
+  encoding: 'utf8',
+});
+const HEAVY_KEY = created.stdout.match(/szg_[\w-]+/)?.[0];
+if (!HEAVY_KEY) throw new Error(`could not create the heavy client's key: ${created.stderr}`);
 const server = await startServer(
   serverCommand(),
-  { DB_PATH: path.join(dir, 'load.sqlite'), LOG_LEVEL: 'warn', API_KEYS: KEY, API_KEYS_QUOTA: '1000000000', API_KEYS_RATE: '1000000', SYNC_INTERVAL_MINUTES: '0' },
+  { DB_PATH: dbPath, LOG_LEVEL: 'warn', API_KEYS: KEY, API_KEYS_QUOTA: '1000000000', API_KEYS_RATE: '1000000', SYNC_INTERVAL_MINUTES: '0' },
   { path: '/health', headers: { 'x-api-key': KEY } },
 );
 
@@ -39,32 +49,72 @@ const mix: ((i: number) => autocannon.Request)[] = [
   () => ({ path: '/graphql', method: 'POST', headers: { 'content-type': 'application/json' }, body: gql }),
 ];
 
-const before = memoryMiB(server.pid).rss;
-let n = 0;
-const result = await autocannon({
-  url: server.url,
-  connections,
-  duration: seconds,
-  headers: { 'x-api-key': KEY },
-  requests: [
-    {
-      setupRequest: (req) => {
-        const next = mix[n % mix.length]!(n);
-        n++;
-        return { ...req, ...next, headers: { ...req.headers, ...next.headers } };
+/** The mix for `seconds` at `connections`; optionally with the heavy client alongside. */
+async function run(withHeavy: boolean) {
+  let n = 0;
+  const normal = autocannon({
+    url: server.url,
+    connections,
+    duration: seconds,
+    headers: { 'x-api-key': KEY },
+    requests: [
+      {
+        setupRequest: (req) => {
+          const next = mix[n % mix.length]!(n);
+          n++;
+          return { ...req, ...next, headers: { ...req.headers, ...next.headers } };
+        },
       },
-    },
-  ],
-});
+    ],
+  });
+  let h = 0;
+  // A second client with a key of its own, sending the most expensive requests the API allows;
+  // varying radii defeat every cache: each is 90 days x 11 years x 7 points of simulation.
+  const heavy = withHeavy
+    ? autocannon({
+        url: server.url,
+        connections: 4,
+        duration: seconds,
+        headers: { 'x-api-key': HEAVY_KEY, 'content-type': 'application/json' },
+        requests: [
+          {
+            setupRequest: (req) => {
+              h++;
+              const radius = (1 + (h % 3900) / 100).toFixed(2);
+              return h % 2
+                ? { ...req, path: `/api/resorts/${resorts[h % resorts.length]}/history?days=90&years=10&radiusKm=${radius}` }
+                : {
+                    ...req,
+                    method: 'POST',
+                    path: '/graphql',
+                    body: JSON.stringify({ query: `{ ${resorts.slice(0, 3).map((id, i) => `r${i}: resort(id: "${id}") { history(days: 90, years: 10, radiusKm: ${radius}) { current { snowfall } } }`).join(' ')} }` }),
+                  };
+            },
+          },
+        ],
+      })
+    : null;
+  const [result, heavyResult] = await Promise.all([normal, heavy]);
+  return { result, heavyResult };
+}
+
+const before = memoryMiB(server.pid).rss;
+const plain = await run(false);
+const mixed = await run(true);
 const after = memoryMiB(server.pid);
 await server.stop();
 rmSync(dir, { recursive: true, force: true });
 
-const errors = result.errors + result.timeouts + result.non2xx;
-console.log(`\n| load (${seconds} s, ${connections} connections, ${mix.length} paths mixed) | value |\n|---|---:|`);
-console.log(`| requests/s (mean) | ${result.requests.average.toFixed(0)} |`);
-console.log(`| requests total | ${result.requests.total} |`);
-console.log(`| latency p50 / p90 / p99 / max (ms) | ${result.latency.p50} / ${result.latency.p90} / ${result.latency.p99} / ${result.latency.max} |`);
-console.log(`| errors (connection errors + timeouts + non-2xx) | ${errors} |`);
-console.log(`| server RSS before / after / peak (MiB) | ${before} / ${after.rss} / ${after.peak} |`);
-process.exit(errors === 0 ? 0 : 1);
+const errorsOf = (r: autocannon.Result) => r.errors + r.timeouts + r.non2xx;
+const row = (label: string, f: (r: autocannon.Result) => string | number) => console.log(`| ${label} | ${f(plain.result)} | ${f(mixed.result)} |`);
+console.log(`\n| load (${seconds} s, ${connections} connections, ${mix.length} paths mixed) | alone | beside a heavy client |\n|---|---:|---:|`);
+row('requests/s (mean)', (r) => r.requests.average.toFixed(0));
+row('requests total', (r) => r.requests.total);
+row('latency p50 / p90 / p99 / max (ms)', (r) => `${r.latency.p50} / ${r.latency.p90} / ${r.latency.p99} / ${r.latency.max}`);
+row('errors (connection errors + timeouts + non-2xx)', errorsOf);
+row('status codes', (r) => Object.entries(r.statusCodeStats ?? {}).map(([code, { count }]) => `${code}: ${count}`).join(', '));
+const heavy = mixed.heavyResult!;
+console.log(`\nThe heavy client (4 connections, history 90 days x 10 years at varying radii, REST and GraphQL): ${heavy.requests.total} requests, ` +
+  `${heavy['2xx']} answered, ${heavy.non2xx} refused (429 over its cost budget, or 503 past the deadline), p99 ${heavy.latency.p99} ms.`);
+console.log(`Server RSS before / after / peak: ${before} / ${after.rss} / ${after.peak} MiB`);
+process.exit(errorsOf(plain.result) + errorsOf(mixed.result) === 0 ? 0 : 1);

@@ -119,7 +119,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     snapshots: new SnapshotStore(),
     history: new HistoryService(providers.history),
     sync,
-    costBudget: new CostBudget(config.costBudget.budget, config.costBudget.windowSeconds),
+    costBudget: new CostBudget(config.costBudget.unitsPerRequest, config.costBudget.windowSeconds),
     logger,
     now,
   };

@@ -29,7 +29,7 @@ const EnvSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(100_000),
   EXECUTION_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
-  COST_BUDGET: z.coerce.number().int().min(1000).default(500_000),
+  COST_UNITS_PER_REQUEST: z.coerce.number().int().min(100).default(2_000),
   COST_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   RESPONSE_CACHE_MB: z.coerce.number().min(0).max(4096).default(16),
   PROVIDER: z.enum(['simulated', 'open-meteo']).default('simulated'),
@@ -70,8 +70,8 @@ export interface Config {
   /** On SIGTERM: how long requests in flight may finish before every connection is closed. */
   shutdownGraceMs: number;
   executionTimeoutMs: number;
-  /** Cost units (GraphQL complexity) each key may spend per window, on top of its request rate. */
-  costBudget: { budget: number; windowSeconds: number };
+  /** Cost units (GraphQL complexity) a key may spend per window: this many per request its rate allows. */
+  costBudget: { unitsPerRequest: number; windowSeconds: number };
   /** Bytes of serialized GET answers kept (0 turns the response cache off). */
   responseCacheBytes: number;
   /** Where conditions and history come from: the offline generator or Open-Meteo. */
@@ -112,7 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     executionTimeoutMs: e.EXECUTION_TIMEOUT_MS,
     responseCacheBytes: Math.round(e.RESPONSE_CACHE_MB * 1024 * 1024),
-    costBudget: { budget: e.COST_BUDGET, windowSeconds: e.COST_WINDOW_SECONDS },
+    costBudget: { unitsPerRequest: e.COST_UNITS_PER_REQUEST, windowSeconds: e.COST_WINDOW_SECONDS },
     provider: e.PROVIDER,
     openMeteo: { forecast: e.OPEN_METEO_FORECAST_URL, archive: e.OPEN_METEO_ARCHIVE_URL },
     liftie: { enabled: e.LIFTIE, url: e.LIFTIE_URL },

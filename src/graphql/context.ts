@@ -8,7 +8,7 @@ import type { WeatherWindow } from '../weather/window.js';
 import type { SnapshotStore } from '../snapshots/store.js';
 import type { HistoryService } from '../history/service.js';
 import type { SyncRunner } from '../sync/runner.js';
-import type { CostBudget } from '../auth/cost-budget.js';
+import type { BudgetHolder, CostBudget } from '../auth/cost-budget.js';
 import { RequestLoaders, type Loaders } from './loaders.js';
 
 /** What lives for the whole process and is shared by every request. */
@@ -49,6 +49,8 @@ export interface GraphQLContext extends Services {
   readonly scopes: string;
   /** The key's id, for its cost budget (null with AUTH=off). */
   readonly keyId: number | null;
+  /** Whose cost budget this request spends (null with AUTH=off). */
+  readonly budgetHolder: BudgetHolder | null;
   /** When the request's deadline passes (performance.now() time), for upstream calls to fit inside it. */
   readonly deadline: number;
 }
@@ -59,6 +61,7 @@ export interface RequestInfo {
   readonly signal: AbortSignal;
   readonly scopes: string;
   readonly keyId: number | null;
+  readonly keyRate: number;
   readonly due: number;
 }
 
@@ -103,6 +106,12 @@ export function contextFactory(services: Services): (request: RequestInfo, optio
         return this._request.due;
       },
     },
+    budgetHolder: {
+      get(this: { _request: RequestInfo }) {
+        const r = this._request;
+        return r.keyId === null ? null : { id: r.keyId, ratePerSecond: r.keyRate };
+      },
+    },
   });
   return (request, options = {}) => {
     const ctx = Object.create(proto) as GraphQLContext & { _request: RequestInfo };
@@ -126,6 +135,7 @@ export function plainContext(services: Services, ctx: GraphQLContext): GraphQLCo
     logger: ctx.logger,
     scopes: ctx.scopes,
     keyId: ctx.keyId,
+    budgetHolder: ctx.budgetHolder,
     deadline: ctx.deadline,
     get signal() {
       return ctx.signal;

@@ -9,6 +9,9 @@ import type { LiveLiftRow } from '../repositories/inventory.js';
 import { buildSnapshot, hourOf, type ResortSnapshot } from '../snapshots/snapshot.js';
 import type { Services } from './context.js';
 
+/** Resorts whose snapshots are built in one go (the whole curated catalogue fits in one). */
+const SNAPSHOT_CHUNK = 250;
+
 export interface StatePageKey {
   stateCode: string;
   limit: number;
@@ -128,15 +131,21 @@ export class RequestLoaders implements Loaders {
     }));
   }
 
-  /** Snapshots come from the shared store; only resorts missing there are loaded (in one batch per loader). */
+  /**
+   * Snapshots come from the shared store; only resorts missing there are loaded, in one batch per
+   * loader for up to SNAPSHOT_CHUNK resorts. More (a ranking over thousands of imported resorts)
+   * are loaded and built a chunk per turn of the event loop, so other requests go on meanwhile.
+   */
   get snapshotByResort() {
     const { repos, weatherWindow, snapshots, now } = this.services;
     return (this._snapshotByResort ??= new DataLoader(async (ids) => {
       const today = await weatherWindow.ensureFor(ids);
       const asOf = hourOf(now());
       const generation = `${asOf.getTime()}|${repos.weather.version}|${repos.inventory.version}`;
-      const missing = ids.filter((id) => !snapshots.get(generation, id));
-      if (missing.length > 0) {
+      const wanted = ids.filter((id) => !snapshots.get(generation, id));
+      for (let start = 0; start < wanted.length; start += SNAPSHOT_CHUNK) {
+        if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+        const missing = wanted.slice(start, start + SNAPSHOT_CHUNK);
         const [resorts, days, trails, lifts, live] = await Promise.all([
           this.resortById.loadMany(missing),
           this.recentDaysByResort.loadMany(missing),

@@ -81,7 +81,7 @@ function useCost(costOf: GraphQLPluginOptions['costOf']): Plugin<GraphQLContext>
       if (!cost) return;
       const ctx = args.contextValue as GraphQLContext;
       ctx.cost = cost.complexity;
-      const error = overLimit(cost) ?? (await ctx.costBudget.charge(ctx.keyId, cost.complexity));
+      const error = overLimit(cost) ?? (await ctx.costBudget.charge(ctx.budgetHolder, cost.complexity));
       if (error) setResultAndStopExecution({ errors: [error] });
     },
   };

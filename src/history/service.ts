@@ -32,7 +32,7 @@ export class HistoryService {
 
   constructor(
     private readonly provider: HistoryProvider,
-    private readonly maxEntries = 500,
+    private readonly maxEntries = 200,
   ) {}
 
   /**

@@ -20,7 +20,6 @@ export function limitConnections(server: Server, limits: ConnectionLimits, logge
   server.headersTimeout = limits.headersTimeoutMs;
   server.requestTimeout = limits.requestTimeoutMs;
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
-  server.maxRequestsPerSocket = 1000;
   server.maxHeadersCount = 100;
 
   // Insertion order is age order.

@@ -47,6 +47,7 @@ export function createDispatcher({ guard, handlers, deadlines, corsOrigins, logg
     if (!verdict.ok) return sendProblem(ex, verdict.problem);
     ex.headers = ex.headers.length === 0 ? verdict.headers : ex.headers.concat(verdict.headers);
     ex.keyId = verdict.key?.id ?? null;
+    ex.keyRate = verdict.key?.ratePerSecond ?? 0;
     ex.scopes = verdict.key ? verdict.key.scopes : 'admin';
 
     if (isGraphQL) return handlers.graphql.handle(ex);

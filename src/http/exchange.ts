@@ -11,6 +11,8 @@ export class Exchange {
   headers: string[] = [];
   /** Set by the key check: whose request this is (null with AUTH=off). */
   keyId: number | null = null;
+  /** The key's per-second rate (its plan), which sizes its cost budget. */
+  keyRate = 0;
   /** The key's scopes; everything with AUTH=off (local development). */
   scopes = '';
   /** What the request cost (GraphQL complexity units), for the log and the cost budget. */

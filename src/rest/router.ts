@@ -111,7 +111,7 @@ export function createRestRouter({ schema, routes, costOf, costBudget, cache, ve
         // What is computed is charged to the key's cost budget; a kept answer costs nothing.
         if (cost) {
           ex.cost = cost.complexity;
-          const refused = await costBudget.charge(ex.keyId, cost.complexity);
+          const refused = await costBudget.charge(ex.keyId === null ? null : { id: ex.keyId, ratePerSecond: ex.keyRate }, cost.complexity);
           if (refused) {
             sendProblem(ex, { status: 429, code: 'RATE_LIMITED', detail: refused.message, headers: refused.headers });
             return true;
