@@ -166,9 +166,12 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || (socket as unknown as { _httpMessage?: unknown })._httpMessage) return socket.destroy();
     const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-    const status = tooLarge ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const detail = tooLarge ? 'The request line or headers are too large.' : 'The request could not be parsed as HTTP.';
-    socket.end(rawProblemResponse({ status, code: tooLarge ? 'HEADERS_TOO_LARGE' : 'BAD_REQUEST', detail }, randomUUID()));
+    const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    const status = tooLarge ? 431 : timedOut ? 408 : 400;
+    const detail = tooLarge ? 'The request line or headers are too large.' : timedOut ? 'The request was not received in time.' : 'The request could not be parsed as HTTP.';
+    // Then close for good: a client still trickling bytes must not keep a half-closed socket open.
+    const code = tooLarge ? 'HEADERS_TOO_LARGE' : timedOut ? 'REQUEST_TIMEOUT' : 'BAD_REQUEST';
+    socket.end(rawProblemResponse({ status, code, detail }, randomUUID()), () => socket.destroy());
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -1,23 +1,18 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app.js';
 import { startApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { ensureDatabase } from '../src/db/build.js';
-import { expectProblem, getJson, startTestServer, TEST_KEY } from './helpers/server.js';
+import { expectProblem, getJson, startTestServer, TEST_KEY, privateDatabase } from './helpers/server.js';
 import { everyDocumentedPath } from './helpers/paths.js';
 
-function privateDb(): string {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'gateway-auth-')), 'gateway.sqlite');
-  copyFileSync(inject('dbPath'), file);
-  return file;
-}
+const privateDb = (): string => privateDatabase('gateway-auth-');
 
 /** Runs `npm run keys -- …` for real against a database file. */
 function keysCli(dbPath: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {

@@ -1,19 +1,19 @@
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { buildDatabase, databaseVersion, ensureDatabase } from '../src/db/build.js';
 import { SCHEMA_VERSION } from '../src/db/schema-sql.js';
-import { getJson, startTestServer } from './helpers/server.js';
+import { getJson, startTestServer, copyDatabase } from './helpers/server.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'gateway-build-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function freshCopy(name: string): string {
   const file = path.join(dir, name);
-  copyFileSync(inject('dbPath'), file);
+  copyDatabase(inject('dbPath'), file);
   return file;
 }
 

@@ -6,12 +6,8 @@ import { startApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { averageSeries, deviation, deviations, samplePoints, summarize, windowDates, yearsBefore, type HistoryDay } from '../src/domain/history.js';
 import { haversineMiles, KM_PER_MILE } from '../src/domain/geo.js';
-import { clockAt, expectProblem, getJson, startTestServer, TEST_KEY } from './helpers/server.js';
+import { clockAt, expectProblem, getJson, startTestServer, TEST_KEY, privateDatabase } from './helpers/server.js';
 import { fakeDaily, startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
-import { copyFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { inject } from 'vitest';
 
 const day = (date: string, snowfallCm: number, precipitationMm: number, snowDepthCm: number, tempMinC: number, tempMaxC: number): HistoryDay => ({ date, snowfallCm, precipitationMm, snowDepthCm, tempMinC, tempMaxC });
 
@@ -111,8 +107,7 @@ describe('history from Open-Meteo (a local server speaking its format)', () => {
   const lines: string[] = [];
   beforeAll(async () => {
     fake = await startFakeUpstream({ today: '2027-02-10' });
-    const dbPath = path.join(mkdtempSync(path.join(tmpdir(), 'gateway-hist-')), 'gateway.sqlite');
-    copyFileSync(inject('dbPath'), dbPath);
+    const dbPath = privateDatabase('gateway-hist-');
     const base = loadConfig({});
     app = await startApp({
       config: {

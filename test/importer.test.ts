@@ -1,25 +1,20 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ensureDatabase } from '../src/db/build.js';
 import { slugify, uniqueSlug } from '../src/importer/slug.js';
-import { getJson, startTestServer } from './helpers/server.js';
+import { getJson, startTestServer, privateDatabase } from './helpers/server.js';
 import { everyDocumentedPath } from './helpers/paths.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'openskimap');
 const SHARED = path.resolve(ROOT, '..', 'shared', 'data', 'openskistats-ski-areas.json');
 
-function freshDb(): string {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'gateway-import-')), 'gateway.sqlite');
-  copyFileSync(inject('dbPath'), file);
-  return file;
-}
+const freshDb = (): string => privateDatabase('gateway-import-');
 
 /** `npm run import -- …`, for real, against a database file. */
 function importCli(dbPath: string, ...args: string[]) {

@@ -1,11 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app.js';
 import type { Config } from '../src/config.js';
-import { expectProblem, getJson, startTestServer } from './helpers/server.js';
+import { expectProblem, getJson, startTestServer, privateDatabase } from './helpers/server.js';
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
 
 /**
@@ -17,11 +15,7 @@ import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DAY = '2027-01-15';
 
-function privateDb(): string {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'gateway-cache-')), 'gateway.sqlite');
-  copyFileSync(inject('dbPath'), file);
-  return file;
-}
+const privateDb = (): string => privateDatabase('gateway-cache-');
 
 async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
   const t0 = Date.now();

@@ -1,14 +1,12 @@
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app.js';
 import type { Config } from '../src/config.js';
 import { isoDate } from '../src/domain/dates.js';
 import { loadResortCatalogue } from '../src/db/sources/resort-source.js';
-import { expectProblem, getJson, startTestServer, TEST_KEY } from './helpers/server.js';
+import { expectProblem, getJson, startTestServer, TEST_KEY, privateDatabase } from './helpers/server.js';
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
 
 const today = isoDate(new Date());
@@ -22,11 +20,7 @@ beforeEach(() => {
   fake.requests.length = 0;
 });
 
-function freshDb(): string {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'gateway-sync-')), 'gateway.sqlite');
-  copyFileSync(inject('dbPath'), file);
-  return file;
-}
+const freshDb = (): string => privateDatabase('gateway-sync-');
 
 const meteo = (): Partial<Config> => ({
   provider: 'open-meteo',

@@ -32,11 +32,13 @@ export function limitConnections(server: Server, limits: ConnectionLimits, logge
     for (const s of open) {
       // node:http attaches the response being written to its socket: none means idle.
       if (s !== socket && !(s as unknown as { _httpMessage?: unknown })._httpMessage) {
+        open.delete(s);
         s.destroy();
         if (++evicted % 1000 === 1) logger.warn({ open: open.size, max: limits.maxConnections, evicted }, 'connection cap reached: closing the oldest idle connections');
         return;
       }
     }
+    open.delete(socket);
     socket.destroy();
   });
   return { open: () => open.size };

@@ -54,6 +54,14 @@ export class Exchange {
     return this.controller.signal;
   }
 
+  /** Replaces the gathered headers of these names (a cost 429 carries its own RateLimit headers). */
+  replaceHeaders(pairs: readonly string[]): void {
+    const names = new Set(pairs.filter((_, i) => i % 2 === 0));
+    const kept: string[] = [];
+    for (let i = 0; i < this.headers.length; i += 2) if (!names.has(this.headers[i]!)) kept.push(this.headers[i]!, this.headers[i + 1]!);
+    this.headers = kept.concat(pairs);
+  }
+
   /** Called by Deadlines when the deadline has passed. */
   timeOut(): void {
     this.onTimeOut(this);

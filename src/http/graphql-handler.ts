@@ -88,7 +88,8 @@ export function createGraphQLHandler(schema: GraphQLSchema, plugins: GraphQLPlug
     const limited = result.errors?.find((e): e is CostLimitedError => e instanceof CostLimitedError);
     const status = limited ? 429 : wantsGraphQLResponse && result.data === undefined ? 400 : jsonStatus;
     const body = JSON.stringify(finalizeResult(result, ex.requestId, codeForUncoded));
-    ex.send(status, `${wantsGraphQLResponse ? GRAPHQL_RESPONSE : 'application/json'}; charset=utf-8`, body, ['cache-control', CACHE_NONE, ...(limited?.headers ?? [])]);
+    if (limited) ex.replaceHeaders(limited.headers);
+    ex.send(status, `${wantsGraphQLResponse ? GRAPHQL_RESPONSE : 'application/json'}; charset=utf-8`, body, ['cache-control', CACHE_NONE]);
   }
 
   return {

@@ -113,7 +113,8 @@ export function createRestRouter({ schema, routes, costOf, costBudget, cache, ve
           ex.cost = cost.complexity;
           const refused = await costBudget.charge(ex.keyId === null ? null : { id: ex.keyId, ratePerSecond: ex.keyRate }, cost.complexity);
           if (refused) {
-            sendProblem(ex, { status: 429, code: 'RATE_LIMITED', detail: refused.message, headers: refused.headers });
+            ex.replaceHeaders(refused.headers);
+            sendProblem(ex, { status: 429, code: 'RATE_LIMITED', detail: refused.message });
             return true;
           }
         }

@@ -5,7 +5,10 @@ import type { AddressInfo } from 'node:net';
  * A local stand-in for Open-Meteo and Liftie on 127.0.0.1, speaking their documented JSON, with
  * switchable failures. Values are simple functions of the request so tests can compute them.
  */
-export type Mode = 'ok' | 'bad-request' | 'server-error' | 'hang' | 'not-json' | 'wrong-shape' | 'slow' | 'fail-south';
+export type Mode = 'ok' | 'bad-request' | 'server-error' | 'hang' | 'not-json' | 'wrong-shape' | 'slow' | 'fail-south' | 'huge' | 'trickle' | 'leaky' | 'rate-limited';
+
+/** Text a provider might put in an error that must never reach a client (its internals). */
+export const LEAKY_REASON = 'Traceback: /srv/open-meteo/worker.py line 42: database password rejected';
 
 export interface FakeUpstream {
   url: string;
@@ -115,6 +118,33 @@ export async function startFakeUpstream(options: { today: string }): Promise<Fak
         return send(200, '<html>maintenance</html>');
       case 'wrong-shape':
         return send(200, { daily: { time: 'yesterday' } });
+      case 'leaky':
+        return send(500, { error: true, reason: LEAKY_REASON });
+      case 'rate-limited':
+        return send(429, { error: true, reason: 'Too many requests' });
+      case 'huge': {
+        // 200 MB of JSON, streamed: a client that reads it all runs out of memory.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"latitude":1,"longitude":2,"daily":{"time":[');
+        const chunk = Buffer.from('"2027-01-01",'.repeat(80_000));
+        let sent = 0;
+        const pump = () => {
+          while (sent < 200 * 1024 * 1024) {
+            sent += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', pump);
+          }
+          res.end('"2027-01-01"]}}');
+        };
+        res.on('error', () => {});
+        return pump();
+      }
+      case 'trickle': {
+        // Valid headers at once, then a byte every 100 ms: a body that never finishes in time.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const timer = setInterval(() => res.write(' '), 100);
+        res.on('close', () => clearInterval(timer));
+        return;
+      }
       case 'slow':
         await new Promise((r) => setTimeout(r, state.delayMs));
         break;

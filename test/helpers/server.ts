@@ -1,4 +1,5 @@
-import { copyFileSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, inject } from 'vitest';
@@ -20,12 +21,26 @@ export interface TestServerOptions {
   config?: Partial<Config>;
 }
 
-function privateCopy(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'gateway-db-'));
-  const file = path.join(dir, 'gateway.sqlite');
-  copyFileSync(inject('dbPath'), file);
-  return file;
+/**
+ * A consistent copy of a database another server may be writing: through SQLite (VACUUM INTO),
+ * never by copying the file, which can catch it mid-write or without its WAL.
+ */
+export function copyDatabase(source: string, target: string): string {
+  const db = new Database(source, { readonly: true, fileMustExist: true });
+  try {
+    db.prepare('VACUUM INTO ?').run(target);
+  } finally {
+    db.close();
+  }
+  return target;
 }
+
+/** A private copy of the run's database in a directory of its own. */
+export function privateDatabase(prefix = 'gateway-db-'): string {
+  return copyDatabase(inject('dbPath'), path.join(mkdtempSync(path.join(tmpdir(), prefix)), 'gateway.sqlite'));
+}
+
+const privateCopy = () => privateDatabase();
 
 /** A fixed instant as the server's clock. */
 export const clockAt = (iso: string) => () => new Date(iso);
