@@ -39,6 +39,13 @@ import { ResponseCache } from './http/response-cache.js';
 import { rawProblemResponse } from './http/problem.js';
 import { limitConnections } from './http/connections.js';
 import { createPages } from './http/pages.js';
+import { createMetrics, type Metrics } from './http/metrics.js';
+import { openApiDocument } from './rest/openapi.js';
+import { ensureFirstKey } from './auth/first-key.js';
+import { monthOf } from './auth/guard.js';
+
+/** The API's version, as /openapi.json states it. */
+const APP_VERSION = '1.0.0';
 
 export interface AppOptions {
   config: Config;
@@ -79,9 +86,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const db = openDatabase(config.dbPath, { serving: true, ...(config.countStatements ? { onStatement: () => void statements++ } : {}) });
   const repos = createRepositories(db);
   registerEnvKeys(repos.keys, config, now);
+  ensureFirstKey(repos.keys, config, logger, now);
   if (!config.auth) logger.warn('AUTH=off: API keys are NOT checked. Never run like this outside local development.');
 
-  const providers = createProviders(config, logger);
+  let metrics: Metrics | null = null;
+  const providers = createProviders(config, logger, (provider, outcome) => metrics?.upstreamCall(provider, outcome));
   // The offline generator fills the window itself (in the background if it must); real providers by sync runs.
   const weatherWindow = new WeatherWindow(repos.resorts, repos.weather, providers.conditions, now, logger, providers.conditions === simulatedProvider);
   void weatherWindow.ensureCurrent().catch(() => {});
@@ -102,6 +111,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       repos.weather.changed();
       repos.inventory.version++;
     },
+    onFinished: (status) => metrics?.syncRun(status),
   });
   sync.recover();
   sync.schedule(config.syncIntervalMinutes);
@@ -137,22 +147,33 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const versionOf = (freshness: Freshness) =>
     freshness === 'static' ? zipVersion : `${hourOf(now()).getTime()}|${repos.weather.version}|${repos.inventory.version}`;
   const deadlines = new Deadlines(config.executionTimeoutMs);
+  const cache = new ResponseCache(config.responseCacheBytes);
+  metrics = createMetrics({
+    cache: () => ({ ...cache.stats, bytes: cache.bytes }),
+    breakers: () => providers.upstreams.map((u) => ({ provider: u.name, open: u.breaker.opened })),
+    usage: () => usage.countsFor(monthOf(now())),
+  });
   const rest = createRestRouter({
     schema,
     routes,
     costOf,
     costBudget: services.costBudget,
-    cache: new ResponseCache(config.responseCacheBytes),
+    cache,
     versionOf,
     makeContext: (ex, argsValidated) => newContext(ex, { argsValidated }),
   });
   const dispatch = createDispatcher({
     guard,
     deadlines,
+    metrics,
     corsOrigins: config.corsOrigins,
     logger,
     handlers: {
-      pages: createPages(),
+      pages: createPages(() => openApiDocument(routes, APP_VERSION)),
+      ready: () => {
+        const waiting = weatherWindow.ready ? [] : ['the weather window of today'];
+        return { ready: waiting.length === 0, waiting };
+      },
       graphql: createGraphQLHandler(schema, plugins, createFinalizer({ hideSuggestions: !config.introspection }), services, config, (ex) => newContext(ex)),
       rest: rest.handle,
     },

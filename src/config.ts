@@ -31,7 +31,7 @@ const EnvSchema = z.object({
   EXECUTION_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   COST_UNITS_PER_REQUEST: z.coerce.number().int().min(100).default(2_000),
   COST_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
-  RESPONSE_CACHE_MB: z.coerce.number().min(0).max(4096).default(16),
+  RESPONSE_CACHE_MB: z.coerce.number().min(0).max(4096).default(8),
   PROVIDER: z.enum(['simulated', 'open-meteo']).default('simulated'),
   OPEN_METEO_FORECAST_URL: z.url().default('https://api.open-meteo.com/v1/forecast'),
   OPEN_METEO_ARCHIVE_URL: z.url().default('https://archive-api.open-meteo.com/v1/archive'),

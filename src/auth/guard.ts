@@ -32,6 +32,11 @@ interface KnownKey {
 
 const NO_SUCH_KEY = false as const;
 
+/** What a client without a usable key is told: how to send one, and how to get one. */
+const HOW_TO_GET_ONE = 'The server printed a first key when it started with none; more with `npm run keys -- create --name NAME` on the server.';
+const NO_KEY = `An API key is required: send it in the x-api-key header. ${HOW_TO_GET_ONE}`;
+const BAD_KEY = `The API key is not valid. ${HOW_TO_GET_ONE}`;
+
 /** How often the database is asked whether someone else wrote to it (ms). */
 const VERSION_CHECK_MS = 1;
 
@@ -78,15 +83,16 @@ export class AuthGuard {
     return known || null;
   }
 
+  /** `presented` is the x-api-key header, or the token of an `Authorization: Bearer` header. */
   check(presented: string | string[] | undefined): GuardResult {
     if (!this.enabled) return { ok: true, key: null, headers: [] };
     if (typeof presented !== 'string' || presented.length === 0) {
-      return deny(401, 'UNAUTHENTICATED', 'An API key is required: send it in the x-api-key header.');
+      return deny(401, 'UNAUTHENTICATED', NO_KEY);
     }
-    if (presented.length > 256) return deny(401, 'UNAUTHENTICATED', 'The API key is not valid.');
+    if (presented.length > 256) return deny(401, 'UNAUTHENTICATED', BAD_KEY);
     // The database lookup is by the key's SHA-256 and exact: no timing of a comparison leaks.
     const known = this.lookup(presented);
-    if (!known) return deny(401, 'UNAUTHENTICATED', 'The API key is not valid.');
+    if (!known) return deny(401, 'UNAUTHENTICATED', BAD_KEY);
     const key = known.record;
     if (key.revokedAt) return deny(401, 'UNAUTHENTICATED', 'The API key has been revoked.');
 

@@ -35,6 +35,16 @@ export class UsageCounter {
     return total + 1;
   }
 
+  /** This month's counts of the keys seen since start (for /metrics). */
+  countsFor(month: string): { keyId: number; requests: number }[] {
+    const out: { keyId: number; requests: number }[] = [];
+    for (const [k, requests] of this.totals) {
+      const [keyId, m] = k.split('|');
+      if (m === month) out.push({ keyId: Number(keyId), requests });
+    }
+    return out;
+  }
+
   flush(): void {
     if (this.pending.size === 0) return;
     const batch = [...this.pending.values()];

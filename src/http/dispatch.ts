@@ -7,14 +7,23 @@ import type { Deadlines } from './deadline.js';
 import { Exchange } from './exchange.js';
 import { sendProblem, type Problem } from './problem.js';
 import { CACHE_NONE } from './headers.js';
+import type { Metrics } from './metrics.js';
+import { hasScope } from '../auth/scopes.js';
+
+/** The token of an `Authorization: Bearer …` header (how Prometheus sends credentials). */
+function bearer(header: string | undefined): string | undefined {
+  return header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
+}
 import { corsHeaders, preflight } from './security.js';
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
 const INTERNAL: Problem = { status: 500, code: 'INTERNAL_SERVER_ERROR', detail: 'Unexpected error; it has been logged with this request id.' };
 
 export interface Handlers {
-  /** Pages served without a key (GraphiQL), limited per client address. */
-  pages: { isGraphiQL(ex: Exchange): boolean; graphiql(ex: Exchange): Promise<void> };
+  /** Pages served without a key (/, GraphiQL, /docs, /openapi.json), limited per client address. */
+  pages: { pageOf(ex: Exchange): string | null; serve(ex: Exchange, page: string): Promise<void> };
+  /** Liveness and readiness: no key, not counted, not limited. */
+  ready(): { ready: boolean; waiting: string[] };
   graphql: { handle(ex: Exchange): Promise<void> };
   /** The REST route table; false when no route matches. */
   rest(ex: Exchange): Promise<boolean>;
@@ -24,34 +33,57 @@ export interface DispatchDeps {
   guard: AuthGuard;
   handlers: Handlers;
   deadlines: Deadlines;
+  metrics: Metrics;
   corsOrigins: readonly string[];
   logger: Logger;
 }
+
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
  * The one path every request takes: request id → CORS → key check and usage count → /graphql or
  * the REST route table → a problem+json answer for anything that went wrong. One log line per
  * request, when it is finished.
  */
-export function createDispatcher({ guard, handlers, deadlines, corsOrigins, logger }: DispatchDeps) {
+export function createDispatcher({ guard, handlers, deadlines, metrics, corsOrigins, logger }: DispatchDeps) {
   const logRequests = logger.isLevelEnabled('info');
 
   async function route(ex: Exchange): Promise<void> {
     const { req } = ex;
     if (req.method === 'OPTIONS') return preflight(ex, corsOrigins);
+    if (ex.path === '/livez') return probe(ex, { ready: true, waiting: [] }, 'live');
+    if (ex.path === '/readyz') return probe(ex, handlers.ready(), 'ready');
+    // The pages load without a key (GraphiQL, the docs); every request they send needs one.
+    const page = handlers.pages.pageOf(ex);
+    if (page) {
+      ex.route = page;
+      return handlers.pages.serve(ex, page);
+    }
     const isGraphQL = ex.path === '/graphql';
-    // The GraphiQL page itself loads without a key; every request it sends needs one.
-    if (isGraphQL && handlers.pages.isGraphiQL(ex)) return handlers.pages.graphiql(ex);
 
-    const verdict = guard.check(req.headers['x-api-key']);
+    const verdict = guard.check(req.headers['x-api-key'] ?? bearer(req.headers.authorization));
     if (!verdict.ok) return sendProblem(ex, verdict.problem);
     ex.headers = ex.headers.length === 0 ? verdict.headers : ex.headers.concat(verdict.headers);
     ex.keyId = verdict.key?.id ?? null;
     ex.keyRate = verdict.key?.ratePerSecond ?? 0;
     ex.scopes = verdict.key ? verdict.key.scopes : 'admin';
 
-    if (isGraphQL) return handlers.graphql.handle(ex);
+    if (isGraphQL) {
+      ex.route = '/graphql';
+      return handlers.graphql.handle(ex);
+    }
+    if (ex.path === '/metrics') {
+      ex.route = '/metrics';
+      if (!hasScope(ex.scopes, 'admin')) return sendProblem(ex, { status: 403, code: 'FORBIDDEN', detail: 'Metrics need a key with the admin scope.' });
+      return ex.send(200, metrics.contentType, await metrics.text(), ['cache-control', CACHE_NONE]);
+    }
     if (!(await handlers.rest(ex))) sendProblem(ex, { status: 404, code: 'NOT_FOUND', detail: `No such path: ${ex.path}` });
+  }
+
+  function probe(ex: Exchange, state: { ready: boolean; waiting: string[] }, name: 'live' | 'ready'): void {
+    ex.route = `/${name}z`;
+    const body = state.ready ? { status: name } : { status: 'starting', waiting: state.waiting };
+    ex.send(state.ready ? 200 : 503, JSON_TYPE, JSON.stringify(body), ['cache-control', CACHE_NONE]);
   }
 
   function fail(ex: Exchange, err: unknown): void {
@@ -85,13 +117,18 @@ export function createDispatcher({ guard, handlers, deadlines, corsOrigins, logg
     ex.onTimeOut = timeOut;
     deadlines.track(ex);
     route(ex).then(
-      () => deadlines.done(ex),
+      () => finished(ex),
       (err) => {
-        deadlines.done(ex);
         fail(ex, err);
+        finished(ex);
       },
     );
   };
+
+  function finished(ex: Exchange): void {
+    deadlines.done(ex);
+    metrics.request(ex.route, ex.req.method ?? '', ex.res.statusCode, (performance.now() - ex.start) / 1000);
+  }
 
   /**
    * Past the deadline without an answer, the request's work is aborted and the client gets 503

@@ -19,6 +19,10 @@ export class Exchange {
   cost = 0;
   /** When the request's deadline passes (set by Deadlines). */
   due = 0;
+  /** When it arrived (performance.now()), for the latency metric. */
+  readonly start = performance.now();
+  /** The route template it matched, for metrics ('unmatched' until something claims it). */
+  route = 'unmatched';
   /** What to do when the deadline passes (the dispatcher's answer: abort and 503). */
   onTimeOut: (ex: Exchange) => void = expireOnly;
   private controller?: AbortController;

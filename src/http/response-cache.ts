@@ -27,19 +27,27 @@ export class ResponseCache {
   private readonly lru: LRUCache<string, CachedAnswer> | null;
   private readonly seen = new Uint32Array(FILTER_BITS / 32);
   private seenCount = 0;
+  /** Lookups since start, for /metrics. */
+  readonly stats = { hits: 0, misses: 0, stored: 0 };
 
   constructor(maxBytes: number) {
     this.lru = maxBytes > 0 ? new LRUCache({ maxSize: maxBytes, sizeCalculation: (v, k) => v.body.length + k.length + 96 }) : null;
   }
 
   get(key: string): CachedAnswer | undefined {
-    return this.lru?.get(key);
+    const answer = this.lru?.get(key);
+    if (answer) this.stats.hits++;
+    else this.stats.misses++;
+    return answer;
   }
 
   /** The answer with its ETag, stored when its key has been asked for before. */
   put(key: string, body: string): CachedAnswer {
     const answer = { body, etag: etagOf(body) };
-    if (this.lru && this.admit(key)) this.lru.set(key, answer);
+    if (this.lru && this.admit(key)) {
+      this.lru.set(key, answer);
+      this.stats.stored++;
+    }
     return answer;
   }
 
@@ -58,6 +66,11 @@ export class ResponseCache {
 
   get size(): number {
     return this.lru?.size ?? 0;
+  }
+
+  /** Bytes held, as the size calculation counts them. */
+  get bytes(): number {
+    return this.lru?.calculatedSize ?? 0;
   }
 }
 

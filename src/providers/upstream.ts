@@ -45,6 +45,8 @@ export interface UpstreamOptions {
   volumeThreshold?: number;
   /** How long the circuit stays open before one trial call. */
   resetTimeoutMs?: number;
+  /** Told the outcome of every call ('ok' or the failure's category), for /metrics. */
+  observe?: (outcome: string) => void;
 }
 
 /** What a caller can bound a call by: its abort signal and its deadline (performance.now() time). */
@@ -180,14 +182,17 @@ export function createUpstream(options: UpstreamOptions) {
       } catch (err) {
         const e = err instanceof UpstreamError ? err : fail('network error', (err as Error).message);
         log.warn({ url: redact(url), cause: e.message }, 'upstream call failed');
+        options.observe?.(e.failure);
         throw e;
       }
       const parsed = schema.safeParse(body);
       if (!parsed.success) {
         const e = fail('malformed response', `${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`);
         log.warn({ url: redact(url), cause: e.message }, 'upstream call failed');
+        options.observe?.(e.failure);
         throw e;
       }
+      options.observe?.('ok');
       return parsed.data;
     },
   };

@@ -35,6 +35,7 @@ export class KeyRepository {
   private readonly addStmt;
   private readonly usageStmt;
   private readonly dataVersionStmt;
+  private readonly countStmt;
 
   constructor(private readonly db: Db) {
     this.byHash = db.prepare<[string], ApiKeyRecord>(`SELECT ${COLUMNS} FROM api_keys WHERE key_hash = ?`);
@@ -56,6 +57,12 @@ export class KeyRepository {
     );
     this.usageStmt = db.prepare<[number, string], { requests: number }>('SELECT requests FROM key_usage WHERE key_id = ? AND month = ?');
     this.dataVersionStmt = db.prepare<[], number>('PRAGMA data_version').pluck();
+    this.countStmt = db.prepare<[], number>('SELECT count(*) FROM api_keys').pluck();
+  }
+
+  /** How many keys exist (revoked ones included). */
+  count(): number {
+    return this.countStmt.get()!;
   }
 
   /** Changes whenever another connection (or process) has committed to the database. */

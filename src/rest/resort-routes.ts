@@ -1,6 +1,7 @@
 import { UNIT_LABELS } from '../domain/units.js';
 import { CompareParams, InsightsParams, OpenNowParams, RankingParams, ResortHistoryParams, ResortListParams, ResortParams } from '../validation/resort-params.js';
 import { route } from './route.js';
+import * as R from './responses.js';
 import {
   RestCompareDocument, RestHistoryDocument, RestOpenNowDocument, RestResortDocument, RestResortLiftsDocument, RestResortsDocument,
   RestResortTrailsDocument, RestResortWeatherDocument, RestSnowInsightsDocument, RestStormWatchDocument, RestTopSnowDocument,
@@ -52,6 +53,8 @@ export const resortRoutes = [
   route({
     freshness: 'data',
     path: '/api/resorts',
+    summary: 'Resorts matching a filter, by name, one page at a time, with today’s conditions.',
+    response: R.ResortList,
     params: ResortListParams,
     operation: RestResortsDocument,
     shape: (d, p) => ({
@@ -65,6 +68,8 @@ export const resortRoutes = [
   route({
     freshness: 'data',
     path: '/api/resorts/:id',
+    summary: 'One resort: location, elevations, operation, snow, weather, forecast, lifts and trails.',
+    response: R.ResortDetail,
     params: ResortParams,
     operation: RestResortDocument,
     shape: (d, p) => {
@@ -98,6 +103,8 @@ export const resortRoutes = [
   route({
     freshness: 'data',
     path: '/api/resorts/:id/weather',
+    summary: 'Current weather and the 7-day forecast at the base and the summit.',
+    response: R.ResortWeather,
     params: ResortParams,
     operation: RestResortWeatherDocument,
     shape: (d, p) => ({
@@ -112,6 +119,8 @@ export const resortRoutes = [
   route({
     freshness: 'data',
     path: '/api/resorts/:id/trails',
+    summary: 'Every trail with its state, and a summary.',
+    response: R.ResortTrails,
     params: ResortParams,
     operation: RestResortTrailsDocument,
     shape: (d, p) => ({
@@ -126,6 +135,8 @@ export const resortRoutes = [
   route({
     freshness: 'data',
     path: '/api/resorts/:id/lifts',
+    summary: 'Every lift with its state, and a summary.',
+    response: R.ResortLifts,
     params: ResortParams,
     operation: RestResortLiftsDocument,
     variables: (p) => ({ id: p.id }),
@@ -141,6 +152,8 @@ export const resortRoutes = [
   route({
     freshness: 'data',
     path: '/api/resorts/:id/compare',
+    summary: 'Two resorts side by side; differences are first minus second.',
+    response: R.Comparison,
     params: CompareParams,
     operation: RestCompareDocument,
     shape: (d, p) => ({
@@ -154,6 +167,8 @@ export const resortRoutes = [
   route({
     freshness: 'data',
     path: '/api/resorts/:id/history',
+    summary: 'The last days against the same calendar window in previous years.',
+    response: R.History,
     params: ResortHistoryParams,
     operation: RestHistoryDocument,
     shape: (d, p) => {
@@ -174,6 +189,8 @@ export const resortRoutes = [
   route({
     freshness: 'data',
     path: '/api/conditions/top-snow',
+    summary: 'Resorts with snow in the last 72 h, most 24 h snowfall first.',
+    response: R.TopSnow,
     params: RankingParams,
     operation: RestTopSnowDocument,
     shape: (d, p) => ({
@@ -185,6 +202,8 @@ export const resortRoutes = [
   route({
     freshness: 'data',
     path: '/api/conditions/open-now',
+    summary: 'Operating resorts with at least this share of trails open.',
+    response: R.OpenNow,
     params: OpenNowParams,
     operation: RestOpenNowDocument,
     shape: (d, p) => ({
@@ -197,6 +216,8 @@ export const resortRoutes = [
   route({
     freshness: 'data',
     path: '/api/conditions/storm-watch',
+    summary: 'Resorts forecast to get at least 20 cm at the summit in the next 48 h.',
+    response: R.StormWatch,
     params: RankingParams,
     operation: RestStormWatchDocument,
     shape: (d, p) => ({
@@ -209,6 +230,8 @@ export const resortRoutes = [
   route({
     freshness: 'data',
     path: '/api/insights/snow',
+    summary: 'Summit snowfall per resort over the last days, and network averages.',
+    response: R.SnowInsights,
     params: InsightsParams,
     operation: RestSnowInsightsDocument,
     shape: (d, p) => ({

@@ -13,7 +13,7 @@ export type Freshness = 'static' | 'data' | 'none';
  * the one GraphQL operation that answers it (typed by codegen from src/rest/operations/), and how
  * the documented response is shaped from the operation's data.
  */
-export interface RestRoute<P extends z.ZodType = z.ZodType, R = unknown> {
+export interface RestRoute<P extends z.ZodType = z.ZodType, R = unknown, B extends z.ZodType = z.ZodType> {
   path: string;
   /** GET unless said otherwise; a documented POST takes no body. */
   method?: 'GET' | 'POST';
@@ -22,10 +22,14 @@ export interface RestRoute<P extends z.ZodType = z.ZodType, R = unknown> {
   operation: TypedDocumentNode<R, any>;
   /** GraphQL variables from the validated parameters; by default the parameters themselves. */
   variables?: (params: z.output<P>) => Record<string, unknown>;
-  shape: (data: R, params: z.output<P>) => unknown;
+  /** The documented body of a 200 (src/rest/responses.ts): what `shape` returns, and what /openapi.json says. */
+  response: B;
+  shape: (data: R, params: z.output<P>) => z.input<B>;
   freshness: Freshness;
+  /** A sentence for the API description (/openapi.json, /docs). */
+  summary: string;
 }
 
 /** Keeps each route's parameter and data types attached to its own callbacks inside a heterogeneous table. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const route = <P extends z.ZodType, R>(r: RestRoute<P, R>): RestRoute<z.ZodType, any> => r as unknown as RestRoute<z.ZodType, any>;
+export const route = <P extends z.ZodType, R, B extends z.ZodType>(r: RestRoute<P, R, B>): RestRoute<z.ZodType, any> => r as unknown as RestRoute<z.ZodType, any>;

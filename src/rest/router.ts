@@ -80,6 +80,7 @@ export function createRestRouter({ schema, routes, costOf, costBudget, cache, ve
     const found = match(ex.path);
     if (!found) return false;
     const { route, allow, methods } = found.compiled;
+    ex.route = route.path;
     const method = ex.req.method ?? '';
     if (!methods.has(method)) {
       sendProblem(ex, { status: 405, code: 'METHOD_NOT_ALLOWED', detail: `${method} is not allowed here; use ${allow}`, headers: ['allow', allow] });

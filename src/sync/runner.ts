@@ -4,7 +4,7 @@ import { addDays, isoDate } from '../domain/dates.js';
 import type { Logger } from '../logger.js';
 import type { ConditionsProvider, LiftStatusProvider, LiveLift } from '../providers/provider.js';
 import type { ResortRepository } from '../repositories/resorts.js';
-import type { SyncRepository, SyncRunRecord, SyncTrigger } from '../repositories/sync.js';
+import type { SyncRepository, SyncRunRecord, SyncRunStatus, SyncTrigger } from '../repositories/sync.js';
 import { windowFor } from '../domain/weather/window.js';
 import { UpstreamError } from '../providers/upstream.js';
 
@@ -33,6 +33,8 @@ export interface SyncDeps {
   runBudgetMs: number;
   /** Called after a run published data, so caches of derived conditions are dropped. */
   onPublished: () => void;
+  /** Told every finished run's status (for /metrics). */
+  onFinished?: (status: SyncRunStatus) => void;
 }
 
 /**
@@ -100,9 +102,11 @@ export class SyncRunner {
         this.deps.runs.finish(id, this.deps.now().toISOString(), 'FAILED', 0, run.total, publicCause(err, id));
       })
       .finally(() => {
-      this.running = null;
-      this.emit();
-    });
+        this.running = null;
+        const last = this.deps.runs.lastFinished();
+        if (last?.id === id) this.deps.onFinished?.(last.status);
+        this.emit();
+      });
     this.emit();
     return this.status();
   }

@@ -34,9 +34,21 @@ export class WeatherWindow {
     return isoDate(this.now());
   }
 
-  /** Whether today's window is stored for every resort (what readiness waits for). */
+  private coverageChecked = { at: -Infinity, today: '', covered: false };
+
+  /**
+   * Whether today's window is stored for every resort (what readiness waits for). With a real
+   * provider the window comes from sync runs: the database is asked, at most every 10 s.
+   */
   get ready(): boolean {
-    return !this.autoFill || this.coveredFor === this.today();
+    const today = this.today();
+    if (this.autoFill) return this.coveredFor === today;
+    const c = this.coverageChecked;
+    if (c.today !== today || performance.now() - c.at > 10_000) {
+      const { from, to } = windowFor(today);
+      this.coverageChecked = { at: performance.now(), today, covered: this.weather.resortsMissing(from, to).length === 0 };
+    }
+    return this.coverageChecked.covered;
   }
 
   /** Starts filling today's window if it is not complete; resolves when it is. */

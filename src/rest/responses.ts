@@ -1,0 +1,292 @@
+import { z } from 'zod';
+
+/**
+ * The documented REST response bodies, declared once: each route's `shape` must return one
+ * (checked by the compiler), /openapi.json describes them (z.toJSONSchema), and the tests
+ * validate every route's real answers against that document. Objects are strict, so a field the
+ * code adds without documenting it fails the tests.
+ */
+
+const int = z.number().int();
+const num = z.number();
+const str = z.string();
+const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).meta({ format: 'date' });
+const dateTime = z.string().meta({ format: 'date-time' });
+const obj = <T extends z.ZodRawShape>(shape: T, description?: string) => {
+  const o = z.strictObject(shape);
+  return description ? o.meta({ description }) : o;
+};
+
+// ZIP API ---------------------------------------------------------------------------------------
+
+export const ZipRecord = obj(
+  {
+    zip: str.regex(/^\d{5}$/),
+    city: str,
+    stateCode: str.regex(/^[A-Z]{2}$/),
+    stateName: str,
+    county: str,
+    countyFips: str.regex(/^\d{5}$/),
+    lat: num,
+    lng: num,
+    lastUpdated: str,
+  },
+  'A ZIP code (GeoNames postal code data).',
+).meta({ id: 'ZipRecord' });
+
+export const ZipStats = obj({ totalZips: int, totalStates: int }).meta({ id: 'ZipStats' });
+
+export const Nearby = obj({
+  center: obj({ zip: str, lat: num, lng: num }),
+  radiusMiles: num,
+  results: z.array(obj({ zip: str, city: str, stateCode: str, county: str, lat: num, lng: num, distanceMiles: num })),
+}).meta({ id: 'Nearby' });
+
+export const States = z.array(obj({ stateCode: str, stateName: str, zipCount: int })).meta({ id: 'States' });
+
+export const StateZips = obj({ stateCode: str, stateName: str, total: int, limit: int, offset: int, zipcodes: z.array(ZipRecord) }).meta({ id: 'StateZips' });
+
+export const City = obj({ city: str, stateCode: str.optional(), count: int, zipcodes: z.array(ZipRecord) }).meta({ id: 'City' });
+
+export const Health = obj({ status: str.meta({ description: 'Always "ok" while the process serves requests.' }), service: str, timestamp: dateTime }).meta({ id: 'Health' });
+
+// Resort API ------------------------------------------------------------------------------------
+
+export const UnitLabels = obj({
+  system: z.enum(['METRIC', 'IMPERIAL']),
+  depth: str,
+  elevation: str,
+  length: str,
+  temperature: str,
+  speed: str,
+  precipitation: str,
+}).meta({ id: 'UnitLabels', description: 'The unit of each kind of number in the response.' });
+
+const GeoPoint = obj({ lat: num, lng: num });
+const Elevation = obj({ base: int, summit: int, vertical: int });
+const Surface = z.enum(['POWDER', 'PACKED_POWDER', 'MACHINE_GROOMED', 'HARD_PACKED', 'SPRING_SNOW', 'CORN', 'GRANULAR', 'ICY', 'WET_SNOW', 'WIND_BLOWN', 'THIN_COVER', 'NO_SNOW']);
+const Summary = z.enum(['SNOW', 'RAIN', 'MIXED', 'DRY']);
+const OperatingStatus = z.enum(['OPEN', 'CLOSED']);
+
+export const ResortSummary = obj({
+  id: str,
+  name: str,
+  country: str,
+  countryName: str,
+  region: str,
+  continent: str,
+  location: GeoPoint,
+  elevation: Elevation,
+  conditions: obj({
+    status: OperatingStatus,
+    surface: Surface,
+    snowDepthBase: num,
+    snowDepthSummit: num,
+    newSnow24h: num,
+    newSnow72h: num,
+    openTrails: int,
+    totalTrails: int,
+    openLifts: int,
+    totalLifts: int,
+    temperature: num,
+  }),
+  source: str,
+}).meta({ id: 'ResortSummary' });
+
+export const ResortRef = obj({ id: str, name: str, country: str, region: str, continent: str }).meta({ id: 'ResortRef' });
+
+const ForecastLevel = obj({ elevation: int, tempMin: num, tempMax: num, snowfall: num, windSpeed: num, windGust: num });
+export const ForecastDay = obj({
+  date,
+  summary: Summary,
+  precipitationProbability: int,
+  precipitation: num,
+  snowLine: int,
+  windDirection: int,
+  base: ForecastLevel,
+  summit: ForecastLevel,
+}).meta({ id: 'ForecastDay' });
+
+export const CurrentWeather = obj({
+  time: dateTime,
+  summary: Summary,
+  temperature: num,
+  temperatureSummit: num,
+  windSpeed: num,
+  windGust: num,
+  windDirection: int,
+  snowfall24h: num,
+  precipitation24h: num,
+}).meta({ id: 'CurrentWeather' });
+
+const countsBy = <K extends string>(keys: readonly [K, ...K[]], value: z.ZodType) => z.partialRecord(z.enum(keys), value);
+const DIFFICULTY = ['BEGINNER', 'INTERMEDIATE', 'ADVANCED', 'EXPERT'] as const;
+const LIFT_TYPE = ['CHAIRLIFT', 'GONDOLA', 'CABLE_CAR', 'FUNICULAR', 'T_BAR', 'PLATTER', 'ROPE_TOW', 'MAGIC_CARPET', 'UNKNOWN'] as const;
+const LIFT_STATUS = ['OPEN', 'HOLD', 'SCHEDULED', 'CLOSED'] as const;
+
+export const TrailSummary = obj({
+  total: int,
+  open: int,
+  groomed: int,
+  byDifficulty: countsBy(DIFFICULTY, obj({ total: int, open: int })),
+  byStatus: countsBy(['OPEN', 'CLOSED'], int),
+}).meta({ id: 'TrailSummary' });
+
+export const LiftSummary = obj({
+  total: int,
+  open: int,
+  openCapacityPerHour: int,
+  byType: countsBy(LIFT_TYPE, obj({ total: int, open: int })),
+  byStatus: countsBy(LIFT_STATUS, int),
+}).meta({ id: 'LiftSummary' });
+
+export const ResortList = obj({ total: int, limit: int, offset: int, units: UnitLabels, resorts: z.array(ResortSummary) }).meta({ id: 'ResortList' });
+
+export const ResortDetail = obj({
+  id: str,
+  name: str,
+  country: str,
+  countryName: str,
+  region: str,
+  continent: str,
+  location: GeoPoint,
+  website: str.nullable(),
+  elevation: Elevation,
+  units: UnitLabels,
+  source: str,
+  inventorySource: str,
+  date,
+  operation: obj({ status: OperatingStatus, reason: str, seasonOpens: date, seasonCloses: date }),
+  snow: obj({ depthBase: num, depthSummit: num, newSnow24h: num, newSnow72h: num, newSnow7d: num, seasonTotal: num, surface: Surface }),
+  weather: CurrentWeather,
+  forecast: z.array(ForecastDay),
+  lifts: LiftSummary,
+  trails: TrailSummary.extend({ openPct: num }),
+}).meta({ id: 'ResortDetail' });
+
+export const ResortWeather = obj({ resortId: str, name: str, source: str, units: UnitLabels, current: CurrentWeather, forecast: z.array(ForecastDay) }).meta({ id: 'ResortWeather' });
+
+export const ResortTrails = obj({
+  resortId: str,
+  name: str,
+  source: str,
+  units: UnitLabels,
+  summary: TrailSummary,
+  trails: z.array(obj({ id: str, name: str, difficulty: z.enum(DIFFICULTY), rating: str, length: int, status: z.enum(['OPEN', 'CLOSED']), grooming: z.enum(['GROOMED', 'UNGROOMED']) })),
+}).meta({ id: 'ResortTrails' });
+
+export const ResortLifts = obj({
+  resortId: str,
+  name: str,
+  source: str,
+  summary: LiftSummary,
+  lifts: z.array(obj({ id: str, name: str, type: z.enum(LIFT_TYPE), seats: int.nullable(), capacityPerHour: int.nullable(), status: z.enum(LIFT_STATUS) })),
+}).meta({ id: 'ResortLifts' });
+
+export const Comparison = obj({
+  units: UnitLabels,
+  resort: ResortSummary,
+  with: ResortSummary,
+  distanceKm: num,
+  differences: obj({
+    baseElevation: int,
+    summitElevation: int,
+    vertical: int,
+    liftCount: int,
+    trailCount: int,
+    snowDepthBase: num,
+    snowDepthSummit: num,
+    newSnow24h: num,
+    newSnow72h: num,
+    seasonSnowfall: num,
+    openTrails: int,
+    openLifts: int,
+    temperature: num,
+  }),
+}).meta({ id: 'Comparison' });
+
+const HistoryValues = obj({ snowfall: num, precipitation: num, snowDepth: num, tempMin: num, tempMax: num });
+const Deviation = obj({ absolute: num, percent: num.nullable() });
+export const History = obj({
+  resortId: str,
+  name: str,
+  provider: str,
+  parameters: obj({ days: int, years: int, radiusKm: num }),
+  units: UnitLabels,
+  window: obj({ from: date, to: date }),
+  points: z.array(GeoPoint),
+  daily: z.array(HistoryValues.extend({ date, baseline: HistoryValues })),
+  summary: obj({
+    current: HistoryValues,
+    baseline: HistoryValues,
+    deviation: obj({ snowfall: Deviation, precipitation: Deviation, snowDepth: Deviation, tempMin: Deviation, tempMax: Deviation }),
+  }),
+}).meta({ id: 'History' });
+
+export const TopSnow = obj({
+  limit: int,
+  units: UnitLabels,
+  resorts: z.array(obj({ rank: int, resort: ResortRef, newSnow24h: num, newSnow72h: num, snowDepthSummit: num, surface: Surface })),
+}).meta({ id: 'TopSnow' });
+
+export const OpenNow = obj({
+  minOpenTrailsPct: num,
+  count: int,
+  units: UnitLabels,
+  resorts: z.array(obj({ rank: int, resort: ResortRef, openTrailsPct: num, openTrails: int, totalTrails: int, openLifts: int, totalLifts: int, snowDepthBase: num })),
+}).meta({ id: 'OpenNow' });
+
+export const StormWatch = obj({
+  limit: int,
+  threshold48h: num,
+  units: UnitLabels,
+  resorts: z.array(obj({ rank: int, resort: ResortRef, snowfall48h: num, peakDate: date, peakSnowfall: num })),
+}).meta({ id: 'StormWatch' });
+
+export const SnowInsights = obj({
+  days: int,
+  from: date,
+  to: date,
+  units: UnitLabels,
+  network: obj({ resorts: int, resortsWithSnow: int, averageSnowfall: num, averagePerDay: num, maxSnowfall: num }),
+  resorts: z.array(obj({ resort: ResortRef, totalSnowfall: num, averagePerDay: num, maxDaySnowfall: num, maxDayDate: date.nullable() })),
+}).meta({ id: 'SnowInsights' });
+
+// Sync ------------------------------------------------------------------------------------------
+
+export const SyncRun = obj({
+  id: int,
+  trigger: z.enum(['MANUAL', 'SCHEDULED']),
+  provider: str,
+  startedAt: dateTime,
+  finishedAt: dateTime.nullable(),
+  status: z.enum(['RUNNING', 'SUCCEEDED', 'PARTIAL', 'FAILED']),
+  resortsUpdated: int,
+  resortsFailed: int,
+  error: str.nullable(),
+}).meta({ id: 'SyncRun' });
+
+export const SyncStatus = obj({
+  state: z.enum(['IDLE', 'RUNNING']),
+  provider: str,
+  progress: obj({ done: int, total: int }),
+  lastRun: SyncRun.nullable(),
+  nextScheduledRun: dateTime.nullable(),
+}).meta({ id: 'SyncStatus' });
+
+export const SyncHistory = obj({ limit: int, runs: z.array(SyncRun) }).meta({ id: 'SyncHistory' });
+
+// Errors ----------------------------------------------------------------------------------------
+
+export const Problem = z
+  .object({
+    type: str,
+    title: str,
+    status: int,
+    detail: str,
+    instance: str.optional(),
+    code: str,
+    requestId: str.optional(),
+    errors: z.array(z.object({ name: str, value: z.unknown(), bound: str, message: str })).optional(),
+  })
+  .meta({ id: 'Problem', description: 'RFC 9457 problem details; `code` matches GraphQL’s extensions.code, `errors` names each invalid parameter and its bound.' });
