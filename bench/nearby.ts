@@ -15,7 +15,7 @@ const dir = mkdtempSync(path.join(tmpdir(), 'gateway-bench-'));
 const dbPath = path.join(dir, 'bench.sqlite');
 buildDatabase(dbPath);
 const db = openDatabase(dbPath);
-const points = new ZipRepository(db).allPoints();
+const points = new ZipRepository(db).all();
 const index = new ZipSpatialIndex(points);
 const rtree = rtreeNearby(points);
 const kdBox = kdBoxNearby(points);

@@ -123,7 +123,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
 
   const services: Services = {
     repos,
-    zipIndex: new Lazy(() => new ZipSpatialIndex(repos.zips.allPoints())),
+    zipIndex: new Lazy(() => new ZipSpatialIndex(repos.zips.all())),
     resortIndex: new Lazy(() => new PointIndex(repos.resorts.all(), (r) => r.id)),
     weatherWindow,
     snapshots: new SnapshotStore(),
@@ -205,6 +205,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const warming = (async () => {
     const turn = () => new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setTimeout(resolve, 200).unref());
+    repos.zips.warm();
+    await turn();
     services.zipIndex.warm();
     await turn();
     services.resortIndex.warm();
