@@ -167,6 +167,9 @@ export class SyncRunner {
       await Promise.all(
         resorts.map((resort) =>
           limit(async () => {
+            // A turn of the event loop per resort: a provider that answers at once (the simulated
+            // one) would otherwise run the whole sync inside one turn and hold every request.
+            await new Promise((resolve) => setImmediate(resolve));
             try {
               if (budget.signal.aborted) throw new UpstreamError(deps.conditions.name, 'no time left', 'the run budget was spent before this resort');
               const days = await deps.conditions.daily(resort, from, to, today, bounds);
