@@ -117,14 +117,14 @@ describe('GraphQL resorts', () => {
     const r = await gql(app, RankingsQuery);
     expect(r.errors).toBeUndefined();
     const d = r.data!;
-    expect(d.topSnow.resorts.map((e) => e.rank)).toEqual(d.topSnow.resorts.map((_, i) => i + 1));
+    expect(d.topSnow!.resorts.map((e) => e.rank)).toEqual(d.topSnow!.resorts.map((_, i) => i + 1));
     const rest = (await getJson(app, '/api/conditions/top-snow?limit=5')).body;
-    expect(d.topSnow.resorts.map((e) => e.resort.id)).toEqual(rest.resorts.map((e: { resort: { id: string } }) => e.resort.id));
-    expect(d.openNow.resorts.every((e) => e.openTrailsPct >= 75)).toBe(true);
-    expect(d.stormWatch.resorts.every((e) => e.snowfall48h >= d.stormWatch.threshold48h)).toBe(true);
+    expect(d.topSnow!.resorts.map((e) => e.resort.id)).toEqual(rest.resorts.map((e: { resort: { id: string } }) => e.resort.id));
+    expect(d.openNow!.resorts.every((e) => e.openTrailsPct >= 75)).toBe(true);
+    expect(d.stormWatch!.resorts.every((e) => e.snowfall48h >= d.stormWatch!.threshold48h)).toBe(true);
     expect(d.snowInsights).toMatchObject({ days: 14, from: '2027-01-19', to: '2027-02-01' });
-    expect(d.compareResorts.differences.summitElevation).toBe(3216 - 3353);
-    expect(d.compareResorts.distanceKm).toBeLessThan(5);
+    expect(d.compareResorts!.differences.summitElevation).toBe(3216 - 3353);
+    expect(d.compareResorts!.distanceKm).toBeLessThan(5);
     expect(d.health).toEqual({ status: 'ok', timestamp: '2027-02-01T08:30:00.000Z' });
   });
 
@@ -133,15 +133,15 @@ describe('GraphQL resorts', () => {
     expect(r.errors).toBeUndefined();
     const zip = r.data!.zip!;
     expect(zip.city).toBe('Vail');
-    expect(zip.nearbyResorts[0]!.resort.id).toBe('vail');
-    const ids = zip.nearbyResorts.map((n) => n.resort.id);
+    expect(zip.nearbyResorts![0]!.resort.id).toBe('vail');
+    const ids = zip.nearbyResorts!.map((n) => n.resort.id);
     expect(ids).toContain('beaver-creek');
     const center = (await getJson(app, '/api/zip/81657')).body;
-    for (const n of zip.nearbyResorts) {
+    for (const n of zip.nearbyResorts!) {
       expect(n.distanceMiles).toBeLessThanOrEqual(30);
       expect(n.distanceMiles).toBeCloseTo(haversineMiles(center.lat, center.lng, n.resort.location.lat, n.resort.location.lng), 1);
     }
-    const stowe = r.data!.resort!.nearbyZips;
+    const stowe = r.data!.resort!.nearbyZips!;
     expect(stowe.length).toBeGreaterThan(0);
     expect(stowe.every((z) => z.stateCode === 'VT' && z.distanceMiles <= 10)).toBe(true);
     expect(r.data!.far!.nearbyZips).toEqual([]);
@@ -155,7 +155,7 @@ describe('GraphQL resorts', () => {
         const before = cold.statementCount();
         const r = await gql(cold, ListQuery, { limit, offset });
         expect(r.errors).toBeUndefined();
-        expect(r.data!.resorts.resorts).toHaveLength(limit);
+        expect(r.data!.resorts!.resorts).toHaveLength(limit);
         return cold.statementCount() - before;
       };
       const before = cold.statementCount();

@@ -77,7 +77,7 @@ describe('GraphQL ZIP queries', () => {
     const z = r.data!.zip!;
     expect(z).toMatchObject({ city: 'Beverly Hills', countyFips: '06037', state: { stateCode: 'CA', stateName: 'California' } });
     expect(z.nearby).toHaveLength(3);
-    expect(z.nearby.map((n) => n.zip)).not.toContain('90210');
+    expect(z.nearby!.map((n) => n.zip)).not.toContain('90210');
   });
 
   it('answers exactly what the REST path answers', async () => {
@@ -117,13 +117,13 @@ describe('GraphQL ZIP queries', () => {
     expect(c.data!.city).toMatchObject({ city: 'Portland', stateCode: 'ME' });
     expect(c.data!.city!.zipcodes.every((z) => z.stateCode === 'ME')).toBe(true);
     const st = await gql(app, StatsQuery);
-    expect(st.data!.zipStats.totalStates).toBe(51);
+    expect(st.data!.zipStats!.totalStates).toBe(51);
     expect(st.data!.states).toHaveLength(51);
   });
 
   it('serves /v1/graphql as well', async () => {
     const r = await gql(app, StatsQuery, undefined, '/v1/graphql');
-    expect(r.data!.zipStats.totalStates).toBe(51);
+    expect(r.data!.zipStats!.totalStates).toBe(51);
   });
 
   it('runs a constant number of SQL statements however many ZIPs and states a query touches', async () => {
@@ -131,7 +131,7 @@ describe('GraphQL ZIP queries', () => {
       const before = app.statementCount();
       const r = await gql(app, WideQuery, { limit });
       expect(r.errors).toBeUndefined();
-      const touched = r.data!.states.reduce((n, s) => n + s.zipcodes.length, 0);
+      const touched = r.data!.states!.reduce((n, s) => n + s.zipcodes!.length, 0);
       return { statements: app.statementCount() - before, touched };
     };
     const small = await count(2);

@@ -1,4 +1,6 @@
 import SchemaBuilder from '@pothos/core';
+import { GraphQLScalarType } from 'graphql';
+import { GraphQLDate, GraphQLDateTimeISO } from 'graphql-scalars';
 import ComplexityPlugin from '@pothos/plugin-complexity';
 import type { GraphQLContext } from './context.js';
 
@@ -15,7 +17,11 @@ import type { GraphQLContext } from './context.js';
  * DataLoaders live in the request context (graphql/loaders.ts) and argument validation is the
  * shared zod layer (validation/), because the REST shims need the very same loaders and validation.
  */
-export const builder = new SchemaBuilder<{ Context: GraphQLContext; DefaultFieldNullability: false }>({
+export const builder = new SchemaBuilder<{
+  Context: GraphQLContext;
+  DefaultFieldNullability: false;
+  Scalars: { Date: { Input: string; Output: string }; DateTime: { Input: Date; Output: string | Date } };
+}>({
   defaultFieldNullability: false,
   plugins: [ComplexityPlugin],
   complexity: {
@@ -31,4 +37,18 @@ export const byLimit = (fallback: number) => (args: { limit?: number | null }) =
   multiplier: typeof args.limit === 'number' && args.limit > 0 ? Math.min(args.limit, 10_000) : fallback,
 });
 
-builder.queryType({ description: 'Ski resort conditions and US ZIP codes.' });
+/**
+ * Dates as graphql-scalars' scalars: `Date` is a calendar day (RFC 3339 full-date, 2027-02-01);
+ * `DateTime` an instant, always written in UTC with milliseconds (2027-02-01T08:30:00.000Z), the
+ * format of graphql-scalars' DateTimeISO under the usual name.
+ */
+builder.addScalarType('Date', GraphQLDate);
+builder.addScalarType(
+  'DateTime',
+  new GraphQLScalarType({ ...GraphQLDateTimeISO.toConfig(), name: 'DateTime', description: 'An instant: ISO 8601 in UTC with milliseconds, e.g. 2027-02-01T08:30:00.000Z.' }),
+);
+
+builder.queryType({
+  description:
+    'Ski resort conditions and US ZIP codes. Every root field is nullable, as are fields whose arguments can be refused or whose work can fail (history, nearby lists, a state\'s ZIP pages): an error nulls that field only and is listed in `errors` with its code, while its siblings still answer.',
+});

@@ -172,7 +172,7 @@ export const resortRoutes = [
     params: ResortHistoryParams,
     operation: RestHistoryDocument,
     shape: (d, p) => {
-      const h = d.resort!.history;
+      const h = d.resort.history!;
       return {
         resortId: d.resort!.id,
         name: d.resort!.name,

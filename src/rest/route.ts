@@ -9,6 +9,13 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 export type Freshness = 'static' | 'data' | 'none';
 
 /**
+ * The operation's data as `shape` sees it: the router shapes only answers without errors, and a
+ * root field is null only with an error, so the root fields are there. (Nested nullable fields,
+ * such as a history that failed, stay nullable.)
+ */
+export type AnsweredData<R> = { [K in keyof R]: NonNullable<R[K]> };
+
+/**
  * One documented REST path: its parameters (the shared zod schema over path and query values),
  * the one GraphQL operation that answers it (typed by codegen from src/rest/operations/), and how
  * the documented response is shaped from the operation's data.
@@ -24,7 +31,7 @@ export interface RestRoute<P extends z.ZodType = z.ZodType, R = unknown, B exten
   variables?: (params: z.output<P>) => Record<string, unknown>;
   /** The documented body of a 200 (src/rest/responses.ts): what `shape` returns, and what /openapi.json says. */
   response: B;
-  shape: (data: R, params: z.output<P>) => z.input<B>;
+  shape: (data: AnsweredData<R>, params: z.output<P>) => z.input<B>;
   freshness: Freshness;
   /** A sentence for the API description (/openapi.json, /docs). */
   summary: string;

@@ -125,7 +125,7 @@ export function createRestRouter({ schema, routes, costOf, costBudget, cache, ve
           sendProblem(ex, problemOf(result.errors[0]!, ex, makeContext(ex, true)));
           return true;
         }
-        const body = JSON.stringify(route.shape(result.data, params));
+        const body = JSON.stringify(route.shape(result.data!, params));
         if (!key) {
           ex.send(200, JSON_TYPE, body, ['cache-control', CACHE_NONE]);
           return true;

@@ -56,7 +56,7 @@ export const zipRoutes = [
       total: d.state!.zipCount,
       limit: p.limit,
       offset: p.offset,
-      zipcodes: d.state!.zipcodes,
+      zipcodes: d.state!.zipcodes!,
     }),
   }),
   route({

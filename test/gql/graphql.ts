@@ -70,7 +70,7 @@ export type TestResortListQueryVariables = Exact<{
 }>;
 
 
-export type TestResortListQuery = { resorts: { total: number, resorts: Array<{ id: string, trails: Array<{ name: string, status: TrailStatus }>, lifts: Array<{ name: string, status: LiftStatus }>, weather: { forecast: Array<{ date: string }> }, conditions: { snowDepthBase: number, openTrails: number } }> } };
+export type TestResortListQuery = { resorts: { total: number, resorts: Array<{ id: string, trails: Array<{ name: string, status: TrailStatus }>, lifts: Array<{ name: string, status: LiftStatus }>, weather: { forecast: Array<{ date: string }> }, conditions: { snowDepthBase: number, openTrails: number } }> } | null };
 
 export type TestResortTypenameQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -80,12 +80,12 @@ export type TestResortTypenameQuery = { __typename: 'Query' };
 export type TestCrossQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type TestCrossQuery = { zip: { city: string, nearbyResorts: Array<{ distanceMiles: number, resort: { id: string, location: { lat: number, lng: number } } }> } | null, resort: { nearbyZips: Array<{ zip: string, stateCode: string, distanceMiles: number }> } | null, far: { nearbyZips: Array<{ zip: string }> } | null };
+export type TestCrossQuery = { zip: { city: string, nearbyResorts: Array<{ distanceMiles: number, resort: { id: string, location: { lat: number, lng: number } } }> | null } | null, resort: { nearbyZips: Array<{ zip: string, stateCode: string, distanceMiles: number }> | null } | null, far: { nearbyZips: Array<{ zip: string }> | null } | null };
 
 export type TestRankingsQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type TestRankingsQuery = { topSnow: { resorts: Array<{ rank: number, newSnow24h: number, newSnow72h: number, resort: { id: string } }> }, openNow: { count: number, resorts: Array<{ openTrailsPct: number }> }, stormWatch: { threshold48h: number, resorts: Array<{ snowfall48h: number }> }, snowInsights: { days: number, from: string, to: string, network: { resorts: number, averageSnowfall: number }, resorts: Array<{ totalSnowfall: number, resort: { id: string } }> }, compareResorts: { distanceKm: number, differences: { summitElevation: number } }, health: { status: string, timestamp: string } };
+export type TestRankingsQuery = { topSnow: { resorts: Array<{ rank: number, newSnow24h: number, newSnow72h: number, resort: { id: string } }> } | null, openNow: { count: number, resorts: Array<{ openTrailsPct: number }> } | null, stormWatch: { threshold48h: number, resorts: Array<{ snowfall48h: number }> } | null, snowInsights: { days: number, from: string, to: string, network: { resorts: number, averageSnowfall: number }, resorts: Array<{ totalSnowfall: number, resort: { id: string } }> } | null, compareResorts: { distanceKm: number, differences: { summitElevation: number } } | null, health: { status: string, timestamp: string } | null };
 
 export type TestBadArgsQueryVariables = Exact<{
   limit?: number | null | undefined;
@@ -93,14 +93,14 @@ export type TestBadArgsQueryVariables = Exact<{
 }>;
 
 
-export type TestBadArgsQuery = { topSnow: { resorts: Array<{ rank: number }> }, snowInsights: { days: number } };
+export type TestBadArgsQuery = { topSnow: { resorts: Array<{ rank: number }> } | null, snowInsights: { days: number } | null };
 
 export type TestZipQueryVariables = Exact<{
   zip: string;
 }>;
 
 
-export type TestZipQuery = { zip: { zip: string, city: string, stateCode: string, stateName: string, county: string, countyFips: string, lat: number, lng: number, lastUpdated: string, state: { stateCode: string, stateName: string, zipCount: number }, nearby: Array<{ zip: string, distanceMiles: number }> } | null };
+export type TestZipQuery = { zip: { zip: string, city: string, stateCode: string, stateName: string, county: string, countyFips: string, lat: number, lng: number, lastUpdated: string, state: { stateCode: string, stateName: string, zipCount: number }, nearby: Array<{ zip: string, distanceMiles: number }> | null } | null };
 
 export type TestNearbyQueryVariables = Exact<{
   zip: string;
@@ -109,7 +109,7 @@ export type TestNearbyQueryVariables = Exact<{
 }>;
 
 
-export type TestNearbyQuery = { nearbyZips: { radiusMiles: number, center: { zip: string, lat: number, lng: number }, results: Array<{ zip: string, city: string, stateCode: string, county: string, lat: number, lng: number, distanceMiles: number }> } };
+export type TestNearbyQuery = { nearbyZips: { radiusMiles: number, center: { zip: string, lat: number, lng: number }, results: Array<{ zip: string, city: string, stateCode: string, county: string, lat: number, lng: number, distanceMiles: number }> } | null };
 
 export type TestStateQueryVariables = Exact<{
   code: string;
@@ -118,7 +118,7 @@ export type TestStateQueryVariables = Exact<{
 }>;
 
 
-export type TestStateQuery = { state: { stateCode: string, stateName: string, zipCount: number, zipcodes: Array<{ zip: string }> } | null };
+export type TestStateQuery = { state: { stateCode: string, stateName: string, zipCount: number, zipcodes: Array<{ zip: string }> | null } | null };
 
 export type TestCityQueryVariables = Exact<{
   name: string;
@@ -136,14 +136,14 @@ export type TestTypenameQuery = { __typename: 'Query' };
 export type TestStatsQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type TestStatsQuery = { zipStats: { totalZips: number, totalStates: number }, states: Array<{ stateCode: string }> };
+export type TestStatsQuery = { zipStats: { totalZips: number, totalStates: number } | null, states: Array<{ stateCode: string }> | null };
 
 export type TestWideQueryVariables = Exact<{
   limit?: number | null | undefined;
 }>;
 
 
-export type TestWideQuery = { states: Array<{ stateCode: string, zipcodes: Array<{ zip: string, state: { stateName: string, zipCount: number }, nearby: Array<{ zip: string, details: { countyFips: string, state: { fips: string } } }> }> }> };
+export type TestWideQuery = { states: Array<{ stateCode: string, zipcodes: Array<{ zip: string, state: { stateName: string, zipCount: number }, nearby: Array<{ zip: string, details: { countyFips: string, state: { fips: string } } }> | null }> | null }> | null };
 
 
 export const TestResortDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"TestResort"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"units"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Units"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"resort"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"countryCode"}},{"kind":"Field","name":{"kind":"Name","value":"continent"}},{"kind":"Field","name":{"kind":"Name","value":"inventorySource"}},{"kind":"Field","name":{"kind":"Name","value":"location"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"lat"}},{"kind":"Field","name":{"kind":"Name","value":"lng"}}]}},{"kind":"Field","name":{"kind":"Name","value":"elevation"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"units"},"value":{"kind":"Variable","name":{"kind":"Name","value":"units"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"base"}},{"kind":"Field","name":{"kind":"Name","value":"summit"}},{"kind":"Field","name":{"kind":"Name","value":"vertical"}},{"kind":"Field","name":{"kind":"Name","value":"unit"}}]}},{"kind":"Field","name":{"kind":"Name","value":"conditions"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"units"},"value":{"kind":"Variable","name":{"kind":"Name","value":"units"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"date"}},{"kind":"Field","name":{"kind":"Name","value":"source"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"statusReason"}},{"kind":"Field","name":{"kind":"Name","value":"seasonOpens"}},{"kind":"Field","name":{"kind":"Name","value":"seasonCloses"}},{"kind":"Field","name":{"kind":"Name","value":"snowDepthBase"}},{"kind":"Field","name":{"kind":"Name","value":"snowDepthSummit"}},{"kind":"Field","name":{"kind":"Name","value":"newSnow24h"}},{"kind":"Field","name":{"kind":"Name","value":"newSnow72h"}},{"kind":"Field","name":{"kind":"Name","value":"newSnow7d"}},{"kind":"Field","name":{"kind":"Name","value":"seasonSnowfall"}},{"kind":"Field","name":{"kind":"Name","value":"surface"}},{"kind":"Field","name":{"kind":"Name","value":"openTrails"}},{"kind":"Field","name":{"kind":"Name","value":"totalTrails"}},{"kind":"Field","name":{"kind":"Name","value":"openTrailsPct"}},{"kind":"Field","name":{"kind":"Name","value":"openLifts"}},{"kind":"Field","name":{"kind":"Name","value":"totalLifts"}},{"kind":"Field","name":{"kind":"Name","value":"temperature"}},{"kind":"Field","name":{"kind":"Name","value":"units"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"system"}},{"kind":"Field","name":{"kind":"Name","value":"depth"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"weather"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"units"},"value":{"kind":"Variable","name":{"kind":"Name","value":"units"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"source"}},{"kind":"Field","name":{"kind":"Name","value":"current"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"temperature"}},{"kind":"Field","name":{"kind":"Name","value":"summary"}}]}},{"kind":"Field","name":{"kind":"Name","value":"forecast"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"date"}},{"kind":"Field","name":{"kind":"Name","value":"precipitationProbability"}},{"kind":"Field","name":{"kind":"Name","value":"snowLine"}},{"kind":"Field","name":{"kind":"Name","value":"base"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"tempMin"}},{"kind":"Field","name":{"kind":"Name","value":"tempMax"}}]}},{"kind":"Field","name":{"kind":"Name","value":"summit"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"snowfall"}},{"kind":"Field","name":{"kind":"Name","value":"windGust"}}]}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"trailSummary"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"total"}},{"kind":"Field","name":{"kind":"Name","value":"open"}},{"kind":"Field","name":{"kind":"Name","value":"byDifficulty"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"difficulty"}},{"kind":"Field","name":{"kind":"Name","value":"total"}},{"kind":"Field","name":{"kind":"Name","value":"open"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"liftSummary"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"total"}},{"kind":"Field","name":{"kind":"Name","value":"open"}},{"kind":"Field","name":{"kind":"Name","value":"byStatus"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"count"}}]}}]}}]}}]}}]} as unknown as DocumentNode<TestResortQuery, TestResortQueryVariables>;

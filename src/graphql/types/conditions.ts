@@ -21,7 +21,7 @@ export const WeatherSummaryEnum = builder.enumType('WeatherSummary', {
 export const ConditionsRef = builder.objectRef<ConditionsView>('Conditions').implement({
   description: 'Today’s snow report. Depths and snowfall in `units.depth`; new snow is measured at the summit.',
   fields: (t) => ({
-    date: t.exposeString('date', { description: 'The report date (UTC), ISO 8601.' }),
+    date: t.expose('date', { type: 'Date', description: 'The report date (UTC).' }),
     source: t.exposeString('source', { description: 'Where the numbers come from; "simulated" for the offline generator.' }),
     units: t.field({ type: UnitLabelsRef, resolve: (c) => c.units }),
     status: t.field({ type: OperatingStatusEnum, resolve: (c) => c.status as 'OPEN' | 'CLOSED' }),
@@ -63,7 +63,7 @@ const ForecastLevelRef = builder.objectRef<ForecastLevelView>('ForecastLevel').i
 export const ForecastDayRef = builder.objectRef<ForecastDayView>('ForecastDay').implement({
   description: 'One forecast day (UTC date) at the base and the summit.',
   fields: (t) => ({
-    date: t.exposeString('date'),
+    date: t.expose('date', { type: 'Date' }),
     summary: t.field({ type: WeatherSummaryEnum, resolve: (d) => d.summary }),
     precipitationProbability: t.exposeInt('precipitationProbability', { description: 'Percent.' }),
     precipitation: t.exposeFloat('precipitation', { description: 'Water equivalent at the base.' }),
@@ -77,7 +77,7 @@ export const ForecastDayRef = builder.objectRef<ForecastDayView>('ForecastDay').
 const CurrentWeatherRef = builder.objectRef<CurrentWeatherView>('CurrentWeather').implement({
   description: 'Weather now at the base (summit temperature too).',
   fields: (t) => ({
-    time: t.exposeString('time', { description: 'When this was computed, ISO 8601.' }),
+    time: t.expose('time', { type: 'DateTime', description: 'When this was computed.' }),
     summary: t.field({ type: WeatherSummaryEnum, resolve: (c) => c.summary }),
     temperature: t.exposeFloat('temperature'),
     temperatureSummit: t.exposeFloat('temperatureSummit'),

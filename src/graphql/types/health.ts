@@ -6,12 +6,13 @@ HealthRef.implement({
   fields: (t) => ({
     status: t.exposeString('status', { description: 'Always ok while the process serves requests.' }),
     service: t.exposeString('service'),
-    timestamp: t.exposeString('timestamp', { description: 'Server time, ISO 8601.' }),
+    timestamp: t.expose('timestamp', { type: 'DateTime', description: 'Server time.' }),
   }),
 });
 
 builder.queryFields((t) => ({
   health: t.field({
+    nullable: true,
     type: HealthRef,
     resolve: (_root, _args, ctx) => ({ status: 'ok', service: 'ski-zip-gateway', timestamp: ctx.now().toISOString() }),
   }),

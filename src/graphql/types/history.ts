@@ -8,7 +8,7 @@ import { UpstreamError } from '../../providers/upstream.js';
 import { validate } from '../../validation/validate.js';
 import { HISTORY_BOUNDS, HistoryParams } from '../../validation/resort-params.js';
 import { ResortRef } from './resort.js';
-import { UnitLabelsRef, UnitsEnum, unitsArgDoc } from './units.js';
+import { UnitLabelsRef, unitsArg } from './units.js';
 
 type WithUnits<T> = T & { units: Units };
 
@@ -34,7 +34,7 @@ const MeasuresRef = builder.objectRef<ReturnType<typeof convertDay>>('HistoryVal
 
 const HistoryDayRef = builder.objectRef<WithUnits<{ day: HistoryDay; baseline: HistoryDay }>>('HistoryDay').implement({
   fields: (t) => ({
-    date: t.string({ resolve: (d) => d.day.date }),
+    date: t.field({ type: 'Date', resolve: (d) => d.day.date }),
     values: t.field({ type: MeasuresRef, resolve: (d) => convertDay(d.day, d.units) }),
     baseline: t.field({ type: MeasuresRef, description: 'The same calendar day averaged over the baseline years.', resolve: (d) => convertDay(d.baseline, d.units) }),
   }),
@@ -100,10 +100,17 @@ export function historyCost(args: { days?: number | null; years?: number | null 
 builder.objectField(ResortRef, 'history', (t) =>
   t.field({
     type: HistoryRef,
+    // A provider failure or a time-out nulls this field only, never the resort or its siblings.
+    nullable: true,
     description: `Historical baseline. days ${HISTORY_BOUNDS.days.min}–${HISTORY_BOUNDS.days.max} (default ${HISTORY_BOUNDS.days.default}), years ${HISTORY_BOUNDS.years.min}–${HISTORY_BOUNDS.years.max} (default ${HISTORY_BOUNDS.years.default}), radiusKm ${HISTORY_BOUNDS.radiusKm.min}–${HISTORY_BOUNDS.radiusKm.max} (default ${HISTORY_BOUNDS.radiusKm.default}). Costs days × (years + 1) × 7 sample points. A provider failure is UPSTREAM_FAILED; past the request deadline, TIMEOUT.`,
     // What it computes: every sample point, every day of the window, in every year asked for.
     complexity: (args) => ({ field: historyCost(args), multiplier: 1 }),
-    args: { days: t.arg.int(), years: t.arg.int(), radiusKm: t.arg.float(), units: t.arg({ type: UnitsEnum, description: unitsArgDoc }) },
+    args: {
+      days: t.arg.int({ defaultValue: HISTORY_BOUNDS.days.default }),
+      years: t.arg.int({ defaultValue: HISTORY_BOUNDS.years.default }),
+      radiusKm: t.arg.float({ defaultValue: HISTORY_BOUNDS.radiusKm.default }),
+      units: t.arg(unitsArg),
+    },
     resolve: async (resort, args, ctx) => {
       const p = validate(HistoryParams, {
         days: args.days ?? undefined,

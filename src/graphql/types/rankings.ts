@@ -10,7 +10,7 @@ import { validate } from '../../validation/validate.js';
 import { InsightsParams, OpenNowParams, RankingParams, RESORT_BOUNDS } from '../../validation/resort-params.js';
 import { ResortRef } from './resort.js';
 import { SnowSurfaceEnum } from './conditions.js';
-import { UnitLabelsRef, UnitsEnum, unitsArgDoc } from './units.js';
+import { UnitLabelsRef, unitsArg } from './units.js';
 
 /** Every resort's snapshot, in one batch per loader (the resort rows primed from one scan). */
 async function allSnapshots(ctx: GraphQLContext): Promise<ResortSnapshot<ResortRecord>[]> {
@@ -58,7 +58,7 @@ const StormWatchEntryRef = builder.objectRef<Entry>('StormWatchEntry').implement
     rank: t.exposeInt('rank'),
     resort: t.field({ type: ResortRef, resolve: (e) => e.snap.resort }),
     snowfall48h: t.float({ description: 'Forecast summit snowfall, today and tomorrow.', resolve: (e) => toUnits.depth(stormOutlookView(e.snap).snowfall48hCm, e.units) }),
-    peakDate: t.string({ resolve: (e) => stormOutlookView(e.snap).peakDate }),
+    peakDate: t.field({ type: 'Date', resolve: (e) => stormOutlookView(e.snap).peakDate }),
     peakSnowfall: t.float({ resolve: (e) => toUnits.depth(stormOutlookView(e.snap).peakSnowfallCm, e.units) }),
   }),
 });
@@ -103,7 +103,7 @@ const ResortSnowTotalRef = builder.objectRef<Insight>('ResortSnowTotal').impleme
     totalSnowfall: t.float({ resolve: (i) => toUnits.depth(i.total.totalCm, i.units) }),
     averagePerDay: t.float({ resolve: (i) => toUnits.depth(i.total.totalCm / i.days, i.units) }),
     maxDaySnowfall: t.float({ resolve: (i) => toUnits.depth(i.total.maxDayCm, i.units) }),
-    maxDayDate: t.string({ nullable: true, description: 'The snowiest day (earliest on ties); null without snow.', resolve: (i) => (i.total.maxDayCm > 0 ? i.total.maxDayDate : null) }),
+    maxDayDate: t.field({ type: 'Date', nullable: true, description: 'The snowiest day (earliest on ties); null without snow.', resolve: (i) => (i.total.maxDayCm > 0 ? i.total.maxDayDate : null) }),
   }),
 });
 
@@ -131,12 +131,12 @@ const SnowInsightsRef = builder.objectRef<{ days: number; from: string; to: stri
 });
 
 const rank = (units: Units) => (snap: ResortSnapshot<ResortRecord>, i: number): Entry => ({ rank: i + 1, snap, units });
-const unitsArg = { type: UnitsEnum, description: unitsArgDoc } as const;
 
 builder.queryFields((t) => ({
   topSnow: t.field({
+    nullable: true,
     type: TopSnowRef,
-    args: { limit: t.arg.int({ description: `1–${RESORT_BOUNDS.rankingLimit.max}; default ${RESORT_BOUNDS.rankingLimit.default}.` }), units: t.arg(unitsArg) },
+    args: { limit: t.arg.int({ description: `1–${RESORT_BOUNDS.rankingLimit.max}.`, defaultValue: RESORT_BOUNDS.rankingLimit.default }), units: t.arg(unitsArg) },
     resolve: async (_root, args, ctx) => {
       const { limit, units } = validate(RankingParams, { limit: args.limit ?? undefined, units: args.units ?? undefined }, ctx);
       const snaps = await allSnapshots(ctx);
@@ -145,8 +145,9 @@ builder.queryFields((t) => ({
     },
   }),
   openNow: t.field({
+    nullable: true,
     type: OpenNowRef,
-    args: { minOpenTrailsPct: t.arg.float({ description: `0–100; default ${RESORT_BOUNDS.minOpenTrailsPct.default}.` }), units: t.arg(unitsArg) },
+    args: { minOpenTrailsPct: t.arg.float({ description: '0–100.', defaultValue: RESORT_BOUNDS.minOpenTrailsPct.default }), units: t.arg(unitsArg) },
     resolve: async (_root, args, ctx) => {
       const { minOpenTrailsPct, units } = validate(OpenNowParams, { minOpenTrailsPct: args.minOpenTrailsPct ?? undefined, units: args.units ?? undefined }, ctx);
       const snaps = await allSnapshots(ctx);
@@ -155,8 +156,9 @@ builder.queryFields((t) => ({
     },
   }),
   stormWatch: t.field({
+    nullable: true,
     type: StormWatchRef,
-    args: { limit: t.arg.int({ description: `1–${RESORT_BOUNDS.rankingLimit.max}; default ${RESORT_BOUNDS.rankingLimit.default}.` }), units: t.arg(unitsArg) },
+    args: { limit: t.arg.int({ description: `1–${RESORT_BOUNDS.rankingLimit.max}.`, defaultValue: RESORT_BOUNDS.rankingLimit.default }), units: t.arg(unitsArg) },
     resolve: async (_root, args, ctx) => {
       const { limit, units } = validate(RankingParams, { limit: args.limit ?? undefined, units: args.units ?? undefined }, ctx);
       const snaps = await allSnapshots(ctx);
@@ -165,8 +167,9 @@ builder.queryFields((t) => ({
     },
   }),
   snowInsights: t.field({
+    nullable: true,
     type: SnowInsightsRef,
-    args: { days: t.arg.int({ description: `1–${RESORT_BOUNDS.insightsDays.max}; default ${RESORT_BOUNDS.insightsDays.default}.` }), units: t.arg(unitsArg) },
+    args: { days: t.arg.int({ description: `1–${RESORT_BOUNDS.insightsDays.max}.`, defaultValue: RESORT_BOUNDS.insightsDays.default }), units: t.arg(unitsArg) },
     resolve: async (_root, args, ctx) => {
       const { days, units } = validate(InsightsParams, { days: args.days ?? undefined, units: args.units ?? undefined }, ctx);
       const to = await ctx.weatherWindow.ensureCurrent();

@@ -11,7 +11,7 @@ import { CompareParams, NearbyResortsParams, RESORT_BOUNDS, ResortListParams, Re
 import { conditionsView, liftSummaryView, trailSummaryView, weatherView, forecastView } from '../../snapshots/views.js';
 import { ConditionsRef, ForecastDayRef, WeatherRef } from './conditions.js';
 import { LiftRef, LiftSummaryRef, TrailRef, TrailSummaryRef } from './inventory.js';
-import { UnitLabelsRef, UnitsEnum, unitsArgDoc } from './units.js';
+import { UnitLabelsRef, unitsArg } from './units.js';
 import { NearbyZipRef, ZipRef } from './zip.js';
 import type { NearbyZip } from '../../domain/zip-spatial-index.js';
 
@@ -45,7 +45,6 @@ const NearbyResortRef = builder.objectRef<{ resort: ResortRecord; distanceMiles:
   }),
 });
 
-const unitsArg = (t: { arg: any }) => t.arg({ type: UnitsEnum, description: unitsArgDoc });
 
 ResortRef.implement({
   description: 'A ski resort from the curated catalogue, with today’s conditions from the configured provider.',
@@ -63,7 +62,7 @@ ResortRef.implement({
     inventorySource: t.exposeString('inventorySource', { description: '"generated": trail and lift names and grades are generated, not real.' }),
     elevation: t.field({
       type: ElevationRef,
-      args: { units: unitsArg(t) },
+      args: { units: t.arg(unitsArg) },
       resolve: (r, args, ctx) => {
         const { units } = validate(UnitsOnly, args, ctx);
         return {
@@ -76,26 +75,26 @@ ResortRef.implement({
     }),
     conditions: t.field({
       type: ConditionsRef,
-      args: { units: unitsArg(t) },
+      args: { units: t.arg(unitsArg) },
       resolve: async (r, args, ctx) => conditionsView(await snapshot(ctx, r), validate(UnitsOnly, args, ctx).units),
     }),
     weather: t.field({
       type: WeatherRef,
-      args: { units: unitsArg(t) },
+      args: { units: t.arg(unitsArg) },
       resolve: async (r, args, ctx) => weatherView(await snapshot(ctx, r), validate(UnitsOnly, args, ctx).units),
     }),
     forecast: t.field({
       type: [ForecastDayRef],
       complexity: { field: 1, multiplier: 7 },
       description: 'Daily forecast, today and the next six days.',
-      args: { units: unitsArg(t) },
+      args: { units: t.arg(unitsArg) },
       resolve: async (r, args, ctx) => forecastView(await snapshot(ctx, r), validate(UnitsOnly, args, ctx).units),
     }),
     trails: t.field({
       type: [TrailRef],
       // The largest resorts have a few hundred trails.
       complexity: { field: 1, multiplier: 150 },
-      args: { units: t.arg({ type: UnitsEnum, description: `${unitsArgDoc} For trail lengths.` }) },
+      args: { units: t.arg({ ...unitsArg, description: `${unitsArg.description} For trail lengths.` }) },
       resolve: async (r, args, ctx) => {
         const { units } = validate(UnitsOnly, args, ctx);
         return (await snapshot(ctx, r)).trails.map((trail) => ({ ...trail, units }));
@@ -106,8 +105,9 @@ ResortRef.implement({
     liftSummary: t.field({ type: LiftSummaryRef, resolve: async (r, _a, ctx) => liftSummaryView(await snapshot(ctx, r)) }),
     nearbyZips: t.field({
       type: [NearbyZipRef],
+      nullable: true,
       description: `US ZIP codes near the resort, nearest first (radiusMiles > 0 and <= ${ZIP_BOUNDS.radiusMiles.max}, default ${ZIP_BOUNDS.radiusMiles.default}; limit 1–${ZIP_BOUNDS.nearbyLimit.max}, default ${ZIP_BOUNDS.nearbyLimit.default}). Empty outside the US.`,
-      args: { radiusMiles: t.arg.float(), limit: t.arg.int() },
+      args: { radiusMiles: t.arg.float({ defaultValue: ZIP_BOUNDS.radiusMiles.default }), limit: t.arg.int({ defaultValue: ZIP_BOUNDS.nearbyLimit.default }) },
       complexity: byLimit(ZIP_BOUNDS.nearbyLimit.default),
       resolve: (r, args, ctx): NearbyZip[] => {
         const { radiusMiles, limit } = validate(NearbyOptions, args, ctx);
@@ -120,8 +120,9 @@ ResortRef.implement({
 builder.objectField(ZipRef, 'nearbyResorts', (t) =>
   t.field({
     type: [NearbyResortRef],
+    nullable: true,
     description: `Ski resorts near this ZIP code, nearest first (radiusMiles > 0 and <= ${RESORT_BOUNDS.nearbyResortsRadius.max}, default ${RESORT_BOUNDS.nearbyResortsRadius.default}; limit 1–${RESORT_BOUNDS.nearbyResortsLimit.max}, default ${RESORT_BOUNDS.nearbyResortsLimit.default}).`,
-    args: { radiusMiles: t.arg.float(), limit: t.arg.int() },
+    args: { radiusMiles: t.arg.float({ defaultValue: RESORT_BOUNDS.nearbyResortsRadius.default }), limit: t.arg.int({ defaultValue: RESORT_BOUNDS.nearbyResortsLimit.default }) },
     complexity: byLimit(RESORT_BOUNDS.nearbyResortsLimit.default),
     resolve: (zip, args, ctx) => {
       const { radiusMiles, limit } = validate(NearbyResortsParams, args, ctx);
@@ -151,8 +152,8 @@ const ResortFilterInput = builder.inputType('ResortFilter', {
 
 const PagingInput = builder.inputType('Paging', {
   fields: (t) => ({
-    limit: t.int({ description: `1–${RESORT_BOUNDS.listLimit.max}; default ${RESORT_BOUNDS.listLimit.default}.` }),
-    offset: t.int({ description: '>= 0; default 0.' }),
+    limit: t.int({ description: `1–${RESORT_BOUNDS.listLimit.max}.`, defaultValue: RESORT_BOUNDS.listLimit.default }),
+    offset: t.int({ description: '>= 0.', defaultValue: 0 }),
   }),
 });
 
@@ -209,6 +210,7 @@ builder.queryFields((t) => ({
     resolve: (_root, args, ctx) => loadResort(ctx, validate(ResortParams, { id: String(args.id) }, ctx).id),
   }),
   resorts: t.field({
+    nullable: true,
     type: ResortPageRef,
     description: 'Resorts matching a filter, by name, one page at a time.',
     args: { filter: t.arg({ type: ResortFilterInput }), paging: t.arg({ type: PagingInput }) },
@@ -221,9 +223,10 @@ builder.queryFields((t) => ({
     },
   }),
   compareResorts: t.field({
+    nullable: true,
     type: ComparisonRef,
     description: 'Two resorts side by side with the differences (first minus second).',
-    args: { id: t.arg.id({ required: true }), with: t.arg.id({ required: true }), units: t.arg({ type: UnitsEnum, description: unitsArgDoc }) },
+    args: { id: t.arg.id({ required: true }), with: t.arg.id({ required: true }), units: t.arg(unitsArg) },
     resolve: async (_root, args, ctx) => {
       const p = validate(CompareParams, { id: String(args.id), with: String(args.with), units: args.units ?? undefined }, ctx);
       const [a, b] = await Promise.all([loadResort(ctx, p.id), (async () => {

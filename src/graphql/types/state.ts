@@ -25,11 +25,12 @@ StateRef.implement({
     zipCount: t.exposeInt('zipCount', { description: 'How many ZIP codes the state has (the total for paging).' }),
     zipcodes: t.field({
       type: [ZipRef],
+      nullable: true,
       description: 'The state’s ZIP codes in ZIP order, one page.',
       complexity: byLimit(ZIP_BOUNDS.stateLimit.default),
       args: {
-        limit: t.arg.int({ description: `Page size, 1–${ZIP_BOUNDS.stateLimit.max}; default ${ZIP_BOUNDS.stateLimit.default}.` }),
-        offset: t.arg.int({ description: 'ZIPs to skip, >= 0; default 0.' }),
+        limit: t.arg.int({ description: `Page size, 1–${ZIP_BOUNDS.stateLimit.max}.`, defaultValue: ZIP_BOUNDS.stateLimit.default }),
+        offset: t.arg.int({ description: 'ZIPs to skip, >= 0.', defaultValue: 0 }),
       },
       resolve: (state, args, ctx) => {
         const { limit, offset } = validate(StatePaging, args, ctx);
@@ -59,6 +60,7 @@ ZipStatsRef.implement({
 
 builder.queryFields((t) => ({
   states: t.field({
+    nullable: true,
     type: [StateRef],
     description: 'The 50 states and DC, by state code.',
     complexity: { field: 1, multiplier: 51 },
@@ -87,6 +89,7 @@ builder.queryFields((t) => ({
     },
   }),
   zipStats: t.field({
+    nullable: true,
     type: ZipStatsRef,
     resolve: (_root, _args, ctx) => ctx.repos.zips.stats(),
   }),

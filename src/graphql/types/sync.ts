@@ -17,8 +17,8 @@ const SyncRunRef = builder.objectRef<SyncRunRecord>('SyncRun').implement({
     id: t.exposeInt('id'),
     trigger: t.field({ type: SyncTriggerEnum, resolve: (r) => r.trigger }),
     provider: t.exposeString('provider'),
-    startedAt: t.exposeString('startedAt'),
-    finishedAt: t.exposeString('finishedAt', { nullable: true }),
+    startedAt: t.expose('startedAt', { type: 'DateTime' }),
+    finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
     status: t.field({ type: SyncRunStatusEnum, resolve: (r) => r.status }),
     resortsUpdated: t.exposeInt('resortsUpdated'),
     resortsFailed: t.exposeInt('resortsFailed'),
@@ -36,16 +36,17 @@ const SyncStatusRef = builder.objectRef<SyncStatus>('SyncStatus').implement({
     provider: t.exposeString('provider'),
     progress: t.field({ type: ProgressRef, description: 'Resorts done of the running run (0 of 0 when idle).', resolve: (s) => s.progress }),
     lastRun: t.field({ type: SyncRunRef, nullable: true, description: 'The last finished run.', resolve: (s) => s.lastRun }),
-    nextScheduledRun: t.exposeString('nextScheduledRun', { nullable: true, description: 'ISO 8601; null when no schedule is set.' }),
+    nextScheduledRun: t.expose('nextScheduledRun', { type: 'DateTime', nullable: true, description: 'Null when no schedule is set.' }),
   }),
 });
 
 builder.queryFields((t) => ({
-  syncStatus: t.field({ type: SyncStatusRef, resolve: (_r, _a, ctx) => ctx.sync.status() }),
+  syncStatus: t.field({ nullable: true, type: SyncStatusRef, resolve: (_r, _a, ctx) => ctx.sync.status() }),
   syncHistory: t.field({
+    nullable: true,
     type: [SyncRunRef],
     description: `Recent runs, newest first; limit 1–${SYNC_BOUNDS.historyLimit.max}, default ${SYNC_BOUNDS.historyLimit.default}.`,
-    args: { limit: t.arg.int() },
+    args: { limit: t.arg.int({ defaultValue: SYNC_BOUNDS.historyLimit.default }) },
     complexity: (args) => ({ field: 1, multiplier: typeof args.limit === 'number' && args.limit > 0 ? Math.min(args.limit, 1000) : SYNC_BOUNDS.historyLimit.default }),
     resolve: (_r, args, ctx) => ctx.sync.history(validate(SyncHistoryParams, { limit: args.limit ?? undefined }, ctx).limit),
   }),
@@ -55,6 +56,7 @@ builder.mutationType({});
 builder.mutationField('runSync', (t) =>
   t.field({
     type: SyncStatusRef,
+    nullable: true,
     description: 'Starts a sync run unless one is going (then starts nothing); answers the status either way. Needs a key with the admin scope (FORBIDDEN otherwise).',
     resolve: (_r, _a, ctx) => {
       if (!hasScope(ctx.scopes, 'admin')) throw new ForbiddenError('admin', 'Starting a sync run');

@@ -22,4 +22,5 @@ export const UnitLabelsRef = builder.objectRef<UnitLabels>('UnitLabels').impleme
   }),
 });
 
-export const unitsArgDoc = 'METRIC (default) or IMPERIAL.';
+/** Every `units` argument: METRIC unless asked otherwise, and the SDL says so. */
+export const unitsArg = { type: UnitsEnum, description: 'The unit system of the numbers returned.', defaultValue: 'METRIC' } as const;

@@ -41,18 +41,19 @@ ZipRef.implement({
     countyFips: t.exposeString('countyFips', { description: 'Five-digit state + county FIPS code, e.g. 06037.' }),
     lat: t.exposeFloat('lat', { description: 'Latitude of the ZIP centroid, degrees.' }),
     lng: t.exposeFloat('lng', { description: 'Longitude of the ZIP centroid, degrees.' }),
-    lastUpdated: t.exposeString('lastUpdated', { description: 'Date of the ZIP dataset, ISO 8601.' }),
+    lastUpdated: t.expose('lastUpdated', { type: 'Date', description: 'Date of the ZIP dataset.' }),
     state: t.field({
       type: StateRef,
       resolve: async (zip, _args, ctx) => (await ctx.loaders.stateByCode.load(zip.stateCode))!,
     }),
     nearby: t.field({
       type: [NearbyZipRef],
+      nullable: true,
       description: 'Other ZIP codes within the radius, nearest first. The ZIP itself is not included.',
       complexity: byLimit(ZIP_BOUNDS.nearbyLimit.default),
       args: {
-        radiusMiles: t.arg.float({ description: radiusDoc }),
-        limit: t.arg.int({ description: limitDoc }),
+        radiusMiles: t.arg.float({ description: radiusDoc, defaultValue: ZIP_BOUNDS.radiusMiles.default }),
+        limit: t.arg.int({ description: limitDoc, defaultValue: ZIP_BOUNDS.nearbyLimit.default }),
       },
       resolve: (zip, args, ctx) => {
         const { radiusMiles, limit } = validate(NearbyOptions, args, ctx);
@@ -102,13 +103,14 @@ builder.queryFields((t) => ({
     resolve: (_root, args, ctx) => loadZip(ctx, validate(ZipParams, args, ctx).zip),
   }),
   nearbyZips: t.field({
+    nullable: true,
     type: NearbyResultRef,
     description: 'ZIP codes within a radius of a ZIP, nearest first, the center ZIP itself excluded.',
     complexity: byLimit(ZIP_BOUNDS.nearbyLimit.default),
     args: {
       zip: t.arg.string({ required: true, description: 'Exactly 5 digits.' }),
-      radiusMiles: t.arg.float({ description: radiusDoc }),
-      limit: t.arg.int({ description: limitDoc }),
+      radiusMiles: t.arg.float({ description: radiusDoc, defaultValue: ZIP_BOUNDS.radiusMiles.default }),
+      limit: t.arg.int({ description: limitDoc, defaultValue: ZIP_BOUNDS.nearbyLimit.default }),
     },
     resolve: (_root, args, ctx) => {
       const { zip, radiusMiles, limit } = validate(NearbyParams, args, ctx);

@@ -90,7 +90,7 @@ export type WeatherSummary =
 export type RestHealthQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type RestHealthQuery = { health: { status: string, service: string, timestamp: string } };
+export type RestHealthQuery = { health: { status: string, service: string, timestamp: string } | null };
 
 export type ResortSummaryFragment = { id: string, name: string, countryCode: string, countryName: string, region: string, continent: string, location: { lat: number, lng: number }, elevation: { base: number, summit: number, vertical: number }, conditions: { source: string, status: OperatingStatus, surface: SnowSurface, snowDepthBase: number, snowDepthSummit: number, newSnow24h: number, newSnow72h: number, openTrails: number, totalTrails: number, openLifts: number, totalLifts: number, temperature: number } };
 
@@ -119,7 +119,7 @@ export type RestResortsQueryVariables = Exact<{
 }>;
 
 
-export type RestResortsQuery = { resorts: { total: number, limit: number, offset: number, resorts: Array<{ id: string, name: string, countryCode: string, countryName: string, region: string, continent: string, location: { lat: number, lng: number }, elevation: { base: number, summit: number, vertical: number }, conditions: { source: string, status: OperatingStatus, surface: SnowSurface, snowDepthBase: number, snowDepthSummit: number, newSnow24h: number, newSnow72h: number, openTrails: number, totalTrails: number, openLifts: number, totalLifts: number, temperature: number } }> } };
+export type RestResortsQuery = { resorts: { total: number, limit: number, offset: number, resorts: Array<{ id: string, name: string, countryCode: string, countryName: string, region: string, continent: string, location: { lat: number, lng: number }, elevation: { base: number, summit: number, vertical: number }, conditions: { source: string, status: OperatingStatus, surface: SnowSurface, snowDepthBase: number, snowDepthSummit: number, newSnow24h: number, newSnow72h: number, openTrails: number, totalTrails: number, openLifts: number, totalLifts: number, temperature: number } }> } | null };
 
 export type RestResortQueryVariables = Exact<{
   id: string | number;
@@ -159,7 +159,7 @@ export type RestCompareQueryVariables = Exact<{
 }>;
 
 
-export type RestCompareQuery = { compareResorts: { distanceKm: number, resort: { id: string, name: string, countryCode: string, countryName: string, region: string, continent: string, location: { lat: number, lng: number }, elevation: { base: number, summit: number, vertical: number }, conditions: { source: string, status: OperatingStatus, surface: SnowSurface, snowDepthBase: number, snowDepthSummit: number, newSnow24h: number, newSnow72h: number, openTrails: number, totalTrails: number, openLifts: number, totalLifts: number, temperature: number } }, with: { id: string, name: string, countryCode: string, countryName: string, region: string, continent: string, location: { lat: number, lng: number }, elevation: { base: number, summit: number, vertical: number }, conditions: { source: string, status: OperatingStatus, surface: SnowSurface, snowDepthBase: number, snowDepthSummit: number, newSnow24h: number, newSnow72h: number, openTrails: number, totalTrails: number, openLifts: number, totalLifts: number, temperature: number } }, differences: { baseElevation: number, summitElevation: number, vertical: number, liftCount: number, trailCount: number, snowDepthBase: number, snowDepthSummit: number, newSnow24h: number, newSnow72h: number, seasonSnowfall: number, openTrails: number, openLifts: number, temperature: number } } };
+export type RestCompareQuery = { compareResorts: { distanceKm: number, resort: { id: string, name: string, countryCode: string, countryName: string, region: string, continent: string, location: { lat: number, lng: number }, elevation: { base: number, summit: number, vertical: number }, conditions: { source: string, status: OperatingStatus, surface: SnowSurface, snowDepthBase: number, snowDepthSummit: number, newSnow24h: number, newSnow72h: number, openTrails: number, totalTrails: number, openLifts: number, totalLifts: number, temperature: number } }, with: { id: string, name: string, countryCode: string, countryName: string, region: string, continent: string, location: { lat: number, lng: number }, elevation: { base: number, summit: number, vertical: number }, conditions: { source: string, status: OperatingStatus, surface: SnowSurface, snowDepthBase: number, snowDepthSummit: number, newSnow24h: number, newSnow72h: number, openTrails: number, totalTrails: number, openLifts: number, totalLifts: number, temperature: number } }, differences: { baseElevation: number, summitElevation: number, vertical: number, liftCount: number, trailCount: number, snowDepthBase: number, snowDepthSummit: number, newSnow24h: number, newSnow72h: number, seasonSnowfall: number, openTrails: number, openLifts: number, temperature: number } } | null };
 
 export type RestHistoryQueryVariables = Exact<{
   id: string | number;
@@ -170,7 +170,7 @@ export type RestHistoryQueryVariables = Exact<{
 }>;
 
 
-export type RestHistoryQuery = { resort: { id: string, name: string, history: { provider: string, from: string, to: string, parameters: { days: number, years: number, radiusKm: number }, points: Array<{ lat: number, lng: number }>, daily: Array<{ date: string, values: { snowfall: number, precipitation: number, snowDepth: number, tempMin: number, tempMax: number }, baseline: { snowfall: number, precipitation: number, snowDepth: number, tempMin: number, tempMax: number } }>, current: { snowfall: number, precipitation: number, snowDepth: number, tempMin: number, tempMax: number }, baseline: { snowfall: number, precipitation: number, snowDepth: number, tempMin: number, tempMax: number }, deviation: { snowfall: { absolute: number, percent: number | null }, precipitation: { absolute: number, percent: number | null }, snowDepth: { absolute: number, percent: number | null }, tempMin: { absolute: number, percent: number | null }, tempMax: { absolute: number, percent: number | null } } } } | null };
+export type RestHistoryQuery = { resort: { id: string, name: string, history: { provider: string, from: string, to: string, parameters: { days: number, years: number, radiusKm: number }, points: Array<{ lat: number, lng: number }>, daily: Array<{ date: string, values: { snowfall: number, precipitation: number, snowDepth: number, tempMin: number, tempMax: number }, baseline: { snowfall: number, precipitation: number, snowDepth: number, tempMin: number, tempMax: number } }>, current: { snowfall: number, precipitation: number, snowDepth: number, tempMin: number, tempMax: number }, baseline: { snowfall: number, precipitation: number, snowDepth: number, tempMin: number, tempMax: number }, deviation: { snowfall: { absolute: number, percent: number | null }, precipitation: { absolute: number, percent: number | null }, snowDepth: { absolute: number, percent: number | null }, tempMin: { absolute: number, percent: number | null }, tempMax: { absolute: number, percent: number | null } } } | null } | null };
 
 export type RestTopSnowQueryVariables = Exact<{
   limit: number | null | undefined;
@@ -178,7 +178,7 @@ export type RestTopSnowQueryVariables = Exact<{
 }>;
 
 
-export type RestTopSnowQuery = { topSnow: { resorts: Array<{ rank: number, newSnow24h: number, newSnow72h: number, snowDepthSummit: number, surface: SnowSurface, resort: { id: string, name: string, countryCode: string, region: string, continent: string } }> } };
+export type RestTopSnowQuery = { topSnow: { resorts: Array<{ rank: number, newSnow24h: number, newSnow72h: number, snowDepthSummit: number, surface: SnowSurface, resort: { id: string, name: string, countryCode: string, region: string, continent: string } }> } | null };
 
 export type RestOpenNowQueryVariables = Exact<{
   minOpenTrailsPct: number | null | undefined;
@@ -186,7 +186,7 @@ export type RestOpenNowQueryVariables = Exact<{
 }>;
 
 
-export type RestOpenNowQuery = { openNow: { minOpenTrailsPct: number, count: number, resorts: Array<{ rank: number, openTrailsPct: number, openTrails: number, totalTrails: number, openLifts: number, totalLifts: number, snowDepthBase: number, resort: { id: string, name: string, countryCode: string, region: string, continent: string } }> } };
+export type RestOpenNowQuery = { openNow: { minOpenTrailsPct: number, count: number, resorts: Array<{ rank: number, openTrailsPct: number, openTrails: number, totalTrails: number, openLifts: number, totalLifts: number, snowDepthBase: number, resort: { id: string, name: string, countryCode: string, region: string, continent: string } }> } | null };
 
 export type RestStormWatchQueryVariables = Exact<{
   limit: number | null | undefined;
@@ -194,7 +194,7 @@ export type RestStormWatchQueryVariables = Exact<{
 }>;
 
 
-export type RestStormWatchQuery = { stormWatch: { threshold48h: number, resorts: Array<{ rank: number, snowfall48h: number, peakDate: string, peakSnowfall: number, resort: { id: string, name: string, countryCode: string, region: string, continent: string } }> } };
+export type RestStormWatchQuery = { stormWatch: { threshold48h: number, resorts: Array<{ rank: number, snowfall48h: number, peakDate: string, peakSnowfall: number, resort: { id: string, name: string, countryCode: string, region: string, continent: string } }> } | null };
 
 export type RestSnowInsightsQueryVariables = Exact<{
   days: number | null | undefined;
@@ -202,7 +202,7 @@ export type RestSnowInsightsQueryVariables = Exact<{
 }>;
 
 
-export type RestSnowInsightsQuery = { snowInsights: { days: number, from: string, to: string, network: { resorts: number, resortsWithSnow: number, averageSnowfall: number, averagePerDay: number, maxSnowfall: number }, resorts: Array<{ totalSnowfall: number, averagePerDay: number, maxDaySnowfall: number, maxDayDate: string | null, resort: { id: string, name: string, countryCode: string, region: string, continent: string } }> } };
+export type RestSnowInsightsQuery = { snowInsights: { days: number, from: string, to: string, network: { resorts: number, resortsWithSnow: number, averageSnowfall: number, averagePerDay: number, maxSnowfall: number }, resorts: Array<{ totalSnowfall: number, averagePerDay: number, maxDaySnowfall: number, maxDayDate: string | null, resort: { id: string, name: string, countryCode: string, region: string, continent: string } }> } | null };
 
 export type SyncRunFieldsFragment = { id: number, trigger: SyncTrigger, provider: string, startedAt: string, finishedAt: string | null, status: SyncRunStatus, resortsUpdated: number, resortsFailed: number, error: string | null };
 
@@ -211,26 +211,26 @@ export type SyncStatusFieldsFragment = { state: SyncState, provider: string, nex
 export type RestSyncStatusQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type RestSyncStatusQuery = { syncStatus: { state: SyncState, provider: string, nextScheduledRun: string | null, progress: { done: number, total: number }, lastRun: { id: number, trigger: SyncTrigger, provider: string, startedAt: string, finishedAt: string | null, status: SyncRunStatus, resortsUpdated: number, resortsFailed: number, error: string | null } | null } };
+export type RestSyncStatusQuery = { syncStatus: { state: SyncState, provider: string, nextScheduledRun: string | null, progress: { done: number, total: number }, lastRun: { id: number, trigger: SyncTrigger, provider: string, startedAt: string, finishedAt: string | null, status: SyncRunStatus, resortsUpdated: number, resortsFailed: number, error: string | null } | null } | null };
 
 export type RestRunSyncMutationVariables = Exact<{ [key: string]: never; }>;
 
 
-export type RestRunSyncMutation = { runSync: { state: SyncState, provider: string, nextScheduledRun: string | null, progress: { done: number, total: number }, lastRun: { id: number, trigger: SyncTrigger, provider: string, startedAt: string, finishedAt: string | null, status: SyncRunStatus, resortsUpdated: number, resortsFailed: number, error: string | null } | null } };
+export type RestRunSyncMutation = { runSync: { state: SyncState, provider: string, nextScheduledRun: string | null, progress: { done: number, total: number }, lastRun: { id: number, trigger: SyncTrigger, provider: string, startedAt: string, finishedAt: string | null, status: SyncRunStatus, resortsUpdated: number, resortsFailed: number, error: string | null } | null } | null };
 
 export type RestSyncHistoryQueryVariables = Exact<{
   limit: number | null | undefined;
 }>;
 
 
-export type RestSyncHistoryQuery = { syncHistory: Array<{ id: number, trigger: SyncTrigger, provider: string, startedAt: string, finishedAt: string | null, status: SyncRunStatus, resortsUpdated: number, resortsFailed: number, error: string | null }> };
+export type RestSyncHistoryQuery = { syncHistory: Array<{ id: number, trigger: SyncTrigger, provider: string, startedAt: string, finishedAt: string | null, status: SyncRunStatus, resortsUpdated: number, resortsFailed: number, error: string | null }> | null };
 
 export type ZipRecordFieldsFragment = { zip: string, city: string, stateCode: string, stateName: string, county: string, countyFips: string, lat: number, lng: number, lastUpdated: string };
 
 export type RestZipStatsQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type RestZipStatsQuery = { zipStats: { totalZips: number, totalStates: number } };
+export type RestZipStatsQuery = { zipStats: { totalZips: number, totalStates: number } | null };
 
 export type RestZipQueryVariables = Exact<{
   zip: string;
@@ -246,12 +246,12 @@ export type RestNearbyQueryVariables = Exact<{
 }>;
 
 
-export type RestNearbyQuery = { nearbyZips: { radiusMiles: number, center: { zip: string, lat: number, lng: number }, results: Array<{ zip: string, city: string, stateCode: string, county: string, lat: number, lng: number, distanceMiles: number }> } };
+export type RestNearbyQuery = { nearbyZips: { radiusMiles: number, center: { zip: string, lat: number, lng: number }, results: Array<{ zip: string, city: string, stateCode: string, county: string, lat: number, lng: number, distanceMiles: number }> } | null };
 
 export type RestStatesQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type RestStatesQuery = { states: Array<{ stateCode: string, stateName: string, zipCount: number }> };
+export type RestStatesQuery = { states: Array<{ stateCode: string, stateName: string, zipCount: number }> | null };
 
 export type RestStateZipsQueryVariables = Exact<{
   state: string;
@@ -260,7 +260,7 @@ export type RestStateZipsQueryVariables = Exact<{
 }>;
 
 
-export type RestStateZipsQuery = { state: { stateCode: string, stateName: string, zipCount: number, zipcodes: Array<{ zip: string, city: string, stateCode: string, stateName: string, county: string, countyFips: string, lat: number, lng: number, lastUpdated: string }> } | null };
+export type RestStateZipsQuery = { state: { stateCode: string, stateName: string, zipCount: number, zipcodes: Array<{ zip: string, city: string, stateCode: string, stateName: string, county: string, countyFips: string, lat: number, lng: number, lastUpdated: string }> | null } | null };
 
 export type RestCityQueryVariables = Exact<{
   name: string;

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildClientSchema, getIntrospectionQuery, printSchema, type IntrospectionQuery } from 'graphql';
+import type { RunningApp } from '../src/app.js';
+import { clockAt, startTestServer, TEST_KEY } from './helpers/server.js';
+
+/** The schema as clients see it over introspection, and errors that null only their own field. */
+
+let app: RunningApp;
+beforeAll(async () => {
+  app = await startTestServer({ now: clockAt('2027-02-01T08:30:00Z') });
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+async function post(query: string): Promise<{ data?: any; errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, unknown> }[] }> {
+  const r = await fetch(`${app.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY },
+    body: JSON.stringify({ query }),
+  });
+  return r.json();
+}
+
+describe('the schema over introspection', () => {
+  let sdl: string;
+  beforeAll(async () => {
+    const r = await post(getIntrospectionQuery());
+    sdl = printSchema(buildClientSchema(r.data as IntrospectionQuery));
+  });
+
+  it('declares argument defaults, so clients see them', () => {
+    expect(sdl).toMatch(/nearbyZips\(\s*"""[^]*?"""\s*zip: String!\s*"""[^]*?"""\s*radiusMiles: Float = 25\s*"""[^]*?"""\s*limit: Int = 50/);
+    expect(sdl).toMatch(/history\(\s*days: Int = 30\s*years: Int = 5\s*radiusKm: Float = 12/);
+    expect(sdl).toMatch(/units: Units = METRIC/);
+  });
+
+  it('lists enum values in their natural order', () => {
+    expect(sdl).toMatch(/enum Difficulty \{\s*BEGINNER\s*INTERMEDIATE\s*ADVANCED\s*EXPERT\s*\}/);
+  });
+
+  it('types dates as Date and instants as DateTime', () => {
+    expect(sdl).toMatch(/^scalar Date$/m);
+    expect(sdl).toMatch(/^scalar DateTime$/m);
+    expect(sdl).toMatch(/lastUpdated: Date!/);
+    expect(sdl).toMatch(/startedAt: DateTime!/);
+  });
+
+  it('serializes them as ISO 8601 strings', async () => {
+    const r = await post('{ health { timestamp } zip(zip: "90210") { lastUpdated } resort(id: "vail") { conditions { date } } }');
+    expect(r.errors).toBeUndefined();
+    expect(r.data.health.timestamp).toBe('2027-02-01T08:30:00.000Z');
+    expect(r.data.zip.lastUpdated).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(r.data.resort.conditions.date).toBe('2027-02-01');
+  });
+});
+
+describe('a failing field nulls only itself', () => {
+  it('compareResorts with an unknown resort: null with its error; the sibling answers', async () => {
+    const r = await post('{ compareResorts(id: "vail", with: "nope") { distanceKm } zip(zip: "90210") { city } }');
+    expect(r.data).toEqual({ compareResorts: null, zip: { city: 'Beverly Hills' } });
+    expect(r.errors).toHaveLength(1);
+    expect(r.errors![0]!.path).toEqual(['compareResorts']);
+    expect(r.errors![0]!.extensions!.code).toBe('NOT_FOUND');
+  });
+
+  it('a refused history: the history is null, the resort and its siblings answer', async () => {
+    const r = await post('{ resort(id: "vail") { name history(days: 1) { provider } } states { stateCode } }');
+    expect(r.data.resort).toEqual({ name: 'Vail', history: null });
+    expect(r.data.states).toHaveLength(51);
+    expect(r.errors![0]!.path).toEqual(['resort', 'history']);
+    expect(r.errors![0]!.extensions!.code).toBe('BAD_USER_INPUT');
+  });
+
+  it('a refused nearby list on one ZIP leaves the ZIP and the other fields', async () => {
+    const r = await post('{ zip(zip: "90210") { city nearby(limit: 100000) { zip } } zipStats { totalStates } }');
+    expect(r.data).toEqual({ zip: { city: 'Beverly Hills', nearby: null }, zipStats: { totalStates: 51 } });
+    expect(r.errors![0]!.path).toEqual(['zip', 'nearby']);
+  });
+});
