@@ -1,39 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TEST_KEY, privateDatabase } from './helpers/server.js';
+import { spawnServer } from './helpers/process.js';
 
 /**
  * SIGTERM always ends the process within the grace period (plus a margin for the process to
  * stop): with a request that never ends in flight, and with nobody reading its stdout.
  */
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const GRACE_MS = 1000;
 
-function start(): { child: ChildProcess; url: Promise<string>; exited: Promise<{ code: number | null; at: number }> } {
-  const dbPath = privateDatabase('gateway-shutdown-');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DB_PATH: dbPath, LOG_LEVEL: 'info', API_KEYS: TEST_KEY, SHUTDOWN_GRACE_MS: String(GRACE_MS), SYNC_INTERVAL_MINUTES: '0' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = new Promise<string>((resolve, reject) => {
-    let out = '';
-    const onData = (d: Buffer) => {
-      out += d;
-      const m = out.match(/serving REST at (http:\/\/[\d.:]+)\/api/);
-      if (m) {
-        child.stdout!.off('data', onData);
-        resolve(m[1]!);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.once('exit', () => reject(new Error(`the server exited before listening: ${out.slice(0, 500)}`)));
-  });
-  const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once('exit', (code) => resolve({ code, at: Date.now() })));
-  return { child, url, exited };
-}
+const start = () => spawnServer(privateDatabase('gateway-shutdown-'), { API_KEYS: TEST_KEY, SHUTDOWN_GRACE_MS: String(GRACE_MS) });
 
 describe('shutdown', () => {
   it('SIGTERM with a request that never ends in flight: the process exits within the grace period', async () => {

@@ -1,0 +1,121 @@
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningApp } from '../src/app.js';
+import { expectProblem, getJson, privateDatabase, startTestServer, TEST_KEY } from './helpers/server.js';
+import { everyDocumentedPath } from './helpers/paths.js';
+import { spawnServer } from './helpers/process.js';
+
+/** What a newcomer meets: the first key, the index, probes, and metrics for the operator. */
+
+describe('a fresh install', () => {
+  it('prints a first key once, which then answers; a restart says how many keys exist and how to make one', async () => {
+    const dbPath = privateDatabase('gateway-first-key-');
+    const db = new Database(dbPath);
+    db.exec('DELETE FROM key_usage; DELETE FROM api_keys;');
+    db.close();
+
+    const first = spawnServer(dbPath);
+    try {
+      const base = await first.url;
+      const key = first.output().match(/one was created[^:]*: (szg_[\w-]+)/)?.[1];
+      expect(key, first.output()).toBeDefined();
+      const r = await fetch(`${base}/api/zip/90210`, { headers: { 'x-api-key': key! } });
+      expect(r.status).toBe(200);
+      // It is an admin key: the operator's own.
+      expect((await fetch(`${base}/metrics`, { headers: { 'x-api-key': key! } })).status).toBe(200);
+    } finally {
+      first.child.kill('SIGTERM');
+      await first.exited;
+    }
+
+    const second = spawnServer(dbPath);
+    try {
+      await second.url;
+      expect(second.output()).toMatch(/1 API key on file; create another with: npm run keys -- create --name NAME/);
+      expect(second.output()).not.toMatch(/szg_/);
+    } finally {
+      second.child.kill('SIGTERM');
+      await second.exited;
+    }
+  }, 60_000);
+});
+
+describe('the first requests', () => {
+  let app: RunningApp;
+  beforeAll(async () => {
+    app = await startTestServer();
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('a 401 says how to get a key', async () => {
+    const body = expectProblem(await getJson(app, '/api/zip/90210', { apiKey: null }), 401);
+    expect(body.detail).toMatch(/x-api-key/);
+    expect(body.detail).toMatch(/npm run keys -- create/);
+  });
+
+  it('GET / is an index: HTML for a browser, JSON otherwise, with the links a newcomer needs', async () => {
+    const html = await fetch(`${app.url}/`, { headers: { accept: 'text/html' } });
+    expect(html.status).toBe(200);
+    const page = await html.text();
+    for (const link of ['/graphql', '/docs', '/openapi.json']) expect(page).toContain(`href="${link}"`);
+    const json = await getJson(app, '/', { apiKey: null });
+    expect(json.status).toBe(200);
+    expect(JSON.stringify(json.body)).toContain('/openapi.json');
+  });
+
+  it('/livez and /readyz answer without a key, are not counted, and every documented path still needs one', async () => {
+    for (let i = 0; i < 30; i++) {
+      for (const probe of ['/livez', '/readyz', '/v1/livez']) {
+        const r = await getJson(app, probe, { apiKey: null });
+        expect(r.status).toBe(200);
+        expect(r.headers.get('ratelimit-remaining')).toBeNull();
+      }
+    }
+    expect((await getJson(app, '/readyz', { apiKey: null })).body).toEqual({ status: 'ready' });
+    for (const { method, path } of everyDocumentedPath()) {
+      expect((await getJson(app, path, { method, apiKey: null })).status, `${method} ${path}`).toBe(401);
+    }
+    expect((await getJson(app, '/health', { apiKey: null })).status).toBe(401);
+  });
+
+  it('a probe costs nothing from a key: the quota is the same before and after', async () => {
+    const remaining = async () => Number((await getJson(app, '/api/states')).headers.get('ratelimit-remaining'));
+    const before = await remaining();
+    for (let i = 0; i < 10; i++) await getJson(app, '/readyz', { headers: { 'x-api-key': TEST_KEY } });
+    expect(await remaining()).toBe(before - 1);
+  });
+});
+
+describe('/metrics', () => {
+  let app: RunningApp;
+  beforeAll(async () => {
+    app = await startTestServer({ config: { apiKeys: [TEST_KEY, 'szg_plain_metrics_key'], apiAdminKeys: [TEST_KEY] } });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('Prometheus text for an admin key (or a Bearer token): requests by route and status, latency, cache, key usage', async () => {
+    await getJson(app, '/api/zip/90210');
+    await getJson(app, '/api/zip/90210');
+    await getJson(app, '/api/zip/00000');
+    const r = await fetch(`${app.url}/metrics`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/text\/plain/);
+    const text = await r.text();
+    const value = (pattern: RegExp) => Number(text.match(pattern)?.[1]);
+    expect(value(/^http_requests_total\{[^}]*route="\/api\/zip\/:zip"[^}]*status="200"[^}]*\} (\d+)/m)).toBe(2);
+    expect(value(/^http_requests_total\{[^}]*route="\/api\/zip\/:zip"[^}]*status="404"[^}]*\} (\d+)/m)).toBe(1);
+    expect(text).toMatch(/^http_request_duration_seconds_bucket\{/m);
+    expect(text).toMatch(/^response_cache_(hits|lookups)/m);
+    expect(text).toMatch(/^sync_runs_total|^# TYPE sync_runs_total/m);
+    expect(text).toMatch(/^process_resident_memory_bytes /m);
+  });
+
+  it('needs a key with the admin scope', async () => {
+    expectProblem(await getJson(app, '/metrics', { apiKey: null }), 401);
+    expectProblem(await getJson(app, '/metrics', { apiKey: 'szg_plain_metrics_key' }), 403);
+  });
+});

@@ -1,0 +1,42 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+export interface ServerProcess {
+  child: ChildProcess;
+  /** The base URL, once the server says it listens. */
+  url: Promise<string>;
+  /** Everything it has written to stdout so far. */
+  output(): string;
+  exited: Promise<{ code: number | null; at: number }>;
+}
+
+/**
+ * The server as `npm start` runs it, in a process of its own (src/server.ts through tsx), on an
+ * ephemeral port: for what only a whole process shows — its log, its signals, its exit.
+ */
+export function spawnServer(dbPath: string, env: Record<string, string> = {}): ServerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DB_PATH: dbPath, LOG_LEVEL: 'info', SYNC_INTERVAL_MINUTES: '0', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d;
+  });
+  const url = new Promise<string>((resolve, reject) => {
+    const onData = () => {
+      const m = out.match(/serving REST at (http:\/\/[\d.:]+)\/api/);
+      if (m) {
+        child.stdout!.off('data', onData);
+        resolve(m[1]!);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', () => reject(new Error(`the server exited before listening: ${out.slice(0, 500)}`)));
+  });
+  const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once('exit', (code) => resolve({ code, at: Date.now() })));
+  return { child, url, output: () => out, exited };
+}
