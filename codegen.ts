@@ -4,7 +4,8 @@ import type { CodegenConfig } from '@graphql-codegen/cli';
  * schema/schema.graphql is printed from the Pothos schema first (scripts/print-schema.ts); then
  * - the REST route table's operations (src/rest/operations/*.graphql) become typed documents, so
  *   each route's `shape` reads typed data;
- * - the client preset types every operation the tests write with `graphql(...)`.
+ * - the client preset types every operation the tests write with `graphql(...)`, and the example
+ *   client's (examples/typed-client).
  */
 /** Dates travel as ISO 8601 strings: `Date` as 2027-02-01, `DateTime` as 2027-02-01T08:30:00.000Z. */
 const scalars = { Date: 'string', DateTime: 'string' };
@@ -23,6 +24,13 @@ const config: CodegenConfig = {
       preset: 'client',
       // ESM with NodeNext resolution: generated imports carry their .js extension.
       config: { useTypeImports: true, enumsAsTypes: true, scalars },
+      presetConfig: { fragmentMasking: false },
+    },
+    // The example client (examples/typed-client): typed strings, so it needs no GraphQL library at run time.
+    'examples/typed-client/gql/': {
+      documents: ['examples/typed-client/*.ts'],
+      preset: 'client',
+      config: { useTypeImports: true, enumsAsTypes: true, scalars, documentMode: 'string' },
       presetConfig: { fragmentMasking: false },
     },
   },
