@@ -4,6 +4,7 @@
  * this machine is shared and noisy; wall-clock req/s is shown but bounded by the one load
  * generator. Each row is the median of BENCH_RUNS (default 3) fresh server processes.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -39,9 +40,11 @@ interface Sample {
 type RequestOf = (i: number) => autocannon.Request;
 
 /** Sends `amount` requests (or runs for SECONDS) and reads the server's CPU time around it. */
-async function measure(server: ServerProcess, request: RequestOf, amount?: number, headers: Record<string, string> = {}): Promise<Sample> {
+async function measure(server: ServerProcess, request: RequestOf, amount?: number, headers: Record<string, string> = {}, alsoCounted: ServerProcess[] = []): Promise<Sample> {
   let i = 0;
-  const cpu0 = cpuSeconds(server.pid);
+  // CPU of the server, and of the servers it calls (a gateway's upstream), for the whole chain.
+  const cpuOfAll = () => [server, ...alsoCounted].reduce((sum, p) => sum + cpuSeconds(p.pid), 0);
+  const cpu0 = cpuOfAll();
   const result = await autocannon({
     url: server.url,
     connections: CONNECTIONS,
@@ -49,7 +52,7 @@ async function measure(server: ServerProcess, request: RequestOf, amount?: numbe
     headers: { 'x-api-key': KEY, ...headers },
     requests: [{ setupRequest: (r) => ({ ...r, ...request(i++), headers: { ...r.headers, ...request(i - 1).headers } }) }],
   });
-  const cpu = cpuSeconds(server.pid) - cpu0;
+  const cpu = cpuOfAll() - cpu0;
   const requests = result.requests.total;
   return {
     rps: result.requests.average,
@@ -104,6 +107,30 @@ function record(name: string, sample: Sample, server: ServerProcess) {
 }
 
 const probe = { path: '/api/zip/90210', headers: { 'x-api-key': KEY } };
+
+/** The same ZIP lookup through the schema Mesh derives from our OpenAPI document. */
+const HIVE_ZIP = 'query Zip($zip: queryInput_zip_zip!) { zip(zip: $zip) { ... on ZipRecord { zip city stateCode stateName county countyFips lat lng lastUpdated } } }';
+const hiveLookup: RequestOf = (i) => ({
+  path: '/graphql',
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ query: HIVE_ZIP, variables: { zip: zips[i % zips.length] } }),
+});
+
+/**
+ * The peer a user would otherwise deploy: GraphQL Mesh composes a supergraph from our
+ * /openapi.json and Hive Gateway serves it, calling our REST path. Its CPU is the gateway's plus
+ * our server's (the whole chain), to compare with our /graphql answering alone.
+ */
+async function hiveGatewayOver(upstream: ServerProcess): Promise<ServerProcess> {
+  const supergraph = path.join(dir, 'supergraph.graphql');
+  const composed = spawnSync(process.execPath, ['node_modules/.bin/mesh-compose', '-c', 'bench/servers/hive/mesh.config.ts', '-o', supergraph], {
+    env: { ...process.env, UPSTREAM: upstream.url, BENCH_KEY: KEY },
+    encoding: 'utf8',
+  });
+  if (composed.status !== 0) throw new Error(`mesh-compose failed: ${composed.stderr}`);
+  return startServer(['node_modules/.bin/hive-gateway', 'supergraph', supergraph, '--fork', '1'], { NODE_ENV: 'production', LOG_LEVEL: 'error' }, { path: '/graphql?query=%7B__typename%7D' });
+}
 const serverEnv = { DB_PATH: dbPath, LOG_LEVEL: 'silent', NODE_ENV: 'production', API_KEYS: KEY, API_KEYS_QUOTA: '1000000000', API_KEYS_RATE: '1000000', SYNC_INTERVAL_MINUTES: '0' };
 
 /** Every request of a ZIP row asks for a different ZIP: all 40,977 once, shuffled, so no cache can hide the work. */
@@ -137,6 +164,13 @@ for (let run = 0; run < RUNS; run++) {
   await ours.stop();
 
   if (process.env.BENCH_QUICK) continue;
+  const upstream = await startServer(serverCommand(), serverEnv, probe);
+  const hive = await hiveGatewayOver(upstream);
+  await autocannon({ url: hive.url, connections: CONNECTIONS, amount: 3000, requests: [{ setupRequest: (r) => ({ ...r, ...hiveLookup(0), body: JSON.stringify({ query: HIVE_ZIP, variables: { zip: '00000' } }) }) }] });
+  record('Hive Gateway + Mesh over our /openapi.json → our REST (both processes)', await measure(hive, hiveLookup, zips.length, {}, [upstream]), hive);
+  await hive.stop();
+  await upstream.stop();
+
   const uncached = await startServer(serverCommand(), { ...serverEnv, RESPONSE_CACHE_MB: '0' }, probe);
   await warmUp(uncached, false);
   record('ours: REST /api/resorts/{id}, response cache off', await measure(uncached, resortDetail), uncached);
@@ -154,4 +188,13 @@ for (const row of rows.values()) {
     `| ${row.name} | ${s.rps.toFixed(0)} | ${s.cpuUs.toFixed(0)} | ${(s.cpuUs / floorCpu).toFixed(2)}× | ${(floorCpu / s.cpuUs).toFixed(2)}× | ${s.p50} / ${s.p99} | ${Math.max(0, s.errors)} | ${Math.max(...row.peakMiB)} | ${median(row.coldStartMs).toFixed(0)} |`,
   );
 }
+const medianCpu = (name: string) => {
+  const row = [...rows.values()].find((r) => r.name.startsWith(name));
+  return row ? median(row.samples.map((x) => x.cpuUs)) : null;
+};
+const viaHive = medianCpu('Hive Gateway');
+const oursGraphQL = medianCpu('ours: GraphQL ZIP lookup');
+const stockYoga = medianCpu('stock graphql-yoga');
+if (stockYoga && oursGraphQL) console.log(`\nGraphQL ZIP lookup: ours ${(stockYoga / oursGraphQL).toFixed(2)}× stock Yoga's throughput per CPU.`);
+if (viaHive && oursGraphQL) console.log(`The same lookup through Hive Gateway over our OpenAPI document costs ${(viaHive / oursGraphQL).toFixed(2)}× the CPU of our /graphql (gateway and upstream together).`);
 rmSync(dir, { recursive: true, force: true });
