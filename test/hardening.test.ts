@@ -116,8 +116,14 @@ describe('GraphQL query limits', () => {
   });
 
   it('allows what the limits are for: a real, wide query', async () => {
-    const r = await post('{ states { zipcodes(limit: 5) { zip state { stateName } nearby(limit: 3) { zip details { countyFips } } } } }');
+    const r = await post('{ states { zipcodes(limit: 5) { zip state { stateName } nearby(radiusMiles: 200, limit: 3) { zip details { countyFips } } } } }');
+    expect(r.status).toBe(200);
     expect(r.body.errors).toBeUndefined();
+    expect(r.body.data.states).toHaveLength(51);
+    for (const state of r.body.data.states) {
+      expect(state.zipcodes).toHaveLength(5);
+      for (const z of state.zipcodes) expect(z.nearby).toHaveLength(3);
+    }
   });
 });
 

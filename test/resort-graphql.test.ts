@@ -120,7 +120,9 @@ describe('GraphQL resorts', () => {
     expect(d.topSnow!.resorts.map((e) => e.rank)).toEqual(d.topSnow!.resorts.map((_, i) => i + 1));
     const rest = (await getJson(app, '/api/conditions/top-snow?limit=5')).body;
     expect(d.topSnow!.resorts.map((e) => e.resort.id)).toEqual(rest.resorts.map((e: { resort: { id: string } }) => e.resort.id));
+    expect(d.openNow!.resorts.length).toBeGreaterThan(0);
     expect(d.openNow!.resorts.every((e) => e.openTrailsPct >= 75)).toBe(true);
+    expect(d.stormWatch!.resorts.length).toBeGreaterThan(0);
     expect(d.stormWatch!.resorts.every((e) => e.snowfall48h >= d.stormWatch!.threshold48h)).toBe(true);
     expect(d.snowInsights).toMatchObject({ days: 14, from: '2027-01-19', to: '2027-02-01' });
     expect(d.compareResorts!.differences.summitElevation).toBe(3216 - 3353);

@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app.js';
@@ -8,6 +6,7 @@ import { isoDate } from '../src/domain/dates.js';
 import { loadResortCatalogue } from '../src/db/sources/resort-source.js';
 import { expectProblem, getJson, startTestServer, TEST_KEY, privateDatabase } from './helpers/server.js';
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
+import { spawnServer } from './helpers/process.js';
 
 const today = isoDate(new Date());
 let fake: FakeUpstream;
@@ -182,45 +181,51 @@ describe('scheduled runs', () => {
 });
 
 describe('crash consistency', () => {
-  it('a server killed with SIGKILL mid-run leaves a consistent database with the old data, and the run FAILED at the next start', async () => {
+  /** Every stored weather row, after checking the file's integrity. */
+  const rows = (file: string) => {
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      return db.prepare('SELECT * FROM daily_weather ORDER BY resort_id, date').all() as { resort_id: string; source: string }[];
+    } finally {
+      db.close();
+    }
+  };
+  const seeded = async () => {
     const dbPath = freshDb();
     const seed = await startTestServer({ dbPath });
     await seed.close();
-    const rows = (file: string) => {
-      const db = new Database(file, { readonly: true });
-      try {
-        expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-        return db.prepare("SELECT * FROM daily_weather WHERE resort_id IN ('vail', 'thredbo') ORDER BY resort_id, date").all();
-      } finally {
-        db.close();
-      }
-    };
+    return dbPath;
+  };
+  /** A server process syncing from the fake Open-Meteo. */
+  const envFor = () => ({
+    API_ADMIN_KEYS: TEST_KEY,
+    PROVIDER: 'open-meteo',
+    OPEN_METEO_FORECAST_URL: `${fake.url}/v1/forecast`,
+    OPEN_METEO_ARCHIVE_URL: `${fake.url}/v1/archive`,
+  });
+
+  it('a server killed with SIGKILL mid-run leaves a consistent database with the old data, and the run FAILED at the next start', async () => {
+    const dbPath = await seeded();
     const before = rows(dbPath);
     expect(before.length).toBeGreaterThan(100);
 
     fake.mode = 'slow';
     fake.delayMs = 100;
-    const port = 40_000 + Math.floor(Math.random() * 20_000);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      cwd: path.resolve(import.meta.dirname, '..'),
-      env: {
-        ...process.env, PORT: String(port), HOST: '127.0.0.1', DB_PATH: dbPath, LOG_LEVEL: 'warn', API_ADMIN_KEYS: TEST_KEY,
-        PROVIDER: 'open-meteo', OPEN_METEO_FORECAST_URL: `${fake.url}/v1/forecast`, OPEN_METEO_ARCHIVE_URL: `${fake.url}/v1/archive`,
-        UPSTREAM_CONCURRENCY: '2', SYNC_INTERVAL_MINUTES: '0',
-      },
-      stdio: 'ignore',
-    });
+    const server = spawnServer(dbPath, { ...envFor(), UPSTREAM_CONCURRENCY: '2' });
     try {
-      const url = `http://127.0.0.1:${port}`;
+      const url = await server.url;
       const call = (p: string, init: RequestInit = {}) => fetch(url + p, { ...init, headers: { 'x-api-key': TEST_KEY } }).then((r) => r.json());
-      await until(() => call('/health').catch(() => null), (b) => b?.status === 'ok');
       expect((await call('/api/sync/run', { method: 'POST' })).state).toBe('RUNNING');
       await until(() => call('/api/sync/status'), (s) => s.progress.done >= 10);
+      // The run has staged resorts (the fake has answered for them): none of that may show.
+      expect(fake.requests.length).toBeGreaterThanOrEqual(10);
     } finally {
-      child.kill('SIGKILL');
-      await new Promise((r) => child.once('exit', r));
+      server.child.kill('SIGKILL');
+      await server.exited;
     }
 
+    // Every row as it was: the resorts the run staged included.
     expect(rows(dbPath)).toEqual(before);
     const restarted = await startTestServer({ dbPath });
     try {
@@ -234,5 +239,28 @@ describe('crash consistency', () => {
     } finally {
       await restarted.close();
     }
+  }, 60_000);
+
+  it('killed around the publish itself: every resort has its old rows or every resort its new ones, never a mix', async () => {
+    const dbPath = await seeded();
+    const before = rows(dbPath);
+    const resorts = new Set(before.map((r) => r.resort_id)).size;
+    fake.mode = 'ok';
+    const server = spawnServer(dbPath, { ...envFor(), UPSTREAM_CONCURRENCY: '8' });
+    try {
+      const url = await server.url;
+      const call = (p: string, init: RequestInit = {}) => fetch(url + p, { ...init, headers: { 'x-api-key': TEST_KEY } }).then((r) => r.json());
+      await call('/api/sync/run', { method: 'POST' });
+      // The kill comes from this process, on its own clock, while the server is busy with the
+      // last resorts and the publish transaction (which holds its event loop).
+      await until(() => call('/api/sync/status'), (s) => s.progress.done >= s.progress.total - 20, 20_000);
+    } finally {
+      server.child.kill('SIGKILL');
+      await server.exited;
+    }
+    const after = rows(dbPath);
+    const published = new Set(after.filter((r) => r.source === 'open-meteo').map((r) => r.resort_id)).size;
+    expect([0, resorts]).toContain(published);
+    if (published === 0) expect(after).toEqual(before);
   }, 60_000);
 });
