@@ -10,7 +10,7 @@ const SHARED = path.resolve(import.meta.dirname, '..', '..', 'shared', 'data', '
 
 describe('curated resort catalogue', () => {
   it('has at least 200 real resorts on every skiing continent', () => {
-    expect(resorts.length).toBeGreaterThanOrEqual(200);
+    expect(resorts.length).toBe(241);
     for (const c of ['North America', 'Europe', 'Asia', 'South America', 'Oceania']) {
       expect(resorts.filter((r) => r.continent === c).length, c).toBeGreaterThanOrEqual(5);
     }

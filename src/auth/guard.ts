@@ -23,10 +23,11 @@ export function monthOf(now: Date): string {
   return name;
 }
 
-/** A key as the guard keeps it: the record and the header values that never change for it. */
+/** A key as the guard keeps it: the record and its header values (the policy's for this month). */
 interface KnownKey {
   record: ApiKeyRecord;
   policy: string;
+  policyMonth: string;
   quota: string;
 }
 
@@ -77,7 +78,7 @@ export class AuthGuard {
     let known = this.known.get(presented);
     if (known === undefined) {
       const record = this.keys.findByHash(hashApiKey(presented));
-      known = record ? { record, policy: policy(record), quota: String(record.monthlyQuota) } : NO_SUCH_KEY;
+      known = record ? { record, policy: '', policyMonth: '', quota: String(record.monthlyQuota) } : NO_SUCH_KEY;
       this.known.set(presented, known);
     }
     return known || null;
@@ -97,6 +98,11 @@ export class AuthGuard {
     if (key.revokedAt) return deny(401, 'UNAUTHENTICATED', 'The API key has been revoked.');
 
     const now = this.now();
+    const month = monthOf(now);
+    if (known.policyMonth !== month) {
+      known.policy = policy(key, now);
+      known.policyMonth = month;
+    }
     const second = Math.floor(now.getTime() / 1000);
     const window = this.windows.get(key.id);
     if (window && window.second === second && window.count >= key.ratePerSecond) {
@@ -116,7 +122,7 @@ export class AuthGuard {
     } else this.windows.set(key.id, { second, count: 1 });
 
     const reset = String(secondsToMonthEnd(now));
-    const used = this.usage.take(key.id, monthOf(now), key.monthlyQuota);
+    const used = this.usage.take(key.id, month, key.monthlyQuota);
     if (used === null) {
       return deny(429, 'RATE_LIMITED', `Monthly quota of ${key.monthlyQuota} requests used up; it resets at the start of next month (UTC).`, [
         'retry-after', reset,
@@ -139,8 +145,14 @@ export class AuthGuard {
   }
 }
 
-/** Both limits, in the IETF RateLimit-Policy form: quota;w=window-seconds. */
-const policy = (key: ApiKeyRecord) => `${key.monthlyQuota};w=2592000, ${key.ratePerSecond};w=1`;
+/**
+ * Both limits, in the IETF RateLimit-Policy form: quota;w=window-seconds, where the quota's window
+ * is this calendar month (28 to 31 days).
+ */
+function policy(key: ApiKeyRecord, now: Date): string {
+  const days = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 0)).getUTCDate();
+  return `${key.monthlyQuota};w=${days * 86_400}, ${key.ratePerSecond};w=1`;
+}
 
 function deny(status: number, code: string, detail: string, headers: string[] = []): GuardResult {
   const extra = status === 401 ? ['www-authenticate', 'ApiKey header="x-api-key"'] : [];

@@ -114,7 +114,13 @@ export function expectProblem(r: HttpResult, status: number) {
     title: expect.any(String),
     status,
     detail: expect.any(String),
+    instance: expect.stringMatching(/^\//),
+    requestId: expect.stringMatching(/^[\w.:-]{1,64}$/),
+    code: expect.stringMatching(/^[A-Z_]+$/),
   });
+  // The same id as the header, so a client can quote either.
+  if (r.headers.get('x-request-id')) expect(r.body.requestId).toBe(r.headers.get('x-request-id'));
+  for (const e of r.body.errors ?? []) expect(e).toMatchObject({ name: expect.any(String), bound: expect.any(String), message: expect.any(String) });
   expect(JSON.stringify(r.body)).not.toMatch(/\bat .+\.(ts|js):\d+|SQLITE|node_modules/);
   return r.body as { code: string; detail: string; errors?: { name: string; value: unknown; bound: string; message: string }[] };
 }
