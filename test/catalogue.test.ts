@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadResortCatalogue } from '../src/db/sources/resort-source.js';
+import { loadResortCatalogue, RESORT_CATALOGUE } from '../src/db/sources/resort-source.js';
 import { generateLifts, generateTrails } from '../src/domain/inventory.js';
 import { haversineMiles, KM_PER_MILE } from '../src/domain/geo.js';
 
@@ -49,6 +49,24 @@ describe('curated resort catalogue', () => {
       }
     }
     expect(problems).toEqual([]);
+  });
+
+  // Base and summit are the lift-served bottom and top: within 150 m of a nearby OpenSkiMap area's
+  // min and max elevation, or the catalogue says why not (`elevationNote`).
+  it.skipIf(!existsSync(SHARED))('has base and summit within 150 m of OpenSkiMap’s lift-served range, or a documented exception', () => {
+    const notes = new Map((JSON.parse(readFileSync(RESORT_CATALOGUE, 'utf8')) as { id: string; elevationNote?: string }[]).map((e) => [e.id, e.elevationNote]));
+    const areas = (JSON.parse(readFileSync(SHARED, 'utf8')) as { ski_areas: { latitude: number | null; longitude: number | null; min_elevation: number | null; max_elevation: number | null }[] }).ski_areas
+      .filter((a) => a.latitude !== null && a.longitude !== null && a.min_elevation !== null && a.max_elevation !== null);
+    const off: string[] = [];
+    for (const r of resorts) {
+      const near = areas.filter((a) => haversineMiles(r.lat, r.lng, a.latitude!, a.longitude!) * KM_PER_MILE <= 10);
+      const fits = near.some((a) => Math.abs(a.min_elevation! - r.baseElevation) <= 150 && Math.abs(a.max_elevation! - r.summitElevation) <= 150);
+      if (!fits) off.push(r.id);
+    }
+    const noted = [...notes].filter(([, note]) => note).map(([id]) => id);
+    // Every resort outside the tolerance is explained, and every explanation is still needed.
+    expect(off.sort()).toEqual(noted.sort());
+    expect(noted.length).toBeLessThanOrEqual(25);
   });
 });
 

@@ -37,13 +37,19 @@ describe('Open-Meteo adapter', () => {
     expect(days.at(-1)!.date).toBe(to);
     const url = new URL(fake.requests[0]!, 'http://x');
     expect(url.searchParams.get('elevation')).toBe('2475,3527');
-    expect(url.searchParams.get('past_days')).toBe('59');
-    expect(url.searchParams.get('forecast_days')).toBe('7');
+    // A day more each way: Open-Meteo counts from the resort's local today. Asked in its zone.
+    expect(url.searchParams.get('past_days')).toBe('60');
+    expect(url.searchParams.get('forecast_days')).toBe('8');
+    expect(url.searchParams.get('timezone')).toBe('America/Denver');
+    expect(url.searchParams.get('hourly')).toBe('snow_depth,snowfall');
     for (const d of days) {
       const i = dayIndex(d.date);
       expect(d.baseTempMax).toBe(fakeDaily.tempMax(2475, i));
       expect(d.summitTempMin).toBe(fakeDaily.tempMin(3527, i));
       expect(d.snowfallSummitCm).toBe(fakeDaily.snowfall(i));
+      // Preceding-hour values: the label 01:00 is hour 0; the label 00:00 of the next day is hour 23.
+      const hours = Array.from({ length: 24 }, (_, h) => (h < 23 ? fakeDaily.snowfallAtLabel(i, h + 1) : fakeDaily.snowfallAtLabel(i + 1, 0)));
+      expect(d.snowfallSummitHourly).toBe(hours.join(','));
       expect(d.snowDepthBaseCm).toBe(125);
       expect(d.windGustSummitKmh).toBeGreaterThanOrEqual(d.windSpeedSummitKmh);
       if (d.date >= TODAY) expect([80, 10]).toContain(d.precipitationProbability);
@@ -75,6 +81,42 @@ describe('Open-Meteo adapter', () => {
     fake.mode = 'server-error';
     await expect(meteo().daily(vail, '2027-01-10', TODAY, TODAY)).rejects.toThrow(/upstream temporarily unavailable/);
     expect(fake.requests).toHaveLength(3);
+  });
+
+  it('retries 429 and network errors the same bounded number of times', async () => {
+    fake.mode = 'rate-limited';
+    await expect(meteo().daily(vail, '2027-01-10', TODAY, TODAY)).rejects.toThrow(/Too many requests/);
+    expect(fake.requests).toHaveLength(3);
+    fake.requests.length = 0;
+    fake.mode = 'reset';
+    await expect(meteo().daily(vail, '2027-01-10', TODAY, TODAY)).rejects.toThrow(UpstreamError);
+    expect(fake.requests).toHaveLength(3);
+    // A retry that succeeds is an answer.
+    fake.requests.length = 0;
+    fake.mode = 'rate-limited-once';
+    const days = await meteo().daily(vail, '2027-01-10', TODAY, TODAY);
+    expect(days.length).toBeGreaterThan(0);
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it('with the documented breaker defaults, 5 failing attempts within a minute open the circuit and 4 do not', async () => {
+    fake.mode = 'server-error';
+    const defaults = () => createUpstream({ name: 'open-meteo', logger: silent, timeoutMs: 300, retries: 0, backoffMs: 5, concurrency: 4 });
+    const four = defaults();
+    for (let i = 0; i < 4; i++) await meteo(four).daily(vail, '2027-01-10', TODAY, TODAY).catch(() => {});
+    expect(four.breaker.opened).toBe(false);
+    const five = defaults();
+    for (let i = 0; i < 5; i++) await meteo(five).daily(vail, '2027-01-10', TODAY, TODAY).catch(() => {});
+    expect(five.breaker.opened).toBe(true);
+    // 429s count as failures too; a 400 (the caller's mistake) does not.
+    fake.mode = 'bad-request';
+    const clientErrors = defaults();
+    for (let i = 0; i < 6; i++) await meteo(clientErrors).daily(vail, '2027-01-10', TODAY, TODAY).catch(() => {});
+    expect(clientErrors.breaker.opened).toBe(false);
+    fake.mode = 'rate-limited';
+    const limited = defaults();
+    for (let i = 0; i < 5; i++) await meteo(limited).daily(vail, '2027-01-10', TODAY, TODAY).catch(() => {});
+    expect(limited.breaker.opened).toBe(true);
   });
 
   it('times out a provider that does not answer', async () => {

@@ -12,7 +12,7 @@ afterAll(() => app.close());
 const ZipQuery = graphql(`
   query TestZip($zip: String!) {
     zip(zip: $zip) {
-      zip city stateCode stateName county countyFips lat lng lastUpdated
+      zip city stateCode stateName county countyFips lat lng timezone lastUpdated
       state { stateCode stateName zipCount }
       nearby(radiusMiles: 5, limit: 3) { zip distanceMiles }
     }

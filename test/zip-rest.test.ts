@@ -20,7 +20,7 @@ function chordMiles(lat1: number, lng1: number, lat2: number, lng2: number): num
   return 2 * 3958.8 * Math.asin(chord / 2);
 }
 
-const ZIP_RECORD_KEYS = ['city', 'county', 'countyFips', 'lastUpdated', 'lat', 'lng', 'stateCode', 'stateName', 'zip'];
+const ZIP_RECORD_KEYS = ['city', 'county', 'countyFips', 'lastUpdated', 'lat', 'lng', 'stateCode', 'stateName', 'timezone', 'zip'];
 
 describe.each(['', '/v1'])('ZIP REST paths under "%s"', (prefix) => {
   it('GET /api/stats counts ZIPs and the 50 states + DC', async () => {
@@ -37,7 +37,9 @@ describe.each(['', '/v1'])('ZIP REST paths under "%s"', (prefix) => {
     expect(bh.contentType).toMatch(/^application\/json/);
     expect(Object.keys(bh.body).sort()).toEqual(ZIP_RECORD_KEYS);
     expect(bh.body).toMatchObject({ zip: '90210', city: 'Beverly Hills', stateCode: 'CA', stateName: 'California', county: 'Los Angeles', countyFips: '06037' });
-    expect(bh.body.lastUpdated).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    // An ISO 8601 timestamp, as the ZIP document says: the dataset's date at midnight UTC.
+    expect(bh.body.lastUpdated).toBe('2026-03-11T00:00:00.000Z');
+    expect(bh.body.timezone).toBe('America/Los_Angeles');
     expect(bh.body.lat).toBeCloseTo(34.09, 1);
     expect(bh.body.lng).toBeCloseTo(-118.41, 1);
     const ny = await getJson(app, `${prefix}/api/zip/10001`);

@@ -6,6 +6,7 @@ import { populateZips } from './populate-zips.js';
 import { populateResorts } from './populate-resorts.js';
 import { sourceFingerprint } from './fingerprint.js';
 import type { Db } from './open.js';
+import { forgetTimeZoneTiles } from './sources/time-zones.js';
 
 export interface BuildHooks {
   /** Called as rows are written; an exception here aborts the build (tests use it to crash midway). */
@@ -62,6 +63,7 @@ export function buildDatabase(file: string, hooks: BuildHooks = {}): void {
     db.pragma('synchronous = OFF');
     db.exec(SCHEMA_SQL);
     populate(db, hooks);
+    forgetTimeZoneTiles();
     carryOver(db, file);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
     db.exec('ANALYZE');

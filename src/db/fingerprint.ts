@@ -5,7 +5,7 @@ import { ZIP_DATASET_DATE } from './sources/zip-source.js';
 import { SCHEMA_SQL } from './schema-sql.js';
 
 /** Bump when the generated inventory changes for the same catalogue. */
-const INVENTORY_GENERATOR_VERSION = 1;
+const INVENTORY_GENERATOR_VERSION = 2;
 
 let cached: string | null = null;
 

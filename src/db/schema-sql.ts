@@ -2,7 +2,7 @@
  * The database schema. Bump SCHEMA_VERSION with any change here: a database built with another
  * version is rebuilt (atomically) at the next start, so nobody runs on a stale layout.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** Daily weather columns, shared by the served table and a sync run's staging table. */
 const DAILY_WEATHER_COLUMNS = `
@@ -25,7 +25,10 @@ const DAILY_WEATHER_COLUMNS = `
   wind_speed_summit_kmh     REAL NOT NULL,
   wind_gust_summit_kmh      REAL NOT NULL,
   wind_direction_deg        INTEGER NOT NULL,
-  snow_line_m               INTEGER NOT NULL`;
+  snow_line_m               INTEGER NOT NULL,
+  -- Summit snowfall per local hour (24 comma-separated cm) when the provider gives hours;
+  -- NULL: split from the daily total by the generator's rule (src/domain/weather/hourly.ts).
+  snowfall_summit_hourly    TEXT`;
 
 export const SCHEMA_SQL = `
 CREATE TABLE meta (
@@ -48,11 +51,16 @@ CREATE TABLE zips (
   county_fips  TEXT NOT NULL,
   lat          REAL NOT NULL,
   lng          REAL NOT NULL,
-  last_updated TEXT NOT NULL
+  -- IANA zone from the coordinates (geo-tz), e.g. America/Denver.
+  timezone     TEXT NOT NULL,
+  -- ISO 8601 timestamp of the dataset's publication.
+  last_updated TEXT NOT NULL,
+  -- The city as searches match it (src/domain/city-key.ts): "saint louis" for "St. Louis".
+  city_key     TEXT NOT NULL
 ) STRICT;
 
 CREATE INDEX zips_by_state ON zips(state_code, zip);
-CREATE INDEX zips_by_city ON zips(city COLLATE NOCASE, state_code, zip);
+CREATE INDEX zips_by_city_key ON zips(city_key, state_code, zip);
 
 CREATE TABLE resorts (
   id               TEXT PRIMARY KEY,
@@ -68,6 +76,8 @@ CREATE TABLE resorts (
   lift_count       INTEGER NOT NULL,
   trail_count      INTEGER NOT NULL,
   website          TEXT,
+  -- IANA zone from the coordinates (geo-tz): the resort's local days.
+  timezone         TEXT NOT NULL,
   inventory_source TEXT NOT NULL,
   -- 'curated' (data/resorts.json) or 'imported' (npm run import).
   origin           TEXT NOT NULL DEFAULT 'curated'

@@ -18,8 +18,8 @@ export interface Table<C extends Columns> {
    * passed after the row's); `into` writes another table of the same layout (a staging table).
    */
   insert(options?: { verb?: 'INSERT' | 'INSERT OR REPLACE' | 'INSERT OR IGNORE'; extra?: Record<string, string>; into?: string }): string;
-  /** A row's values in column order, for a statement made by `insert`. */
-  values(row: { readonly [F in keyof C]: unknown }): unknown[];
+  /** A row's values in column order, for a statement made by `insert` (absent fields are NULL). */
+  values(row: { readonly [F in keyof C]?: unknown }): unknown[];
   /** The column names, comma-separated, for INSERT … SELECT between tables of the same layout. */
   list: string;
 }
@@ -36,7 +36,7 @@ function table<C extends Columns>(name: string, columns: C): Table<C> {
       const values = [...entries.map(() => '?'), ...Object.values(extra)];
       return `${verb} INTO ${into} (${cols.join(', ')}) VALUES (${values.join(', ')})`;
     },
-    values: (row) => fields.map((f) => row[f]),
+    values: (row) => fields.map((f) => row[f] ?? null),
     list: entries.map(([, c]) => c).join(', '),
   };
 }
@@ -55,6 +55,7 @@ export const RESORTS = table('resorts', {
   liftCount: 'lift_count',
   trailCount: 'trail_count',
   website: 'website',
+  timezone: 'timezone',
 });
 
 /** Inventory rows carry their position in the resort's list (`ordinal`) beside the domain facts. */
@@ -105,6 +106,7 @@ export const DAILY_WEATHER = table('daily_weather', {
   windGustSummitKmh: 'wind_gust_summit_kmh',
   windDirectionDeg: 'wind_direction_deg',
   snowLineM: 'snow_line_m',
+  snowfallSummitHourly: 'snowfall_summit_hourly',
 });
 
 export const ZIPS = table('zips', {
@@ -115,5 +117,6 @@ export const ZIPS = table('zips', {
   countyFips: 'county_fips',
   lat: 'lat',
   lng: 'lng',
+  timezone: 'timezone',
   lastUpdated: 'last_updated',
 });

@@ -2,6 +2,7 @@ import { addDays } from './dates.js';
 import { inSeason, plannedSeason, type PlannedSeason } from './season.js';
 import type { LiftFacts, ResortFacts, TrailFacts } from './resort.js';
 import type { DailyWeather } from './weather/daily.js';
+import { snowfallBefore } from './weather/hourly.js';
 
 /**
  * The snow report: pure functions from a resort, its inventory and its recent daily weather to
@@ -30,6 +31,12 @@ export const WIND_HOLD_ALL_GUST_KMH = 110;
 /** Lifts that open only once this share of terrain is skiable are the exposed, upper ones. */
 const UPPER_MOUNTAIN_THRESHOLD = 0.25;
 
+/** The moment a report describes: a resort's local date and hour (the hour just begun). */
+export interface ReportTime {
+  date: string;
+  hour: number;
+}
+
 export interface SnowReport {
   date: string;
   status: OperatingStatus;
@@ -42,6 +49,8 @@ export interface SnowReport {
   newSnow7dCm: number;
   seasonSnowfallCm: number;
   surface: SnowSurface;
+  /** Local hour the new-snow windows end at (they cover whole hours before it). */
+  hour: number;
   /** Share of terrain skiable given the snow, 0–1 (0 when closed). */
   skiableShare: number;
   openTrails: number;
@@ -122,19 +131,25 @@ export function liftState(lift: LiftFacts, share: number, summitGustKmh: number)
   return 'OPEN';
 }
 
+/**
+ * The report at a resort's local date and hour. New snow over 24 h, 72 h and 7 days is summit
+ * snowfall in the whole hours before `at` (src/domain/weather/hourly.ts); depths, temperatures,
+ * surface and what runs follow the local day.
+ */
 export function snowReport(
   resort: ResortFacts,
   days: readonly DailyWeather[],
   trails: readonly TrailFacts[],
   lifts: readonly LiftFacts[],
-  today: string,
+  at: ReportTime,
 ): { report: SnowReport; trailStates: TrailState[]; liftStates: LiftStatus[] } {
+  const today = at.date;
   const seen = observed(days, today);
   const day = seen[seen.length - 1];
   const { status, reason, season } = operatingStatus(resort, day && day.date === today ? day : undefined, today);
   const depth = day?.snowDepthBaseCm ?? 0;
   const share = skiableShare(status, depth);
-  const newSnow24hCm = day?.date === today ? day.snowfallSummitCm : 0;
+  const newSnow24hCm = snowfallBefore(resort.id, seen, today, at.hour, 24);
   const trailStates = trails.map((t) => trailState(t, share, newSnow24hCm));
   const liftStates = lifts.map((l) => liftState(l, share, day?.windGustSummitKmh ?? 0));
   return {
@@ -146,10 +161,11 @@ export function snowReport(
       snowDepthBaseCm: round1(depth),
       snowDepthSummitCm: round1(day?.snowDepthSummitCm ?? 0),
       newSnow24hCm,
-      newSnow72hCm: snowSince(seen, today, 3),
-      newSnow7dCm: snowSince(seen, today, 7),
+      newSnow72hCm: snowfallBefore(resort.id, seen, today, at.hour, 72),
+      newSnow7dCm: snowfallBefore(resort.id, seen, today, at.hour, 7 * 24),
       seasonSnowfallCm: day?.seasonSnowfallCm ?? 0,
       surface: primarySurface(days, today),
+      hour: at.hour,
       skiableShare: Math.round(share * 1000) / 1000,
       openTrails: trailStates.filter((t) => t.status === 'OPEN').length,
       totalTrails: trails.length,

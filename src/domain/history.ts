@@ -25,6 +25,13 @@ export interface Deviation {
   percent: number | null;
 }
 
+/** Temperatures differ by degrees only: a percentage of a °C or °F value means nothing. */
+export interface TemperatureDeviation {
+  absolute: number;
+}
+
+export type Deviations = Record<'snowfall' | 'precipitation' | 'snowDepth', Deviation> & Record<'tempMin' | 'tempMax', TemperatureDeviation>;
+
 /** The resort and `count` points on a circle of `radiusKm` around it (bearing 0, 360/count, …). */
 export function samplePoints(lat: number, lng: number, radiusKm: number, count = 6): { lat: number; lng: number }[] {
   return [{ lat, lng }, ...Array.from({ length: count }, (_, i) => destinationPoint(lat, lng, (360 / count) * i, radiusKm))];
@@ -76,6 +83,13 @@ export function deviation(current: number, baseline: number): Deviation {
   return { absolute, percent: Math.abs(baseline) < 0.05 ? null : round1((100 * (current - baseline)) / Math.abs(baseline)) };
 }
 
-export function deviations(current: Summary, baseline: Summary): Record<Measure, Deviation> {
-  return Object.fromEntries(MEASURES.map((m) => [m, deviation(current[m], baseline[m])])) as Record<Measure, Deviation>;
+export function deviations(current: Summary, baseline: Summary): Deviations {
+  const degrees = (m: 'tempMin' | 'tempMax') => ({ absolute: round1(current[m] - baseline[m]) });
+  return {
+    snowfall: deviation(current.snowfall, baseline.snowfall),
+    precipitation: deviation(current.precipitation, baseline.precipitation),
+    snowDepth: deviation(current.snowDepth, baseline.snowDepth),
+    tempMin: degrees('tempMin'),
+    tempMax: degrees('tempMax'),
+  };
 }

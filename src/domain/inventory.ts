@@ -97,15 +97,31 @@ export function generateTrails(resort: ResortFacts): TrailFacts[] {
   return trails;
 }
 
-function liftTypeFor(rng: Rng, resort: ResortFacts, index: number): LiftType {
+/**
+ * Big aerial lifts only where real ones are plausible: a cable car (as the second lift) at resorts
+ * with at least 8 lifts, over 1,200 m of vertical and a summit above 2,500 m; at most one
+ * funicular, at resorts with more than 20 lifts and over 1,500 m of vertical; gondolas where
+ * there is at least 600 m of vertical. The first lift of a resort with 4 or more is its access
+ * lift (a gondola over 1,000 m of vertical, else a chair), the last a learning-area carpet;
+ * Europe has more surface lifts. Everything else is a chairlift.
+ */
+export const LIFT_RULES = {
+  cableCar: { minLifts: 8, minVerticalM: 1200, minSummitM: 2500 },
+  funicular: { minLifts: 21, minVerticalM: 1500 },
+  gondolaMinVerticalM: 600,
+  accessGondolaMinVerticalM: 1000,
+} as const;
+
+function liftTypeFor(rng: Rng, resort: ResortFacts, index: number, hasFunicular: boolean): LiftType {
   const vertical = resort.summitElevation - resort.baseElevation;
   const europe = resort.continent === 'Europe';
-  if (index === 0 && resort.liftCount >= 4) return vertical > 1000 ? 'GONDOLA' : 'CHAIRLIFT';
-  if (index === 1 && resort.liftCount >= 8 && vertical > 1200 && resort.summitElevation > 2500) return 'CABLE_CAR';
+  const { cableCar, funicular } = LIFT_RULES;
+  if (index === 0 && resort.liftCount >= 4) return vertical > LIFT_RULES.accessGondolaMinVerticalM ? 'GONDOLA' : 'CHAIRLIFT';
+  if (index === 1 && resort.liftCount >= cableCar.minLifts && vertical > cableCar.minVerticalM && resort.summitElevation > cableCar.minSummitM) return 'CABLE_CAR';
   if (index === resort.liftCount - 1) return 'MAGIC_CARPET';
   const r = rng.next();
-  if (r < 0.02 && resort.liftCount > 20) return 'FUNICULAR';
-  if (r < (europe ? 0.12 : 0.07)) return 'GONDOLA';
+  if (r < 0.02) return !hasFunicular && resort.liftCount >= funicular.minLifts && vertical > funicular.minVerticalM ? 'FUNICULAR' : 'CHAIRLIFT';
+  if (r < (europe ? 0.12 : 0.07)) return vertical >= LIFT_RULES.gondolaMinVerticalM ? 'GONDOLA' : 'CHAIRLIFT';
   if (r < (europe ? 0.32 : 0.12)) return 'T_BAR';
   if (r < (europe ? 0.4 : 0.15)) return 'PLATTER';
   if (r < (europe ? 0.42 : 0.17)) return 'ROPE_TOW';
@@ -147,7 +163,7 @@ export function generateLifts(resort: ResortFacts): LiftFacts[] {
   const taken = new Set<string>();
   const lifts: LiftFacts[] = [];
   for (let i = 0; i < resort.liftCount; i++) {
-    const type = liftTypeFor(rng, resort, i);
+    const type = liftTypeFor(rng, resort, i, lifts.some((l) => l.type === 'FUNICULAR'));
     const [seats, capacityPerHour] = seatsAndCapacity(rng, type);
     const base = type === 'MAGIC_CARPET' ? 'Learning Area' : rng.pick(LIFT_WORDS);
     lifts.push({
@@ -169,8 +185,9 @@ const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 const TYPE_WORDS: [RegExp, LiftType][] = [
   [/gondola|cabriolet|télécabine|gondelbahn/i, 'GONDOLA'],
-  [/\btram\b|cable ?car|aerial|seilbahn|téléphérique|funitel/i, 'CABLE_CAR'],
+  // Before cable cars: a Standseilbahn (funicular) is also a -seilbahn.
   [/funicular|standseilbahn/i, 'FUNICULAR'],
+  [/\btram\b|cable ?car|aerial|seilbahn|téléphérique|funitel/i, 'CABLE_CAR'],
   [/magic carpet|carpet/i, 'MAGIC_CARPET'],
   [/t-?bar|anchor/i, 'T_BAR'],
   [/platter|poma|button/i, 'PLATTER'],

@@ -24,7 +24,8 @@ const RAD = Math.PI / 180;
  * rather than a map of every key (a map of 40,977 ZIPs took memory and a sixth of the build).
  */
 export class PointIndex<T extends Located> {
-  private readonly index: KDBush;
+  /** Null when there are no items (kdbush cannot be built empty). */
+  private readonly index: KDBush | null;
   private readonly keys: string[];
   private readonly latRad: Float64Array;
   private readonly lngRad: Float64Array;
@@ -35,19 +36,20 @@ export class PointIndex<T extends Located> {
     keyOf: (item: T) => string,
   ) {
     const n = items.length;
-    this.index = new KDBush(Math.max(n, 1));
+    const index = n ? new KDBush(n) : null;
     this.latRad = new Float64Array(n);
     this.lngRad = new Float64Array(n);
     this.cosLat = new Float64Array(n);
     this.keys = items.map(keyOf);
     for (let i = 1; i < n; i++) if (this.keys[i - 1]! >= this.keys[i]!) throw new Error('PointIndex items must be sorted by key, without duplicates');
     items.forEach((p, i) => {
-      this.index.add(p.lng, p.lat);
+      index!.add(p.lng, p.lat);
       this.latRad[i] = p.lat * RAD;
       this.lngRad[i] = p.lng * RAD;
       this.cosLat[i] = Math.cos(p.lat * RAD);
     });
-    this.index.finish();
+    index?.finish();
+    this.index = index;
   }
 
   get size(): number {
@@ -64,6 +66,7 @@ export class PointIndex<T extends Located> {
 
   /** The same, each result built by `make` (one object per result, not two). */
   nearbyAs<R>(lat: number, lng: number, radiusMiles: number, limit: number, excludeKey: string | undefined, make: (item: T, distanceMiles: number) => R): R[] {
+    if (!this.index) return [];
     const skip = excludeKey === undefined ? -1 : this.find(excludeKey);
     // geokdbush's Earth is a hair smaller than ours; widen its radius and cut exactly below.
     const ids = around(this.index, lng, lat, limit, radiusMiles * KM_PER_MILE * 1.0001 + 0.001, (id) => id !== skip);

@@ -1,6 +1,7 @@
 import type { SnowReport } from './conditions.js';
 import type { DailyWeather } from './weather/daily.js';
 import { addDays } from './dates.js';
+import { HOURS, hoursOf } from './weather/hourly.js';
 
 /** Rankings over every resort's snow report: pure, ordered, ties broken by name then id. */
 
@@ -44,14 +45,33 @@ export interface StormOutlook {
   peakSnowfallCm: number;
 }
 
-/** Snowfall forecast for today and tomorrow (the next 48 h of daily forecasts). */
-export function stormOutlook(days: readonly DailyWeather[], today: string): StormOutlook {
-  const next = days.filter((d) => d.date >= today && d.date <= addDays(today, 1));
-  const peak = next.reduce<DailyWeather | null>((best, d) => (!best || d.snowfallSummitCm > best.snowfallSummitCm ? d : best), null);
+/** Forecast hours the storm watch looks ahead. */
+export const STORM_WATCH_HOURS = 48;
+
+/**
+ * Summit snowfall forecast over the 48 hours from local `date` `hour` (that hour included), and
+ * the local day with most of it (the first of equal days).
+ */
+export function stormOutlook(resortId: string, days: readonly DailyWeather[], date: string, hour: number): StormOutlook {
+  const byDate = new Map(days.map((d) => [d.date, d]));
+  const perDay: [string, number][] = [];
+  let d = date;
+  let h = hour;
+  for (let i = 0; i < STORM_WATCH_HOURS; i++) {
+    const day = byDate.get(d);
+    if (perDay.at(-1)?.[0] !== d) perDay.push([d, 0]);
+    if (day) perDay.at(-1)![1] += hoursOf(resortId, day)[h]!;
+    if (++h === HOURS) {
+      h = 0;
+      d = addDays(d, 1);
+    }
+  }
+  const r1 = (x: number) => Math.round(x * 10) / 10;
+  const peak = perDay.reduce((best, x) => (x[1] > best[1] + 1e-9 ? x : best), perDay[0]!);
   return {
-    snowfall48hCm: Math.round(next.reduce((s, d) => s + d.snowfallSummitCm, 0) * 10) / 10,
-    peakDate: peak?.date ?? today,
-    peakSnowfallCm: peak?.snowfallSummitCm ?? 0,
+    snowfall48hCm: r1(perDay.reduce((s, x) => s + x[1], 0)),
+    peakDate: peak[1] > 0 ? peak[0] : date,
+    peakSnowfallCm: r1(peak[1]),
   };
 }
 

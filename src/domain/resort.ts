@@ -13,6 +13,8 @@ export interface ResortFacts {
   liftCount: number;
   trailCount: number;
   website: string | null;
+  /** IANA time zone: the resort's local days and hours. */
+  timezone: string;
 }
 
 export type Difficulty = 'BEGINNER' | 'INTERMEDIATE' | 'ADVANCED' | 'EXPERT';

@@ -127,7 +127,9 @@ export class RequestLoaders implements Loaders {
     const { repos, weatherWindow } = this.services;
     return (this._recentDaysByResort ??= new DataLoader(async (ids) => {
       const today = await weatherWindow.ensureFor(ids);
-      return groupBy(ids, repos.weather.daysOf(ids, addDays(today, -6), addDays(today, FORECAST_DAYS - 1)), (d) => d.resortId);
+      // `today` is the UTC date; a resort's local date is a day either side of it at most, and
+      // its reports reach back 7 days (new snow over 168 hours) and forward over the forecast.
+      return groupBy(ids, repos.weather.daysOf(ids, addDays(today, -8), addDays(today, FORECAST_DAYS)), (d) => d.resortId);
     }));
   }
 
@@ -139,7 +141,7 @@ export class RequestLoaders implements Loaders {
   get snapshotByResort() {
     const { repos, weatherWindow, snapshots, now } = this.services;
     return (this._snapshotByResort ??= new DataLoader(async (ids) => {
-      const today = await weatherWindow.ensureFor(ids);
+      await weatherWindow.ensureFor(ids);
       const asOf = hourOf(now());
       const generation = `${asOf.getTime()}|${repos.weather.version}|${repos.inventory.version}`;
       const wanted = ids.filter((id) => !snapshots.get(generation, id));
@@ -160,7 +162,7 @@ export class RequestLoaders implements Loaders {
         const v = unwrap(live);
         missing.forEach((id, i) => {
           const resort = r[i];
-          if (resort) snapshots.set(generation, buildSnapshot({ resort, days: d[i]!, trails: t[i]!, lifts: l[i]!, live: v[i]!, today, asOf }));
+          if (resort) snapshots.set(generation, buildSnapshot({ resort, days: d[i]!, trails: t[i]!, lifts: l[i]!, live: v[i]!, asOf }));
         });
       }
       return ids.map((id) => (snapshots.get(generation, id) as ResortSnapshot<ResortRecord> | undefined) ?? new Error(`resort ${id} not found`));

@@ -6,6 +6,7 @@ import './types/units.js';
 import './types/conditions.js';
 import './types/inventory.js';
 import './types/resort.js';
+import './types/lookups.js';
 import './types/rankings.js';
 import './types/history.js';
 import './types/sync.js';

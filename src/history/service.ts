@@ -1,5 +1,5 @@
 import { addDays } from '../domain/dates.js';
-import { averageSeries, deviations, samplePoints, summarize, windowDates, yearsBefore, type Deviation, type HistoryDay, type Measure, type Summary } from '../domain/history.js';
+import { averageSeries, deviations, samplePoints, summarize, windowDates, yearsBefore, type Deviations, type HistoryDay, type Summary } from '../domain/history.js';
 import type { ResortFacts } from '../domain/resort.js';
 import type { HistoryProvider } from '../providers/provider.js';
 import { UpstreamError, type CallBounds } from '../providers/upstream.js';
@@ -19,7 +19,7 @@ export interface HistoryResult {
   daily: { day: HistoryDay; baseline: HistoryDay }[];
   current: Summary;
   baseline: Summary;
-  deviation: Record<Measure, Deviation>;
+  deviation: Deviations;
 }
 
 /**

@@ -5,6 +5,7 @@ import { inventoryWriter, resortInsert } from '../db/inventory-writer.js';
 import type { ResortFacts } from '../domain/resort.js';
 import type { ImportedArea } from './formats.js';
 import { slugify, uniqueSlug } from './slug.js';
+import { timeZoneAt } from '../db/sources/time-zones.js';
 
 export interface AreaImportOptions {
   includeNonOperating: boolean;
@@ -40,6 +41,7 @@ function facts(id: string, a: ImportedArea, country: NonNullable<ReturnType<type
     liftCount: a.liftCount,
     trailCount: a.runCount,
     website: a.website,
+    timezone: timeZoneAt(a.lat, a.lng),
   };
 }
 
@@ -57,7 +59,7 @@ export function importAreas(db: Db, areas: readonly ImportedArea[], options: Are
   const insert = resortInsert(db, 'imported');
   const update = db.prepare(`UPDATE resorts SET name = @name, country_code = @countryCode, country_name = @countryName, region = @region,
     continent = @continent, lat = @lat, lng = @lng, base_elevation = @baseElevation, summit_elevation = @summitElevation,
-    lift_count = @liftCount, trail_count = @trailCount, website = @website WHERE id = @id AND origin = 'imported'`);
+    lift_count = @liftCount, trail_count = @trailCount, website = @website, timezone = @timezone WHERE id = @id AND origin = 'imported'`);
   const inventory = inventoryWriter(db);
   const curated = db
     .prepare<[], { id: string; name: string; lat: number; lng: number }>("SELECT id, name, lat, lng FROM resorts WHERE origin = 'curated'")

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { dayNumber } from '../domain/dates.js';
+import { addDays, dayNumber } from '../domain/dates.js';
+import { formatHours } from '../domain/weather/hourly.js';
 import type { HistoryDay } from '../domain/history.js';
 import type { ResortFacts } from '../domain/resort.js';
 import type { DailyWeather } from '../domain/weather/daily.js';
@@ -30,7 +31,7 @@ const Location = z.object({
     wind_gusts_10m_max: nums.optional(),
     wind_direction_10m_dominant: nums.optional(),
   }),
-  hourly: z.object({ time: z.array(z.string()), snow_depth: nums }).optional(),
+  hourly: z.object({ time: z.array(z.string()), snow_depth: nums, snowfall: nums.optional() }).optional(),
 });
 type Location = z.infer<typeof Location>;
 const Locations = z.union([z.array(Location).min(1), Location.transform((l) => [l])]);
@@ -39,6 +40,8 @@ const DAILY_FORECAST = 'temperature_2m_max,temperature_2m_min,precipitation_sum,
 const DAILY_ARCHIVE = 'temperature_2m_max,temperature_2m_min,precipitation_sum,snowfall_sum';
 /** The forecast API serves at most this many past days. */
 export const MAX_PAST_DAYS = 92;
+/** The forecast API forecasts at most this many days. */
+export const MAX_FORECAST_DAYS = 16;
 
 export interface OpenMeteoUrls {
   forecast: string;
@@ -74,6 +77,27 @@ function dailySnowDepth(loc: Location): Map<string, number> {
   return new Map([...out].map(([d, { sum, n }]) => [d, r1((100 * sum) / n)]));
 }
 
+/**
+ * Summit snowfall per local date and hour. Open-Meteo's hourly snowfall is the amount of the
+ * preceding hour, so the value at 01:00 is hour 0 of that day and the value at 00:00 the last hour
+ * of the day before. Days missing an hour are left to the daily total's split.
+ */
+function hourlySnowfall(loc: Location): Map<string, string> {
+  const h = loc.hourly;
+  const out = new Map<string, (number | null)[]>();
+  if (!h?.snowfall) return new Map();
+  h.time.forEach((t, i) => {
+    const v = h.snowfall![i];
+    const hour = Number(t.slice(11, 13));
+    const date = hour === 0 ? addDays(t.slice(0, 10), -1) : t.slice(0, 10);
+    const hours = out.get(date) ?? out.set(date, new Array(24).fill(null)).get(date)!;
+    hours[(hour + 23) % 24] = v ?? null;
+  });
+  const complete = new Map<string, string>();
+  for (const [date, hours] of out) if (hours.every((v) => v !== null)) complete.set(date, formatHours(hours as number[]));
+  return complete;
+}
+
 /** Data that parsed but does not add up is the provider's fault too: a 502, never a 500. */
 async function malformedAsUpstream<T>(work: () => Promise<T>): Promise<T> {
   try {
@@ -93,12 +117,14 @@ export class OpenMeteoProvider implements ConditionsProvider, HistoryProvider {
   ) {}
 
   private async dailyOf(resort: ResortFacts, from: string, to: string, today: string, bounds: CallBounds): Promise<DailyWeather[]> {
-    const pastDays = Math.min(MAX_PAST_DAYS, Math.max(0, dayNumber(today) - dayNumber(from)));
-    const forecastDays = Math.max(1, dayNumber(to) - dayNumber(today) + 1);
+    // Open-Meteo counts past and forecast days from the resort's local today, which can be a day
+    // either side of `today`: one more each way covers the window whatever the zone.
+    const pastDays = Math.min(MAX_PAST_DAYS, Math.max(0, dayNumber(today) - dayNumber(from)) + 1);
+    const forecastDays = Math.min(MAX_FORECAST_DAYS, Math.max(1, dayNumber(to) - dayNumber(today) + 1) + 1);
     const url =
       `${this.urls.forecast}?latitude=${resort.lat},${resort.lat}&longitude=${resort.lng},${resort.lng}` +
-      `&elevation=${resort.baseElevation},${resort.summitElevation}&daily=${DAILY_FORECAST}&hourly=snow_depth` +
-      `&past_days=${pastDays}&forecast_days=${forecastDays}&timezone=UTC`;
+      `&elevation=${resort.baseElevation},${resort.summitElevation}&daily=${DAILY_FORECAST}&hourly=snow_depth,snowfall` +
+      `&past_days=${pastDays}&forecast_days=${forecastDays}&timezone=${encodeURIComponent(resort.timezone)}`;
     const locations = await this.upstream.getJson(url, Locations);
     const [base, summit] = [locations[0]!, locations[1] ?? locations[0]!];
     const n = base.daily.time.length;
@@ -108,6 +134,7 @@ export class OpenMeteoProvider implements ConditionsProvider, HistoryProvider {
     const t = { max: col(summit, 'temperature_2m_max', 'state'), min: col(summit, 'temperature_2m_min', 'state'), s: col(summit, 'snowfall_sum', 'amount'), w: col(summit, 'wind_speed_10m_max', 'amount'), g: col(summit, 'wind_gusts_10m_max', 'amount') };
     const depthBase = dailySnowDepth(base);
     const depthSummit = dailySnowDepth(summit);
+    const summitHours = hourlySnowfall(summit);
     const anchor = seasonAnchorMonthDay(resort.lat);
     let season = 0;
     const out: DailyWeather[] = [];
@@ -136,6 +163,7 @@ export class OpenMeteoProvider implements ConditionsProvider, HistoryProvider {
         windGustSummitKmh: r1(Math.max(t.g[i]!, t.w[i]!)),
         windDirectionDeg: Math.round(b.dir[i]!) % 360,
         snowLineM: snowLine(resort.baseElevation, (b.min[i]! + b.max[i]!) / 2),
+        snowfallSummitHourly: summitHours.get(date) ?? null,
       });
     });
     return out;
@@ -157,11 +185,13 @@ export class OpenMeteoProvider implements ConditionsProvider, HistoryProvider {
     const lats = points.map((p) => p.lat).join(',');
     const lngs = points.map((p) => p.lng).join(',');
     const elevations = points.map(() => resort.baseElevation).join(',');
+    // Days are the resort's local days, as everywhere else.
+    const zone = encodeURIComponent(resort.timezone);
     const url = recent
       ? `${this.urls.forecast}?latitude=${lats}&longitude=${lngs}&elevation=${elevations}&daily=${DAILY_ARCHIVE}&hourly=snow_depth` +
-        `&start_date=${from}&end_date=${to}&timezone=UTC`
+        `&start_date=${from}&end_date=${to}&timezone=${zone}`
       : `${this.urls.archive}?latitude=${lats}&longitude=${lngs}&elevation=${elevations}&daily=${DAILY_ARCHIVE}&hourly=snow_depth` +
-        `&start_date=${from}&end_date=${to}&timezone=UTC`;
+        `&start_date=${from}&end_date=${to}&timezone=${zone}`;
     const locations = await this.upstream.getJson(url, Locations, bounds);
     if (locations.length !== points.length) throw new Error(`asked for ${points.length} points, got ${locations.length}`);
     return locations.map((loc) => {

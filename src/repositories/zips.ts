@@ -1,6 +1,7 @@
 import type { Db } from '../db/open.js';
 import { ZIPS } from '../db/tables.js';
 import { intern } from '../intern.js';
+import { cityKey, cityPrefixKeys } from '../domain/city-key.js';
 
 export interface ZipRecord {
   zip: string;
@@ -11,6 +12,9 @@ export interface ZipRecord {
   countyFips: string;
   lat: number;
   lng: number;
+  /** IANA time zone. */
+  timezone: string;
+  /** ISO 8601 timestamp of the dataset. */
   lastUpdated: string;
 }
 
@@ -22,6 +26,12 @@ export interface StateRecord {
 }
 
 type ZipRow = Omit<ZipRecord, 'stateName'>;
+
+export interface CityCount {
+  city: string;
+  stateCode: string;
+  zipCount: number;
+}
 
 const ZIP_COLUMNS = ZIPS.select();
 const STATE_COLUMNS = 'state_code AS stateCode, state_name AS stateName, fips, zip_count AS zipCount';
@@ -39,6 +49,7 @@ const STATE_COLUMNS = 'state_code AS stateCode, state_name AS stateName, fips, z
 export class ZipRepository {
   private readonly pageOfStates;
   private readonly byCityStmt;
+  private readonly citiesStmt;
   private readonly allStmt;
   private readonly byZipStmt;
   private readonly byZipsStmt;
@@ -58,14 +69,21 @@ export class ZipRepository {
          FROM zips WHERE state_code IN (SELECT value FROM json_each(?))
        ) WHERE rn > ? AND rn <= ? ORDER BY stateCode, zip`,
     );
-    this.byCityStmt = db.prepare<{ city: string; state: string | null }, ZipRow>(
-      `SELECT ${ZIP_COLUMNS} FROM zips WHERE city = :city COLLATE NOCASE AND (:state IS NULL OR state_code = :state) ORDER BY zip`,
+    this.byCityStmt = db.prepare<{ key: string; state: string | null }, ZipRow>(
+      `SELECT ${ZIP_COLUMNS} FROM zips WHERE city_key = :key AND (:state IS NULL OR state_code = :state) ORDER BY zip`,
+    );
+    // Keys starting with a prefix, as an index range; a city name is one per key and state.
+    this.citiesStmt = db.prepare<{ keys: string; state: string | null; limit: number }, CityCount>(
+      `SELECT min(z.city) AS city, z.state_code AS stateCode, count(*) AS zipCount
+       FROM json_each(:keys) p JOIN zips z ON z.city_key >= p.value AND z.city_key < p.value || char(0x10FFFF)
+       WHERE :state IS NULL OR z.state_code = :state
+       GROUP BY z.city_key, z.state_code ORDER BY zipCount DESC, city, stateCode LIMIT :limit`,
     );
     // Until the table is in memory (it is loaded just after the server listens), rows are read.
     this.byZipStmt = db.prepare<[string], ZipRow>(`SELECT ${ZIP_COLUMNS} FROM zips WHERE zip = ?`);
     this.byZipsStmt = db.prepare<[string], ZipRow>(`SELECT ${ZIP_COLUMNS} FROM zips WHERE zip IN (SELECT value FROM json_each(?))`);
     this.allStmt = db
-      .prepare<[], [string, string, string, string, string, number, number, string]>('SELECT zip, city, state_code, county, county_fips, lat, lng, last_updated FROM zips ORDER BY zip')
+      .prepare<[], [string, string, string, string, string, number, number, string, string]>('SELECT zip, city, state_code, county, county_fips, lat, lng, timezone, last_updated FROM zips ORDER BY zip')
       .raw();
   }
 
@@ -80,6 +98,7 @@ export class ZipRepository {
       countyFips: row.countyFips,
       lat: row.lat,
       lng: row.lng,
+      timezone: row.timezone,
       lastUpdated: row.lastUpdated,
     };
   }
@@ -98,7 +117,7 @@ export class ZipRepository {
     if (this.table) return this.table;
     // Literals of one shape with interned repeated strings (cities, counties, states, the date):
     // arrays from the driver are half the time of row objects.
-    const records = this.allStmt.all().map(([zip, city, stateCode, county, countyFips, lat, lng, lastUpdated]): ZipRecord => ({
+    const records = this.allStmt.all().map(([zip, city, stateCode, county, countyFips, lat, lng, timezone, lastUpdated]): ZipRecord => ({
       zip,
       city: intern(city),
       stateCode: intern(stateCode),
@@ -107,6 +126,7 @@ export class ZipRepository {
       countyFips: intern(countyFips),
       lat,
       lng,
+      timezone: intern(timezone),
       lastUpdated: intern(lastUpdated),
     }));
     this.table = { records, byZip: new Map(records.map((r) => [r.zip, r])) };
@@ -145,8 +165,14 @@ export class ZipRepository {
     return this.pageOfStates.all(JSON.stringify(codes), offset, offset + limit).map((r) => this.withState(r));
   }
 
+  /** ZIPs of a city, matched forgivingly (cityKey): "St. Louis", "st louis" and "Saint Louis" agree. */
   findByCity(city: string, state: string | null): ZipRecord[] {
-    return this.byCityStmt.all({ city, state }).map((r) => this.withState(r));
+    return this.byCityStmt.all({ key: cityKey(city), state }).map((r) => this.withState(r));
+  }
+
+  /** Cities whose name starts with a prefix (matched as cityKey does), most ZIPs first. One statement. */
+  citiesByPrefix(prefix: string, state: string | null, limit: number): CityCount[] {
+    return this.citiesStmt.all({ keys: JSON.stringify(cityPrefixKeys(prefix)), state, limit });
   }
 
   stats(): { totalZips: number; totalStates: number } {

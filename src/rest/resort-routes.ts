@@ -15,7 +15,7 @@ const resortRef = (r: ResortRefFieldsFragment) => ({ id: r.id, name: r.name, cou
 const withRefs = <E extends { resort: ResortRefFieldsFragment }>(entries: readonly E[]) => entries.map((e) => ({ ...e, resort: resortRef(e.resort) }));
 
 /** Who and where a resort is, as every resort body starts. */
-const identity = (r: Pick<ResortSummaryFragment, 'id' | 'name' | 'countryCode' | 'countryName' | 'region' | 'continent' | 'location'>) => ({
+const identity = (r: Pick<ResortSummaryFragment, 'id' | 'name' | 'countryCode' | 'countryName' | 'region' | 'continent' | 'location' | 'timezone'>) => ({
   id: r.id,
   name: r.name,
   country: r.countryCode,
@@ -23,6 +23,7 @@ const identity = (r: Pick<ResortSummaryFragment, 'id' | 'name' | 'countryCode' |
   region: r.region,
   continent: r.continent,
   location: r.location,
+  timezone: r.timezone,
 });
 
 export function summary(r: ResortSummaryFragment) {
@@ -83,6 +84,7 @@ export const resortRoutes = [
         source: c.source,
         inventorySource: r.inventorySource,
         date: c.date,
+        updatedAt: c.updatedAt,
         operation: { status: c.status, reason: c.statusReason, seasonOpens: c.seasonOpens, seasonCloses: c.seasonCloses },
         snow: {
           depthBase: c.snowDepthBase,

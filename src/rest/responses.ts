@@ -29,7 +29,8 @@ export const ZipRecord = obj(
     countyFips: str.regex(/^\d{5}$/),
     lat: num,
     lng: num,
-    lastUpdated: str,
+    timezone: str.meta({ description: 'IANA time zone from the centroid, e.g. America/Phoenix (beyond the documented record).' }),
+    lastUpdated: dateTime.meta({ description: 'When the dataset was published, ISO 8601 (its date at midnight UTC).' }),
   },
   'A ZIP code (GeoNames postal code data).',
 ).meta({ id: 'ZipRecord' });
@@ -76,6 +77,7 @@ export const ResortSummary = obj({
   region: str,
   continent: str,
   location: GeoPoint,
+  timezone: str,
   elevation: Elevation,
   conditions: obj({
     status: OperatingStatus,
@@ -150,12 +152,14 @@ export const ResortDetail = obj({
   region: str,
   continent: str,
   location: GeoPoint,
+  timezone: str.meta({ description: 'IANA time zone; `date`, the season and the forecast are local days there.' }),
   website: str.nullable(),
   elevation: Elevation,
   units: UnitLabels,
   source: str,
   inventorySource: str,
   date,
+  updatedAt: str.meta({ description: 'The moment the report describes, ISO 8601 with the resort’s offset; new snow covers the 24, 72 and 168 hours before it.' }),
   operation: obj({ status: OperatingStatus, reason: str, seasonOpens: date, seasonCloses: date }),
   snow: obj({ depthBase: num, depthSummit: num, newSnow24h: num, newSnow72h: num, newSnow7d: num, seasonTotal: num, surface: Surface }),
   weather: CurrentWeather,
@@ -207,6 +211,7 @@ export const Comparison = obj({
 
 const HistoryValues = obj({ snowfall: num, precipitation: num, snowDepth: num, tempMin: num, tempMax: num });
 const Deviation = obj({ absolute: num, percent: num.nullable() });
+const TemperatureDeviation = obj({ absolute: num });
 export const History = obj({
   resortId: str,
   name: str,
@@ -219,7 +224,7 @@ export const History = obj({
   summary: obj({
     current: HistoryValues,
     baseline: HistoryValues,
-    deviation: obj({ snowfall: Deviation, precipitation: Deviation, snowDepth: Deviation, tempMin: Deviation, tempMax: Deviation }),
+    deviation: obj({ snowfall: Deviation, precipitation: Deviation, snowDepth: Deviation, tempMin: TemperatureDeviation, tempMax: TemperatureDeviation }),
   }),
 }).meta({ id: 'History' });
 

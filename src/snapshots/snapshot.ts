@@ -3,6 +3,7 @@ import { liftTypeFromName } from '../domain/inventory.js';
 import type { LiftFacts, ResortFacts, TrailFacts } from '../domain/resort.js';
 import type { DailyWeather } from '../domain/weather/daily.js';
 import { intern } from '../intern.js';
+import { localHour } from '../domain/local-time.js';
 
 export interface SnapshotDay extends DailyWeather {
   source: string;
@@ -23,9 +24,12 @@ export interface LiveLift {
  */
 export interface ResortSnapshot<R extends ResortFacts = ResortFacts> {
   resort: R;
+  /** The resort's local date at `asOf`. */
   today: string;
   /** The instant the report describes: the start of the current hour. */
   asOf: Date;
+  /** `asOf` in the resort's time zone, ISO 8601 with its offset. */
+  updatedAt: string;
   /** Last 7 days and the forecast days, oldest first. */
   days: SnapshotDay[];
   source: string;
@@ -42,12 +46,14 @@ export interface SnapshotInputs<R extends ResortFacts> {
   trails: TrailFacts[];
   lifts: LiftFacts[];
   live: LiveLift[];
-  today: string;
+  /** The start of the current hour; the resort's local date and hour follow from its time zone. */
   asOf: Date;
 }
 
-export function buildSnapshot<R extends ResortFacts>({ resort, days, trails, lifts, live, today, asOf }: SnapshotInputs<R>): ResortSnapshot<R> {
-  const { report, trailStates, liftStates } = snowReport(resort, days, trails, lifts, today);
+export function buildSnapshot<R extends ResortFacts>({ resort, days, trails, lifts, live, asOf }: SnapshotInputs<R>): ResortSnapshot<R> {
+  const local = localHour(asOf, resort.timezone);
+  const today = local.date;
+  const { report, trailStates, liftStates } = snowReport(resort, days, trails, lifts, local);
   // Live lift status, where a feed gives it, replaces the inventory's lifts and is what the report counts.
   const served =
     live.length > 0
@@ -77,6 +83,7 @@ export function buildSnapshot<R extends ResortFacts>({ resort, days, trails, lif
     resort,
     today,
     asOf,
+    updatedAt: local.iso,
     days,
     source: days.find((x) => x.date === today)?.source ?? 'none',
     report: { ...report, openLifts: served.filter((x) => x.status === 'OPEN').length, totalLifts: served.length },

@@ -15,6 +15,7 @@ import { memo, type ResortSnapshot } from './snapshot.js';
 
 export interface ConditionsView {
   date: string;
+  updatedAt: string;
   source: string;
   units: UnitLabels;
   status: string;
@@ -26,6 +27,7 @@ export interface ConditionsView {
   newSnow24h: number;
   newSnow72h: number;
   newSnow7d: number;
+  snowfallNext48h: number;
   seasonSnowfall: number;
   surface: string;
   openTrails: number;
@@ -103,6 +105,7 @@ function computeConditions(s: ResortSnapshot, u: Units): ConditionsView {
   const r = s.report;
   return {
     date: r.date,
+    updatedAt: s.updatedAt,
     source: s.source,
     units: UNIT_LABELS[u],
     status: r.status,
@@ -114,6 +117,7 @@ function computeConditions(s: ResortSnapshot, u: Units): ConditionsView {
     newSnow24h: toUnits.depth(r.newSnow24hCm, u),
     newSnow72h: toUnits.depth(r.newSnow72hCm, u),
     newSnow7d: toUnits.depth(r.newSnow7dCm, u),
+    snowfallNext48h: toUnits.depth(stormOutlookView(s).snowfall48hCm, u),
     seasonSnowfall: toUnits.depth(r.seasonSnowfallCm, u),
     surface: r.surface,
     openTrails: r.openTrails,
@@ -223,5 +227,5 @@ function computeLiftSummary(s: ResortSnapshot) {
 
 /** Forecast snowfall at the summit over the next 48 hours. */
 export function stormOutlookView(s: ResortSnapshot): StormOutlook {
-  return memo(s, 'storm', () => stormOutlook(s.days, s.today));
+  return memo(s, 'storm', () => stormOutlook(s.resort.id, s.days, s.today, s.report.hour));
 }

@@ -27,10 +27,12 @@ function toProblem(issue: Issue, input: Record<string, unknown>): ParamProblem {
 function boundOf(issue: Issue, value: unknown): string {
   switch (issue.code) {
     case 'too_big':
+      if (issue.origin === 'array') return `at most ${issue.maximum} items`;
       return issue.origin === 'string'
         ? `at most ${issue.maximum} characters`
         : `${issue.inclusive ? '<=' : '<'} ${issue.maximum}`;
     case 'too_small':
+      if (issue.origin === 'array') return `at least ${issue.minimum} item${issue.minimum === 1 ? '' : 's'}`;
       if (issue.origin === 'string') return issue.minimum === 1 ? 'non-empty' : `at least ${issue.minimum} characters`;
       return `${issue.inclusive ? '>=' : '>'} ${issue.minimum}`;
     case 'invalid_type':

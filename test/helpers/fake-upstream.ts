@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
  * A local stand-in for Open-Meteo and Liftie on 127.0.0.1, speaking their documented JSON, with
  * switchable failures. Values are simple functions of the request so tests can compute them.
  */
-export type Mode = 'ok' | 'bad-request' | 'server-error' | 'hang' | 'not-json' | 'wrong-shape' | 'slow' | 'fail-south' | 'huge' | 'trickle' | 'leaky' | 'rate-limited';
+export type Mode = 'ok' | 'bad-request' | 'server-error' | 'hang' | 'not-json' | 'wrong-shape' | 'slow' | 'fail-south' | 'huge' | 'trickle' | 'leaky' | 'rate-limited' | 'rate-limited-once' | 'reset';
 
 /** Text a provider might put in an error that must never reach a client (its internals). */
 export const LEAKY_REASON = 'Traceback: /srv/open-meteo/worker.py line 42: database password rejected';
@@ -17,6 +17,8 @@ export interface FakeUpstream {
   delayMs: number;
   requests: string[];
   maxInFlight: number;
+  /** The day Open-Meteo's past_days and forecast_days count from (the caller's clock). */
+  today: string;
   close(): Promise<void>;
 }
 
@@ -30,7 +32,11 @@ export const fakeDaily = {
   snowfall: (i: number) => (i % 4 === 0 ? 12 : 0),
   precipitation: (i: number) => (i % 4 === 0 ? 9 : 0),
   snowDepthM: 1.25,
+  /** Snowfall Open-Meteo reports at the label hour (the hour before it) of day `i`. */
+  snowfallAtLabel: (i: number, labelHour: number) => (i % 4 === 0 && labelHour >= 1 && labelHour <= 12 ? 1 : 0),
 };
+
+const HOURS = Array.from({ length: 24 }, (_, h) => String(h).padStart(2, '0'));
 
 function openMeteo(url: URL, today: string) {
   const lats = (url.searchParams.get('latitude') ?? '').split(',').map(Number);
@@ -58,7 +64,6 @@ function openMeteo(url: URL, today: string) {
       elevation,
       generationtime_ms: 0.1,
       utc_offset_seconds: 0,
-      timezone: 'GMT',
       daily_units: { time: 'iso8601', temperature_2m_max: '°C', snowfall_sum: 'cm' },
       daily: {
         time: days,
@@ -71,10 +76,13 @@ function openMeteo(url: URL, today: string) {
         wind_gusts_10m_max: idx.map(() => 35 + elevation / 100),
         wind_direction_10m_dominant: idx.map(() => 250),
       },
-      hourly_units: { time: 'iso8601', snow_depth: 'm' },
+      timezone: url.searchParams.get('timezone') ?? 'GMT',
+      hourly_units: { time: 'iso8601', snow_depth: 'm', snowfall: 'cm' },
       hourly: {
-        time: days.flatMap((d) => [`${d}T00:00`, `${d}T12:00`]),
-        snow_depth: days.flatMap(() => [fakeDaily.snowDepthM, fakeDaily.snowDepthM]),
+        time: days.flatMap((d) => HOURS.map((h) => `${d}T${h}:00`)),
+        snow_depth: days.flatMap(() => HOURS.map(() => fakeDaily.snowDepthM)),
+        // Preceding-hour amounts: a snowy day's snow falls in its first 12 hours (labels 01:00–12:00).
+        snowfall: idx.flatMap((i) => HOURS.map((h) => fakeDaily.snowfallAtLabel(i, Number(h)))),
       },
     };
   });
@@ -96,7 +104,7 @@ function liftie(id: string) {
 
 export async function startFakeUpstream(options: { today: string }): Promise<FakeUpstream> {
   let inFlight = 0;
-  const state: Omit<FakeUpstream, 'close' | 'url'> = { mode: 'ok', delayMs: 0, requests: [], maxInFlight: 0 };
+  const state: Omit<FakeUpstream, 'close' | 'url'> = { mode: 'ok', delayMs: 0, requests: [], maxInFlight: 0, today: options.today };
   const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     state.requests.push(req.url ?? '');
     inFlight++;
@@ -122,6 +130,12 @@ export async function startFakeUpstream(options: { today: string }): Promise<Fak
         return send(500, { error: true, reason: LEAKY_REASON });
       case 'rate-limited':
         return send(429, { error: true, reason: 'Too many requests' });
+      case 'rate-limited-once':
+        state.mode = 'ok';
+        return send(429, { error: true, reason: 'Too many requests' });
+      case 'reset':
+        // A network error: the connection drops before any answer.
+        return void req.socket.destroy();
       case 'huge': {
         // 200 MB of JSON, streamed: a client that reads it all runs out of memory.
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -155,7 +169,7 @@ export async function startFakeUpstream(options: { today: string }): Promise<Fak
         break;
     }
     if (url.pathname.startsWith('/liftie/')) return send(200, liftie(decodeURIComponent(url.pathname.slice('/liftie/'.length))));
-    if (url.pathname === '/v1/forecast' || url.pathname === '/v1/archive') return send(200, openMeteo(url, options.today));
+    if (url.pathname === '/v1/forecast' || url.pathname === '/v1/archive') return send(200, openMeteo(url, state.today));
     send(404, { error: true, reason: 'Not found' });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { countryInfo } from '../../domain/countries.js';
 import type { ResortFacts } from '../../domain/resort.js';
 import { dataFile } from '../../paths.js';
+import { timeZoneAt } from './time-zones.js';
 
 /** The curated catalogue, committed under data/: public facts written down by hand. */
 export const RESORT_CATALOGUE = dataFile('resorts.json');
@@ -21,6 +22,11 @@ const Entry = z
     lifts: z.number().int().min(1).max(200),
     trails: z.number().int().min(1).max(500),
     website: z.url().nullable(),
+    /**
+     * Why base or summit differ by more than 150 m from OpenSkiMap's lift-served range for the
+     * area (the catalogue test checks the rest): a lift it lacks, an area it splits or merges.
+     */
+    elevationNote: z.string().min(10).optional(),
   })
   .refine((r) => r.summit > r.base, { message: 'summit must be above base' })
   .refine((r) => countryInfo(r.country) !== null, { message: 'unknown country code' });
@@ -52,6 +58,7 @@ export function loadResortCatalogue(file = RESORT_CATALOGUE): ResortFacts[] {
       liftCount: r.lifts,
       trailCount: r.trails,
       website: r.website,
+      timezone: timeZoneAt(r.lat, r.lng),
     };
   });
 }

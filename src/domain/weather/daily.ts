@@ -22,4 +22,9 @@ export interface DailyWeather {
   windDirectionDeg: number;
   /** Elevation where precipitation turns from rain to snow, m. */
   snowLineM: number;
+  /**
+   * Summit snowfall in each local hour 0–23 (cm, comma-separated) when the provider reports hours;
+   * absent or null for the offline generator, whose hours follow from the daily total.
+   */
+  snowfallSummitHourly?: string | null;
 }

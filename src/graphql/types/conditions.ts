@@ -19,9 +19,14 @@ export const WeatherSummaryEnum = builder.enumType('WeatherSummary', {
 });
 
 export const ConditionsRef = builder.objectRef<ConditionsView>('Conditions').implement({
-  description: 'Today’s snow report. Depths and snowfall in `units.depth`; new snow is measured at the summit.',
+  description:
+    'Today’s snow report, in the resort’s local time. Depths and snowfall in `units.depth`; new snow is measured at the summit, ' +
+    'over the whole hours before `updatedAt`: the last 24, 72 and 168 hours.',
   fields: (t) => ({
-    date: t.expose('date', { type: 'Date', description: 'The report date (UTC).' }),
+    date: t.expose('date', { type: 'Date', description: 'The report date: the resort’s local date at `updatedAt`.' }),
+    updatedAt: t.exposeString('updatedAt', {
+      description: 'The moment the report describes (the start of the current hour), ISO 8601 with the resort’s UTC offset, e.g. 2027-01-15T05:00:00-07:00.',
+    }),
     source: t.exposeString('source', { description: 'Where the numbers come from; "simulated" for the offline generator.' }),
     units: t.field({ type: UnitLabelsRef, resolve: (c) => c.units }),
     status: t.field({ type: OperatingStatusEnum, resolve: (c) => c.status as 'OPEN' | 'CLOSED' }),
@@ -30,9 +35,10 @@ export const ConditionsRef = builder.objectRef<ConditionsView>('Conditions').imp
     seasonCloses: t.exposeString('seasonCloses', { description: 'Planned closing date of this (or the next) season.' }),
     snowDepthBase: t.exposeFloat('snowDepthBase'),
     snowDepthSummit: t.exposeFloat('snowDepthSummit'),
-    newSnow24h: t.exposeFloat('newSnow24h'),
-    newSnow72h: t.exposeFloat('newSnow72h'),
-    newSnow7d: t.exposeFloat('newSnow7d'),
+    newSnow24h: t.exposeFloat('newSnow24h', { description: 'Summit snowfall in the 24 hours before `updatedAt`.' }),
+    newSnow72h: t.exposeFloat('newSnow72h', { description: 'Summit snowfall in the 72 hours before `updatedAt`.' }),
+    newSnow7d: t.exposeFloat('newSnow7d', { description: 'Summit snowfall in the 168 hours before `updatedAt`.' }),
+    snowfallNext48h: t.exposeFloat('snowfallNext48h', { description: 'Forecast summit snowfall in the 48 hours from `updatedAt` (what storm watch ranks).' }),
     seasonSnowfall: t.exposeFloat('seasonSnowfall', { description: 'Summit snowfall since the season began.' }),
     surface: t.field({ type: SnowSurfaceEnum, resolve: (c) => c.surface as never }),
     openTrails: t.exposeInt('openTrails'),

@@ -1,7 +1,7 @@
 import { builder } from '../builder.js';
-import type { HistoryDay, Deviation } from '../../domain/history.js';
+import type { HistoryDay, Deviation, TemperatureDeviation } from '../../domain/history.js';
 import type { HistoryResult } from '../../history/service.js';
-import { isoDate } from '../../domain/dates.js';
+import { localDate } from '../../domain/local-time.js';
 import { toUnits, UNIT_LABELS, type Units } from '../../domain/units.js';
 import { TimeoutError, UpstreamFailedError } from '../../errors.js';
 import { UpstreamError } from '../../providers/upstream.js';
@@ -47,18 +47,25 @@ const DeviationRef = builder.objectRef<Deviation>('Deviation').implement({
   }),
 });
 
+const TemperatureDeviationRef = builder.objectRef<TemperatureDeviation>('TemperatureDeviation').implement({
+  description: 'A temperature difference, in degrees only (a percentage of a temperature means nothing).',
+  fields: (t) => ({
+    absolute: t.exposeFloat('absolute', { description: 'Window minus baseline, in degrees of the units asked for.' }),
+  }),
+});
+
 const DeviationsRef = builder.objectRef<WithUnits<HistoryResult['deviation']>>('Deviations').implement({
   fields: (t) => {
     // Differences convert without an offset: a 1 °C difference is 1.8 °F.
     const depth = (d: Deviation, u: Units) => ({ ...d, absolute: toUnits.depth(d.absolute, u) });
     const precip = (d: Deviation, u: Units) => ({ ...d, absolute: toUnits.precipitation(d.absolute, u) });
-    const temp = (d: Deviation, u: Units) => ({ ...d, absolute: u === 'METRIC' ? d.absolute : Math.round(d.absolute * 18) / 10 });
+    const temp = (d: TemperatureDeviation, u: Units) => ({ absolute: u === 'METRIC' ? d.absolute : Math.round(d.absolute * 18) / 10 });
     return {
       snowfall: t.field({ type: DeviationRef, resolve: (x) => depth(x.snowfall, x.units) }),
       precipitation: t.field({ type: DeviationRef, resolve: (x) => precip(x.precipitation, x.units) }),
       snowDepth: t.field({ type: DeviationRef, resolve: (x) => depth(x.snowDepth, x.units) }),
-      tempMin: t.field({ type: DeviationRef, resolve: (x) => temp(x.tempMin, x.units) }),
-      tempMax: t.field({ type: DeviationRef, resolve: (x) => temp(x.tempMax, x.units) }),
+      tempMin: t.field({ type: TemperatureDeviationRef, resolve: (x) => temp(x.tempMin, x.units) }),
+      tempMax: t.field({ type: TemperatureDeviationRef, resolve: (x) => temp(x.tempMax, x.units) }),
     };
   },
 });
@@ -119,7 +126,7 @@ builder.objectField(ResortRef, 'history', (t) =>
         units: args.units ?? undefined,
       }, ctx);
       try {
-        const result = await ctx.history.get(resort, { days: p.days, years: p.years, radiusKm: p.radiusKm }, isoDate(ctx.now()), { signal: ctx.signal, deadline: ctx.deadline });
+        const result = await ctx.history.get(resort, { days: p.days, years: p.years, radiusKm: p.radiusKm }, localDate(ctx.now(), resort.timezone), { signal: ctx.signal, deadline: ctx.deadline });
         return { ...result, units: p.units };
       } catch (err) {
         if (!(err instanceof UpstreamError)) throw err;

@@ -57,7 +57,7 @@ const StormWatchEntryRef = builder.objectRef<Entry>('StormWatchEntry').implement
   fields: (t) => ({
     rank: t.exposeInt('rank'),
     resort: t.field({ type: ResortRef, resolve: (e) => e.snap.resort }),
-    snowfall48h: t.float({ description: 'Forecast summit snowfall, today and tomorrow.', resolve: (e) => toUnits.depth(stormOutlookView(e.snap).snowfall48hCm, e.units) }),
+    snowfall48h: t.float({ description: 'Forecast summit snowfall in the 48 hours from now (the resort’s current hour on).', resolve: (e) => toUnits.depth(stormOutlookView(e.snap).snowfall48hCm, e.units) }),
     peakDate: t.field({ type: 'Date', resolve: (e) => stormOutlookView(e.snap).peakDate }),
     peakSnowfall: t.float({ resolve: (e) => toUnits.depth(stormOutlookView(e.snap).peakSnowfallCm, e.units) }),
   }),
@@ -82,7 +82,7 @@ const OpenNowRef = builder.objectRef<{ units: Units; minOpenTrailsPct: number; e
 });
 
 const StormWatchRef = builder.objectRef<{ units: Units; entries: Entry[] }>('StormWatch').implement({
-  description: `Resorts forecast to get at least ${STORM_WATCH_MIN_CM} cm (${Math.round(STORM_WATCH_MIN_CM / 2.54)} in) at the summit over the next 48 h (today and tomorrow), most first.`,
+  description: `Resorts forecast to get at least ${STORM_WATCH_MIN_CM} cm (${Math.round(STORM_WATCH_MIN_CM / 2.54)} in) at the summit in the next 48 hours (from the current hour), most first.`,
   fields: (t) => ({
     threshold48h: t.float({ description: 'The storm threshold, in the depth unit.', resolve: (x) => toUnits.depth(STORM_WATCH_MIN_CM, x.units) }),
     units: t.field({ type: UnitLabelsRef, resolve: (x) => UNIT_LABELS[x.units] }),
@@ -119,7 +119,7 @@ const NetworkSnowRef = builder.objectRef<NetworkSnow & { units: Units }>('Networ
 });
 
 const SnowInsightsRef = builder.objectRef<{ days: number; from: string; to: string; units: Units; network: NetworkSnow; totals: Insight[] }>('SnowInsights').implement({
-  description: 'Rolling summit snowfall per resort over the last `days` days (today included), most first.',
+  description: 'Rolling summit snowfall per resort over the last `days` days (today included), most first. The network spans every time zone, so these days are UTC calendar days.',
   fields: (t) => ({
     days: t.exposeInt('days'),
     from: t.exposeString('from'),

@@ -38,10 +38,11 @@ const ElevationRef = builder.objectRef<{ base: number; summit: number; vertical:
   }),
 });
 
-const NearbyResortRef = builder.objectRef<{ resort: ResortRecord; distanceMiles: number }>('NearbyResort').implement({
+export const NearbyResortRef = builder.objectRef<{ resort: ResortRecord; distanceMiles: number }>('NearbyResort').implement({
   fields: (t) => ({
     resort: t.field({ type: ResortRef, resolve: (n) => n.resort }),
     distanceMiles: t.exposeFloat('distanceMiles', { description: 'Haversine miles, 0.01 precision.' }),
+    distanceKm: t.float({ description: 'The same distance in km, 0.01 precision.', resolve: (n) => Math.round(n.distanceMiles * KM_PER_MILE * 100) / 100 }),
   }),
 });
 
@@ -56,6 +57,9 @@ ResortRef.implement({
     region: t.exposeString('region', { description: 'State, province or region.' }),
     continent: t.exposeString('continent'),
     location: t.field({ type: GeoPointRef, resolve: (r) => ({ lat: r.lat, lng: r.lng }) }),
+    timezone: t.exposeString('timezone', {
+      description: 'IANA time zone, from the coordinates (e.g. America/Denver). Dates, the season, forecasts and the history window are in this zone’s local days.',
+    }),
     website: t.exposeString('website', { nullable: true }),
     liftCount: t.exposeInt('liftCount'),
     trailCount: t.exposeInt('trailCount'),

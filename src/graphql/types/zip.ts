@@ -41,7 +41,12 @@ ZipRef.implement({
     countyFips: t.exposeString('countyFips', { description: 'Five-digit state + county FIPS code, e.g. 06037.' }),
     lat: t.exposeFloat('lat', { description: 'Latitude of the ZIP centroid, degrees.' }),
     lng: t.exposeFloat('lng', { description: 'Longitude of the ZIP centroid, degrees.' }),
-    lastUpdated: t.expose('lastUpdated', { type: 'Date', description: 'Date of the ZIP dataset.' }),
+    timezone: t.exposeString('timezone', { description: 'IANA time zone from the centroid (e.g. America/Phoenix), beyond the documented record.' }),
+    lastUpdated: t.field({
+      type: 'DateTime',
+      description: 'When the ZIP dataset was published (its date, at midnight UTC).',
+      resolve: (z) => z.lastUpdated,
+    }),
     state: t.field({
       type: StateRef,
       resolve: async (zip, _args, ctx) => (await ctx.loaders.stateByCode.load(zip.stateCode))!,

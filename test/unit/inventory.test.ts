@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { loadResortCatalogue } from '../../src/db/sources/resort-source.js';
+import { generateLifts, generateTrails, LIFT_RULES, liftTypeFromName, regionalRating } from '../../src/domain/inventory.js';
+import type { ResortFacts } from '../../src/domain/resort.js';
+
+const catalogue = loadResortCatalogue();
+const byId = (id: string) => catalogue.find((r) => r.id === id)!;
+const vertical = (r: ResortFacts) => r.summitElevation - r.baseElevation;
+
+describe('generated lifts', () => {
+  it('as many as the resort has, named uniquely, the same on every call', () => {
+    for (const r of catalogue) {
+      const lifts = generateLifts(r);
+      expect(lifts).toHaveLength(r.liftCount);
+      expect(new Set(lifts.map((l) => l.name)).size).toBe(lifts.length);
+      expect(lifts.map((l) => l.id)).toEqual(lifts.map((_, i) => `${r.id}:l${i + 1}`));
+    }
+    expect(generateLifts(byId('vail'))).toEqual(generateLifts(byId('vail')));
+  });
+
+  it('cable cars and funiculars only where real ones are plausible, at most one funicular', () => {
+    const { cableCar, funicular } = LIFT_RULES;
+    let cableCars = 0;
+    let funiculars = 0;
+    for (const r of catalogue) {
+      const lifts = generateLifts(r);
+      const count = (t: string) => lifts.filter((l) => l.type === t).length;
+      if (count('CABLE_CAR')) {
+        cableCars++;
+        expect(r.liftCount).toBeGreaterThanOrEqual(cableCar.minLifts);
+        expect(vertical(r)).toBeGreaterThan(cableCar.minVerticalM);
+        expect(r.summitElevation).toBeGreaterThan(cableCar.minSummitM);
+        expect(count('CABLE_CAR')).toBe(1);
+      }
+      if (count('FUNICULAR')) {
+        funiculars++;
+        expect(r.liftCount).toBeGreaterThanOrEqual(funicular.minLifts);
+        expect(vertical(r)).toBeGreaterThan(funicular.minVerticalM);
+        expect(count('FUNICULAR')).toBe(1);
+      }
+      if (vertical(r) < LIFT_RULES.gondolaMinVerticalM) expect(count('GONDOLA')).toBe(0);
+    }
+    // The rules leave room for them where they belong.
+    expect(cableCars).toBeGreaterThan(20);
+    expect(funiculars).toBeGreaterThan(5);
+    expect(generateLifts(byId('zermatt'))[1]!.type).toBe('CABLE_CAR');
+  });
+
+  it('the access lift first, a learning-area carpet last; seats and capacity fit the type', () => {
+    const vail = generateLifts(byId('vail'));
+    expect(vail[0]).toMatchObject({ type: 'GONDOLA', openThreshold: 0, source: 'generated' });
+    expect(vail.at(-1)).toMatchObject({ type: 'MAGIC_CARPET', openThreshold: 0, seats: 1 });
+    expect(vail.at(-1)!.name).toMatch(/^Learning Area Magic Carpet/);
+    for (const r of catalogue) {
+      for (const l of generateLifts(r)) {
+        const [lo, hi] = ({ CHAIRLIFT: [2, 8], GONDOLA: [6, 10], CABLE_CAR: [60, 150], FUNICULAR: [120, 250], T_BAR: [2, 2], PLATTER: [1, 1], ROPE_TOW: [1, 1], MAGIC_CARPET: [1, 1], UNKNOWN: [1, 1] } as const)[l.type];
+        expect(l.seats).toBeGreaterThanOrEqual(lo);
+        expect(l.seats).toBeLessThanOrEqual(hi);
+        expect(l.capacityPerHour).toBeGreaterThanOrEqual(420);
+        expect(l.capacityPerHour).toBeLessThanOrEqual(4800);
+        expect(l.openThreshold).toBeGreaterThanOrEqual(0);
+        expect(l.openThreshold).toBeLessThanOrEqual(0.8);
+      }
+    }
+    const small = generateLifts({ ...byId('vail'), id: 'tiny', liftCount: 3 });
+    expect(small.map((l) => l.type).at(-1)).toBe('MAGIC_CARPET');
+    expect(generateLifts({ ...byId('vail'), id: 'low', liftCount: 6, summitElevation: byId('vail').baseElevation + 900 })[0]!.type).toBe('CHAIRLIFT');
+  });
+
+  it('guesses a type from a lift name, UNKNOWN when the name says nothing', () => {
+    const cases: [string, string][] = [
+      ['Eagle Bahn Gondola', 'GONDOLA'], ['Aerial Tram', 'CABLE_CAR'], ['Tram', 'CABLE_CAR'], ['Funicular Perce-Neige', 'FUNICULAR'],
+      ['Standseilbahn', 'FUNICULAR'], ['Magic Carpet 2', 'MAGIC_CARPET'], ['T-Bar', 'T_BAR'], ['Tbar', 'T_BAR'],
+      ['Poma', 'PLATTER'], ['Rope Tow', 'ROPE_TOW'], ['Bunny tow', 'ROPE_TOW'], ['Born Free Express', 'CHAIRLIFT'],
+      ['Summit Quad', 'CHAIRLIFT'], ['Zugspitze', 'UNKNOWN'], ['Tramway', 'UNKNOWN'],
+    ];
+    expect(cases.map(([name]) => [name, liftTypeFromName(name)])).toEqual(cases);
+  });
+});
+
+describe('generated trails', () => {
+  it('as many as the resort has, unique names, plausible lengths and thresholds, deterministic', () => {
+    for (const r of catalogue) {
+      const trails = generateTrails(r);
+      expect(trails).toHaveLength(r.trailCount);
+      expect(new Set(trails.map((t) => t.name)).size).toBe(trails.length);
+      for (const t of trails) {
+        expect(t.lengthM).toBeGreaterThanOrEqual(150);
+        expect(t.lengthM % 10).toBe(0);
+        expect(t.lengthM).toBeLessThanOrEqual(Math.max(150, vertical(r) * 2.6) + 10);
+        expect(t.openThreshold).toBeGreaterThanOrEqual({ BEGINNER: 0, INTERMEDIATE: 0.05, ADVANCED: 0.1, EXPERT: 0.15 }[t.difficulty]);
+        expect(t.openThreshold).toBeLessThanOrEqual(1);
+        expect(t.groomThreshold).toBeGreaterThanOrEqual(0);
+        expect(t.groomThreshold).toBeLessThanOrEqual(1);
+      }
+    }
+    expect(generateTrails(byId('zermatt'))).toEqual(generateTrails(byId('zermatt')));
+  });
+
+  it('bigger verticals carry more steep terrain; every grade appears across a big resort', () => {
+    const share = (id: string) => {
+      const t = generateTrails({ ...byId(id), trailCount: 2000 });
+      return t.filter((x) => x.difficulty === 'ADVANCED' || x.difficulty === 'EXPERT').length / t.length;
+    };
+    const flat = { ...byId('vail'), id: 'flat', summitElevation: byId('vail').baseElevation + 300, trailCount: 2000 };
+    const flatTrails = generateTrails(flat);
+    const flatShare = flatTrails.filter((x) => x.difficulty === 'ADVANCED' || x.difficulty === 'EXPERT').length / flatTrails.length;
+    expect(flatShare).toBeCloseTo(0.38, 1);
+    expect(share('chamonix')).toBeGreaterThan(flatShare + 0.05);
+    expect(new Set(generateTrails(byId('vail')).map((t) => t.difficulty))).toEqual(new Set(['BEGINNER', 'INTERMEDIATE', 'ADVANCED', 'EXPERT']));
+  });
+
+  it('repeated names get Roman numerals', () => {
+    const names = generateTrails({ ...byId('vail'), id: 'many', trailCount: 3000 }).map((t) => t.name);
+    expect(names.some((n) => / II$/.test(n))).toBe(true);
+    expect(names.some((n) => / IV$/.test(n))).toBe(true);
+    expect(names.some((n) => / IX$/.test(n))).toBe(true);
+  });
+});
+
+describe('regional ratings', () => {
+  it('North America and Oceania by symbols; Japan by colour; France green to black; elsewhere blue to itinerary', () => {
+    const all = (cc: string, continent: string, roll = 0.9) =>
+      (['BEGINNER', 'INTERMEDIATE', 'ADVANCED', 'EXPERT'] as const).map((d) => regionalRating(cc, continent, d, roll));
+    expect(all('US', 'North America')).toEqual(['green-circle', 'blue-square', 'black-diamond', 'double-black-diamond']);
+    expect(all('NZ', 'Oceania')).toEqual(['green-circle', 'blue-square', 'black-diamond', 'double-black-diamond']);
+    expect(all('JP', 'Asia')).toEqual(['green', 'red', 'black', 'black']);
+    expect(all('FR', 'Europe', 0.4)).toEqual(['green', 'red', 'black', 'black']);
+    expect(all('FR', 'Europe', 0.5)).toEqual(['blue', 'red', 'black', 'black']);
+    expect(all('CH', 'Europe')).toEqual(['blue', 'red', 'black', 'itinerary']);
+  });
+});

@@ -1,0 +1,185 @@
+import { describe, expect, it } from 'vitest';
+import { addDays, dateRange, dayNumber, dayOfYear, fromDayNumber, isoDate } from '../../src/domain/dates.js';
+import { countryInfo, CONTINENT_NAMES } from '../../src/domain/countries.js';
+import { destinationPoint, haversineMiles, roundMiles } from '../../src/domain/geo.js';
+import { PointIndex } from '../../src/domain/point-index.js';
+import { createRng, hash32, unitFromSeed } from '../../src/domain/random.js';
+import { toUnits, UNIT_LABELS } from '../../src/domain/units.js';
+import { isUsStateOrDc, US_STATE_FIPS } from '../../src/domain/us-states.js';
+import { summaryOf, temperatureAt } from '../../src/domain/weather/current.js';
+import { windowFor } from '../../src/domain/weather/window.js';
+import { ZipSpatialIndex } from '../../src/domain/zip-spatial-index.js';
+import type { DailyWeather } from '../../src/domain/weather/daily.js';
+
+describe('dates', () => {
+  it('whole-day arithmetic on ISO dates, across months, leap days and years', () => {
+    expect(dayNumber('1970-01-01')).toBe(0);
+    expect(dayNumber('1970-01-02')).toBe(1);
+    expect(fromDayNumber(-1)).toBe('1969-12-31');
+    expect(addDays('2028-02-28', 1)).toBe('2028-02-29');
+    expect(addDays('2027-02-28', 1)).toBe('2027-03-01');
+    expect(addDays('2027-01-01', -1)).toBe('2026-12-31');
+    expect(dayOfYear('2027-01-01')).toBe(1);
+    expect(dayOfYear('2028-12-31')).toBe(366);
+    expect(dateRange('2027-12-30', '2028-01-02')).toEqual(['2027-12-30', '2027-12-31', '2028-01-01', '2028-01-02']);
+    expect(dateRange('2027-01-02', '2027-01-01')).toEqual([]);
+    expect(isoDate(new Date('2027-05-06T23:59:59Z'))).toBe('2027-05-06');
+    expect(Number.isNaN(dayNumber('not a date'))).toBe(true);
+  });
+
+  it('stays right after its memo is cleared (more than 100,000 distinct days)', () => {
+    for (let n = 0; n < 100_010; n++) fromDayNumber(n);
+    expect(addDays('2027-01-31', 1)).toBe('2027-02-01');
+    expect(fromDayNumber(100_005)).toBe(new Date(100_005 * 86_400_000).toISOString().slice(0, 10));
+  });
+
+  it('the stored window is the last 60 days and the next 7 of every local calendar: a day wider each way than UTC’s', () => {
+    expect(windowFor('2027-03-01')).toEqual({ from: '2026-12-31', to: '2027-03-08' });
+  });
+});
+
+describe('units', () => {
+  it('metric as stored, rounded; imperial converted', () => {
+    expect(toUnits.depth(25.44, 'METRIC')).toBe(25.4);
+    expect(toUnits.depth(25.4, 'IMPERIAL')).toBe(10);
+    expect(toUnits.elevation(3048.4, 'METRIC')).toBe(3048);
+    expect(toUnits.elevation(3048, 'IMPERIAL')).toBe(10000);
+    expect(toUnits.length(304.8, 'IMPERIAL')).toBe(1000);
+    expect(toUnits.length(12.6, 'METRIC')).toBe(13);
+    expect(toUnits.temperature(-40, 'IMPERIAL')).toBe(-40);
+    expect(toUnits.temperature(0, 'IMPERIAL')).toBe(32);
+    expect(toUnits.temperature(-3.26, 'METRIC')).toBe(-3.3);
+    expect(toUnits.speed(100, 'IMPERIAL')).toBe(62.1);
+    expect(toUnits.speed(12.34, 'METRIC')).toBe(12.3);
+    expect(toUnits.precipitation(25.4, 'IMPERIAL')).toBe(1);
+    expect(toUnits.precipitation(3, 'IMPERIAL')).toBe(0.12);
+    expect(toUnits.precipitation(3.06, 'METRIC')).toBe(3.1);
+    expect(UNIT_LABELS.IMPERIAL).toEqual({ system: 'IMPERIAL', depth: 'in', elevation: 'ft', length: 'ft', temperature: '°F', speed: 'mph', precipitation: 'in' });
+    expect(UNIT_LABELS.METRIC).toEqual({ system: 'METRIC', depth: 'cm', elevation: 'm', length: 'm', temperature: '°C', speed: 'km/h', precipitation: 'mm' });
+  });
+});
+
+describe('seeded randomness', () => {
+  it('FNV-1a, and the same seed always gives the same numbers', () => {
+    expect(hash32('')).toBe(0x811c9dc5);
+    expect(hash32('a')).toBe(0xe40c292c);
+    expect(hash32('foobar')).toBe(0xbf9cf968);
+    expect(unitFromSeed('x')).toBe(unitFromSeed('x'));
+    expect(unitFromSeed('x')).not.toBe(unitFromSeed('y'));
+    const a = createRng('s');
+    const b = createRng('s');
+    expect([a.next(), a.normal(), a.exponential(2), a.int(1, 6), a.pick(['p', 'q'])]).toEqual([b.next(), b.normal(), b.exponential(2), b.int(1, 6), b.pick(['p', 'q'])]);
+  });
+
+  it('draws stay in their ranges and have the asked-for moments', () => {
+    const rng = createRng('moments');
+    const n = 20_000;
+    const u = Array.from({ length: n }, () => rng.next());
+    expect(Math.min(...u)).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...u)).toBeLessThan(1);
+    const normals = Array.from({ length: n }, () => rng.normal(10, 2));
+    const mean = normals.reduce((s, x) => s + x, 0) / n;
+    const sd = Math.sqrt(normals.reduce((s, x) => s + (x - mean) ** 2, 0) / n);
+    expect(mean).toBeCloseTo(10, 1);
+    expect(sd).toBeCloseTo(2, 1);
+    const std = Array.from({ length: n }, () => rng.normal());
+    expect(std.reduce((s, x) => s + x, 0) / n).toBeCloseTo(0, 1);
+    const exp = Array.from({ length: n }, () => rng.exponential(3));
+    expect(Math.min(...exp)).toBeGreaterThanOrEqual(0);
+    expect(exp.reduce((s, x) => s + x, 0) / n).toBeCloseTo(3, 1);
+    const ints = new Set(Array.from({ length: 1000 }, () => rng.int(2, 4)));
+    expect([...ints].sort()).toEqual([2, 3, 4]);
+    const picks = new Set(Array.from({ length: 1000 }, () => rng.pick(['a', 'b', 'c'])));
+    expect([...picks].sort()).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('geo', () => {
+  it('rounds distances to two decimals and walks a bearing', () => {
+    expect(roundMiles(1.005001)).toBe(1.01);
+    expect(roundMiles(1.0049)).toBe(1);
+    const east = destinationPoint(0, 179.9, 90, 100);
+    expect(east.lat).toBeCloseTo(0, 5);
+    expect(east.lng).toBeCloseTo(-179.20067, 4);
+    const south = destinationPoint(10, 20, 180, 111.195);
+    expect(south.lat).toBeCloseTo(9, 4);
+    expect(south.lng).toBe(20);
+    expect(destinationPoint(10, 20, 0, 0)).toEqual({ lat: 10, lng: 20 });
+    expect(haversineMiles(10, 20, south.lat, south.lng)).toBeCloseTo(69.09, 1);
+  });
+});
+
+describe('the point index', () => {
+  const p = (key: string, lat: number, lng: number) => ({ key, lat, lng });
+  // Four points one degree of longitude apart on the equator (69.09 mi each), two at the same spot.
+  const items = [p('a', 0, 0), p('b', 0, 1), p('c', 0, 1), p('d', 0, 2), p('e', 0, 3)];
+  const index = new PointIndex(items, (x) => x.key);
+
+  it('nearest first, exact ties by key, cut at the radius and the limit, the center left out on request', () => {
+    const keys = (r: { item: { key: string } }[]) => r.map((x) => x.item.key);
+    expect(keys(index.nearby(0, 0, 200, 10))).toEqual(['a', 'b', 'c', 'd']);
+    expect(keys(index.nearby(0, 0, 200, 10, 'a'))).toEqual(['b', 'c', 'd']);
+    expect(keys(index.nearby(0, 0, 200, 2))).toEqual(['a', 'b']);
+    expect(keys(index.nearby(0, 0, 69.09, 10))).toEqual(['a']);
+    expect(keys(index.nearby(0, 0, 69.1, 10))).toEqual(['a', 'b', 'c']);
+    expect(index.nearby(0, 0, 300, 10).map((x) => x.distanceMiles)).toEqual([0, 69.09, 69.09, 138.19, 207.28]);
+    expect(keys(index.nearby(0, 0, 200, 10, 'zz'))).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('finds items by key, and refuses unsorted or duplicate keys', () => {
+    expect(index.get('d')).toEqual(p('d', 0, 2));
+    expect(index.get('a')).toEqual(p('a', 0, 0));
+    expect(index.get('e')).toEqual(p('e', 0, 3));
+    expect(index.get('bb')).toBeUndefined();
+    expect(index.size).toBe(5);
+    expect(() => new PointIndex([p('b', 0, 0), p('a', 0, 0)], (x) => x.key)).toThrow(/sorted/);
+    expect(() => new PointIndex([p('a', 0, 0), p('a', 0, 0)], (x) => x.key)).toThrow(/sorted/);
+    expect(new PointIndex([], (x: { key: string; lat: number; lng: number }) => x.key).nearby(0, 0, 10, 10)).toEqual([]);
+  });
+
+  it('the ZIP index answers with the place and the distance', () => {
+    const zips = new ZipSpatialIndex([
+      { zip: '00001', city: 'A', stateCode: 'XX', county: 'C', lat: 0, lng: 0 },
+      { zip: '00002', city: 'B', stateCode: 'XX', county: 'C', lat: 0, lng: 1 },
+    ]);
+    expect(zips.size).toBe(2);
+    expect(zips.point('00002')).toMatchObject({ city: 'B' });
+    expect(zips.nearby(0, 0, 100, 5, '00001')).toEqual([{ zip: '00002', city: 'B', stateCode: 'XX', county: 'C', lat: 0, lng: 1, distanceMiles: 69.09 }]);
+  });
+});
+
+describe('reference tables', () => {
+  it('51 state codes with their FIPS codes; territories and military codes are not states', () => {
+    expect(Object.keys(US_STATE_FIPS)).toHaveLength(51);
+    expect(US_STATE_FIPS.WY).toBe('56');
+    expect(['CA', 'DC'].map(isUsStateOrDc)).toEqual([true, true]);
+    expect(['PR', 'AE', 'toString', 'ca'].map(isUsStateOrDc)).toEqual([false, false, false, false]);
+  });
+
+  it('countries by code, any case; continents by name', () => {
+    expect(countryInfo('ch')).toEqual({ code: 'CH', name: 'Switzerland', continent: 'Europe' });
+    expect(countryInfo('XX')).toBeNull();
+    expect(CONTINENT_NAMES).toContain('South America');
+  });
+});
+
+describe('current weather', () => {
+  const day = (over: Partial<DailyWeather>) => ({ precipitationMm: 0, snowfallBaseCm: 0, snowfallSummitCm: 0, ...over }) as DailyWeather;
+
+  it('summarises the day', () => {
+    expect(summaryOf(day({}))).toBe('DRY');
+    expect(summaryOf(day({ precipitationMm: 1, snowfallBaseCm: 1 }))).toBe('SNOW');
+    expect(summaryOf(day({ precipitationMm: 1, snowfallSummitCm: 1 }))).toBe('MIXED');
+    expect(summaryOf(day({ precipitationMm: 1 }))).toBe('RAIN');
+  });
+
+  it('the temperature runs from the minimum at 03:00 to the maximum at 15:00 local solar time', () => {
+    expect(temperatureAt(-10, 0, new Date('2027-01-15T03:00:00Z'), 0)).toBe(-10);
+    expect(temperatureAt(-10, 0, new Date('2027-01-15T15:00:00Z'), 0)).toBe(0);
+    expect(temperatureAt(-10, 0, new Date('2027-01-15T09:00:00Z'), 0)).toBe(-5);
+    expect(temperatureAt(-10, 0, new Date('2027-01-15T09:30:00Z'), 0)).toBe(-4.3);
+    // 90° east is six hours ahead: 21:00 UTC there is 03:00 local.
+    expect(temperatureAt(-10, 0, new Date('2027-01-15T21:00:00Z'), 90)).toBe(-10);
+    expect(temperatureAt(-10, 0, new Date('2027-01-15T09:00:00Z'), -90)).toBe(-10);
+  });
+});
