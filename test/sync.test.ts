@@ -8,7 +8,9 @@ import { expectProblem, getJson, startTestServer, TEST_KEY, privateDatabase } fr
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
 import { spawnServer } from './helpers/process.js';
 
-const today = isoDate(new Date());
+/** The servers' clock in these tests (a winter day), never the wall clock. */
+const today = '2027-01-15';
+const clock = () => new Date(`${today}T12:00:00Z`);
 let fake: FakeUpstream;
 beforeAll(async () => {
   fake = await startFakeUpstream({ today });
@@ -16,6 +18,7 @@ beforeAll(async () => {
 afterAll(() => fake.close());
 beforeEach(() => {
   fake.mode = 'ok';
+  fake.today = today;
   fake.requests.length = 0;
 });
 
@@ -38,6 +41,16 @@ async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms = 20_
   }
 }
 
+/** Every stored weather row, read through SQLite (WAL included). */
+const weatherRows = (file: string) => {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare('SELECT * FROM daily_weather ORDER BY resort_id, date').all() as { resort_id: string; source: string }[];
+  } finally {
+    db.close();
+  }
+};
+
 const status = (app: RunningApp) => getJson(app, '/api/sync/status').then((r) => r.body);
 const post = (app: RunningApp, prefix = '') => getJson(app, `${prefix}/api/sync/run`, { method: 'POST' });
 
@@ -47,10 +60,10 @@ describe('sync runs against Open-Meteo and Liftie (local fakes)', () => {
   beforeAll(async () => {
     dbPath = freshDb();
     // Fill the window with simulated data first: the "last good data".
-    const first = await startTestServer({ dbPath });
+    const first = await startTestServer({ dbPath, now: clock });
     await first.close();
     // A fixed time of day, so "current" temperatures compare equal across calls.
-    app = await startTestServer({ dbPath, now: () => new Date(`${today}T12:00:00Z`), config: { ...meteo(), liftie: { enabled: true, url: `${fake.url}/liftie` } } });
+    app = await startTestServer({ dbPath, now: clock, config: { ...meteo(), liftie: { enabled: true, url: `${fake.url}/liftie` } } });
   });
   afterAll(() => app.close());
 
@@ -94,15 +107,28 @@ describe('sync runs against Open-Meteo and Liftie (local fakes)', () => {
     expect((await getJson(app, '/api/resorts/vail/lifts')).body.lifts.length).toBe(31);
   });
 
-  it('a run where some resorts fail is PARTIAL and publishes the rest', async () => {
+  it('a run where some resorts fail is PARTIAL: it publishes the rest and keeps the failed ones’ rows', async () => {
+    // Southern resorts get simulated rows again, so a publish over them would show.
+    const southIds = new Set(loadResortCatalogue().filter((r) => r.lat < 0).map((r) => r.id));
+    const db = new Database(dbPath);
+    db.prepare(`UPDATE daily_weather SET source = 'simulated', snowfall_summit_cm = snowfall_summit_cm + 0.1 WHERE resort_id IN (SELECT value FROM json_each(?))`).run(JSON.stringify([...southIds]));
+    db.close();
+    const southRows = () => weatherRows(dbPath).filter((r) => southIds.has(r.resort_id));
+    const before = southRows();
+    expect(before.length).toBeGreaterThan(20 * 60);
     fake.mode = 'fail-south';
     await post(app);
     const s = await until(() => status(app), (x) => x.state === 'IDLE');
     expect(s.lastRun.status).toBe('PARTIAL');
-    const south = loadResortCatalogue().filter((r) => r.lat < 0).length;
+    const south = southIds.size;
     expect(south).toBeGreaterThan(20);
     expect(s.lastRun.resortsFailed).toBe(south);
     expect(s.lastRun.resortsUpdated).toBe(241 - south);
+    // The failed resorts' rows are exactly as they were; every other resort has the provider's.
+    expect(southRows()).toEqual(before);
+    const north = weatherRows(dbPath).filter((r) => !southIds.has(r.resort_id));
+    expect(new Set(north.map((r) => r.resort_id)).size).toBe(241 - south);
+    expect(north.every((r) => r.source === 'open-meteo')).toBe(true);
     // Clients see the category and where to look, never the provider's own words.
     expect(s.lastRun.error).toMatch(/^provider lookup error: open-meteo: HTTP error \(details in the server log, sync run \d+\)$/);
     expect(JSON.stringify(await getJson(app, '/api/sync/history'))).not.toMatch(/southern hemisphere/);
@@ -133,7 +159,9 @@ describe('sync runs against Open-Meteo and Liftie (local fakes)', () => {
   it('streams progress over SSE (Subscription.syncProgress) and runs through Mutation.runSync', async () => {
     fake.mode = 'slow';
     fake.delayMs = 5;
+    // The stream is read under a time-out: a run that never ends fails the test instead of hanging it.
     const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Error('no IDLE event within 20 s')), 20_000);
     const res = await fetch(`${app.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': TEST_KEY },
@@ -157,11 +185,70 @@ describe('sync runs against Open-Meteo and Liftie (local fakes)', () => {
         if (data) events.push(JSON.parse(data.slice(5)).data.syncProgress);
       }
     }
+    clearTimeout(timer);
     controller.abort();
     const running = events.filter((e) => e.state === 'RUNNING');
     expect(running.length).toBeGreaterThan(10);
     expect(running.at(-1)!.progress).toEqual({ done: 241, total: 241 });
     expect(events.at(-1)!.lastRun!.status).toBe('SUCCEEDED');
+  });
+});
+
+describe('while a run publishes', () => {
+  it('readers see the old data or the whole run, never a mix', async () => {
+    const dbPath = freshDb();
+    const seed = await startTestServer({ dbPath, now: clock });
+    await seed.close();
+    const app = await startTestServer({ dbPath, now: clock, config: { ...meteo(), upstream: { ...meteo().upstream!, concurrency: 16 } } });
+    try {
+      const query = '{ a: resorts(paging: { limit: 200 }) { resorts { conditions { source } } } b: resorts(paging: { limit: 200, offset: 200 }) { resorts { conditions { source } } } }';
+      const sources = async () => {
+        const r = await getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+        const all = [...r.body.data.a.resorts, ...r.body.data.b.resorts].map((x: { conditions: { source: string } }) => x.conditions.source);
+        expect(all).toHaveLength(241);
+        return [...new Set(all)];
+      };
+      expect(await sources()).toEqual(['simulated']);
+      await post(app);
+      const seen: string[][] = [];
+      for (;;) {
+        const s = await status(app);
+        seen.push(await sources());
+        if (s.state === 'IDLE') break;
+      }
+      seen.push(await sources());
+      for (const answer of seen) expect([['simulated'], ['open-meteo']]).toContainEqual(answer);
+      expect(seen.at(-1)).toEqual(['open-meteo']);
+      expect(seen.length).toBeGreaterThan(2);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('a real provider', () => {
+  it('starts a run at start when today’s window is missing, and not when it is there', async () => {
+    const dbPath = freshDb();
+    const config = { ...meteo(), syncIntervalMinutes: 600 };
+    const first = await startTestServer({ dbPath, now: clock, config });
+    try {
+      const s = await until(() => status(first), (x) => x.lastRun !== null && x.state === 'IDLE');
+      expect(s.lastRun).toMatchObject({ trigger: 'SCHEDULED', status: 'SUCCEEDED', resortsUpdated: 241 });
+      expect(fake.requests.length).toBeGreaterThanOrEqual(241);
+      expect((await getJson(first, '/readyz')).status).toBe(200);
+    } finally {
+      await first.close();
+    }
+    fake.requests.length = 0;
+    const second = await startTestServer({ dbPath, now: clock, config });
+    try {
+      const s = await status(second);
+      expect(s.state).toBe('IDLE');
+      expect((await getJson(second, '/api/sync/history')).body.runs).toHaveLength(1);
+      expect(fake.requests).toEqual([]);
+    } finally {
+      await second.close();
+    }
   });
 });
 
@@ -197,7 +284,14 @@ describe('crash consistency', () => {
     await seed.close();
     return dbPath;
   };
-  /** A server process syncing from the fake Open-Meteo. */
+  /**
+   * A server process syncing from the fake Open-Meteo. A spawned process runs on the wall clock
+   * (its clock cannot be injected), so the fake counts its days from the same date; nothing here
+   * asserts a date.
+   */
+  beforeEach(() => {
+    fake.today = isoDate(new Date());
+  });
   const envFor = () => ({
     API_ADMIN_KEYS: TEST_KEY,
     PROVIDER: 'open-meteo',
@@ -245,6 +339,7 @@ describe('crash consistency', () => {
     const dbPath = await seeded();
     const before = rows(dbPath);
     const resorts = new Set(before.map((r) => r.resort_id)).size;
+    expect(before.every((r) => r.source === 'simulated')).toBe(true);
     fake.mode = 'ok';
     const server = spawnServer(dbPath, { ...envFor(), UPSTREAM_CONCURRENCY: '8' });
     try {

@@ -1,0 +1,218 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { generateApiKey, hashApiKey } from '../../src/auth/api-key.js';
+import { CostBudget } from '../../src/auth/cost-budget.js';
+import { registerEnvKeys } from '../../src/auth/env-keys.js';
+import { AuthGuard, monthOf, secondsToMonthEnd } from '../../src/auth/guard.js';
+import { ForbiddenError, hasScope } from '../../src/auth/scopes.js';
+import { UsageCounter } from '../../src/auth/usage-counter.js';
+import type { Config } from '../../src/config.js';
+import { openDatabase, type Db } from '../../src/db/open.js';
+import { SCHEMA_SQL } from '../../src/db/schema-sql.js';
+import { KeyRepository } from '../../src/repositories/keys.js';
+
+/** The key check against a real SQLite file with the real schema; the clock is injected. */
+
+let dir: string;
+let db: Db;
+let keys: KeyRepository;
+let usage: UsageCounter;
+let clock: Date;
+const now = () => clock;
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'gateway-guard-'));
+  const file = path.join(dir, 'keys.sqlite');
+  new Database(file).exec(SCHEMA_SQL).close();
+  db = openDatabase(file);
+  keys = new KeyRepository(db);
+  usage = new UsageCounter(keys, 60_000);
+  clock = new Date('2027-02-10T12:00:00.250Z');
+});
+afterEach(() => {
+  usage.close();
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const addKey = (key: string, over: { monthlyQuota?: number; ratePerSecond?: number; scopes?: string } = {}) =>
+  keys.create({ name: key.slice(0, 10), plan: 'free', keyHash: hashApiKey(key), createdAt: clock.toISOString(), monthlyQuota: 1000, ratePerSecond: 5, scopes: '', ...over });
+
+const headers = (pairs: readonly string[]) => Object.fromEntries(pairs.flatMap((_, i) => (i % 2 ? [] : [[pairs[i], pairs[i + 1]]])));
+
+describe('the key check', () => {
+  it('401 without a key, with an unknown, an over-long or a revoked one, with the header that says how to send one', () => {
+    const guard = new AuthGuard(keys, usage, now, true);
+    addKey('good-key');
+    for (const presented of [undefined, '', ['good-key', 'good-key'], 'nope', 'x'.repeat(257)]) {
+      const r = guard.check(presented);
+      expect(r.ok).toBe(false);
+      if (!r.ok) {
+        expect(r.problem).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' });
+        expect(headers(r.problem.headers ?? [])).toEqual({ 'www-authenticate': 'ApiKey header="x-api-key"' });
+      }
+    }
+    const missing = guard.check(undefined);
+    expect(!missing.ok && missing.problem.detail).toMatch(/^An API key is required: send it in the x-api-key header/);
+    expect(guard.check('good-key').ok).toBe(true);
+  });
+
+  it('a 256-character key is still looked up', () => {
+    const long = 'k'.repeat(256);
+    addKey(long);
+    expect(new AuthGuard(keys, usage, now, true).check(long).ok).toBe(true);
+  });
+
+  it('with AUTH off every request passes without a key or headers', () => {
+    expect(new AuthGuard(keys, usage, now, false).check(undefined)).toEqual({ ok: true, key: null, headers: [] });
+  });
+
+  it('answers with the quota, what is left, the reset and the policy of both limits', () => {
+    addKey('k1', { monthlyQuota: 1000, ratePerSecond: 5 });
+    const r = new AuthGuard(keys, usage, now, true).check('k1');
+    expect(r.ok && headers(r.headers)).toEqual({
+      'ratelimit-limit': '1000',
+      'ratelimit-remaining': '999',
+      'ratelimit-reset': String(secondsToMonthEnd(clock)),
+      // February 2027 has 28 days.
+      'ratelimit-policy': `1000;w=${28 * 86_400}, 5;w=1`,
+    });
+  });
+
+  it('the per-second rate: the sixth request of a second is 429 with Retry-After 1, the next second is fresh', () => {
+    addKey('k2', { ratePerSecond: 5 });
+    const guard = new AuthGuard(keys, usage, now, true);
+    for (let i = 0; i < 5; i++) expect(guard.check('k2').ok).toBe(true);
+    const refused = guard.check('k2');
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) {
+      expect(refused.problem).toMatchObject({ status: 429, code: 'RATE_LIMITED', detail: 'Rate limit of 5 requests per second exceeded.' });
+      expect(headers(refused.problem.headers ?? [])).toEqual({
+        'retry-after': '1', 'ratelimit-limit': '5', 'ratelimit-remaining': '0', 'ratelimit-reset': '1', 'ratelimit-policy': `1000;w=${28 * 86_400}, 5;w=1`,
+      });
+    }
+    clock = new Date(clock.getTime() + 1000);
+    expect(guard.check('k2').ok).toBe(true);
+    // A refused request did not count against the month.
+    const r = guard.check('k2');
+    expect(r.ok && headers(r.headers)['ratelimit-remaining']).toBe(String(1000 - 7));
+  });
+
+  it('the monthly quota: exactly `quota` requests, then 429 until the month turns', () => {
+    addKey('k3', { monthlyQuota: 3, ratePerSecond: 100 });
+    const guard = new AuthGuard(keys, usage, now, true);
+    const remaining = [1, 2, 3].map(() => {
+      const r = guard.check('k3');
+      return r.ok ? headers(r.headers)['ratelimit-remaining'] : 'refused';
+    });
+    expect(remaining).toEqual(['2', '1', '0']);
+    const over = guard.check('k3');
+    expect(over.ok).toBe(false);
+    if (!over.ok) {
+      expect(over.problem.status).toBe(429);
+      expect(over.problem.detail).toMatch(/^Monthly quota of 3 requests used up/);
+      expect(headers(over.problem.headers ?? [])['retry-after']).toBe(String(secondsToMonthEnd(clock)));
+    }
+    clock = new Date('2027-03-01T00:00:00Z');
+    const march = guard.check('k3');
+    expect(march.ok && headers(march.headers)).toMatchObject({ 'ratelimit-remaining': '2', 'ratelimit-policy': `3;w=${31 * 86_400}, 100;w=1` });
+  });
+
+  it('counts persist through the usage table and are read back by a new counter', () => {
+    addKey('k4', { monthlyQuota: 10 });
+    const guard = new AuthGuard(keys, usage, now, true);
+    guard.check('k4');
+    guard.check('k4');
+    usage.flush();
+    const id = keys.findByHash(hashApiKey('k4'))!.id;
+    expect(keys.usage(id, '2027-02')).toBe(2);
+    const fresh = new UsageCounter(keys, 60_000);
+    expect(fresh.take(id, '2027-02', 10)).toBe(3);
+    expect(fresh.countsFor('2027-02')).toEqual([{ keyId: id, requests: 3 }]);
+    expect(fresh.countsFor('2027-03')).toEqual([]);
+    fresh.close();
+    expect(keys.usage(id, '2027-02')).toBe(3);
+  });
+
+  it('a key revoked by another connection is refused on the next request', async () => {
+    addKey('k5');
+    const guard = new AuthGuard(keys, usage, now, true);
+    expect(guard.check('k5').ok).toBe(true);
+    const other = new KeyRepository(openDatabase(path.join(dir, 'keys.sqlite')));
+    other.revoke('k5', clock.toISOString());
+    await new Promise((r) => setTimeout(r, 2));
+    const revoked = guard.check('k5');
+    expect(!revoked.ok && revoked.problem).toMatchObject({ status: 401, detail: 'The API key has been revoked.' });
+  });
+});
+
+describe('months', () => {
+  it('the month of an instant, and the seconds until the next one begins (at least 1)', () => {
+    expect(monthOf(new Date('2027-12-31T23:59:59Z'))).toBe('2027-12');
+    expect(monthOf(new Date('2028-01-01T00:00:00Z'))).toBe('2028-01');
+    expect(secondsToMonthEnd(new Date('2027-12-31T23:59:00Z'))).toBe(60);
+    expect(secondsToMonthEnd(new Date('2027-12-31T23:59:59.500Z'))).toBe(1);
+    expect(secondsToMonthEnd(new Date('2027-02-01T00:00:00Z'))).toBe(28 * 86_400);
+  });
+});
+
+describe('keys, scopes and environment keys', () => {
+  it('keys are szg_ and 43 base64url characters, different every time; only the SHA-256 is kept', () => {
+    const a = generateApiKey();
+    expect(a).toMatch(/^szg_[A-Za-z0-9_-]{43}$/);
+    expect(generateApiKey()).not.toBe(a);
+    expect(hashApiKey('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+
+  it('scopes are space-separated words', () => {
+    expect(hasScope('admin', 'admin')).toBe(true);
+    expect(hasScope('read admin', 'admin')).toBe(true);
+    expect(hasScope('administrator', 'admin')).toBe(false);
+    expect(hasScope('', 'admin')).toBe(false);
+    const e = new ForbiddenError('admin', 'Starting a sync run');
+    expect(e.message).toBe('Starting a sync run needs a key with the admin scope (npm run keys -- create --name NAME --scope admin).');
+    expect(e.extensions).toEqual({ code: 'FORBIDDEN', status: 403 });
+  });
+
+  it('API_KEYS and API_ADMIN_KEYS become keys with the environment limits; a key in both is an admin', () => {
+    const config = { apiKeys: ['dev-a', 'both'], apiAdminKeys: ['both', 'ops'], apiKeysQuota: 77, apiKeysRate: 9 } as unknown as Config;
+    registerEnvKeys(keys, config, now);
+    const scope = (k: string) => keys.findByHash(hashApiKey(k));
+    expect(scope('dev-a')).toMatchObject({ scopes: '', monthlyQuota: 77, ratePerSecond: 9, plan: 'development' });
+    expect(scope('both')!.scopes).toBe('admin');
+    expect(scope('ops')!.scopes).toBe('admin');
+    expect(keys.count()).toBe(3);
+    registerEnvKeys(keys, { ...config, apiKeysQuota: 5 } as Config, now);
+    expect(keys.count()).toBe(3);
+    expect(scope('dev-a')!.monthlyQuota).toBe(5);
+  });
+});
+
+describe('the cost budget', () => {
+  it('a key may spend rate × units × window; over it is 429 with the headers, and a refusal spends nothing', async () => {
+    const budget = new CostBudget(100, 1);
+    const holder = { id: 1, ratePerSecond: 2 };
+    expect(budget.budgetOf(holder)).toBe(200);
+    expect(await budget.charge(holder, 150)).toBeNull();
+    const refused = await budget.charge(holder, 60);
+    expect(refused).not.toBeNull();
+    expect(refused!.extensions).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
+    expect(refused!.message).toMatch(/^This request costs 60 and the key's cost budget of 200 per 1 s has 50 left; try again in 1 s/);
+    expect(headers(refused!.headers)).toEqual({ 'retry-after': '1', 'ratelimit-limit': '200', 'ratelimit-remaining': '50', 'ratelimit-reset': '1' });
+    expect(await budget.charge(holder, 50)).toBeNull();
+    expect(await budget.charge(holder, 1)).not.toBeNull();
+  });
+
+  it('keys spend their own budgets; no key or no cost is not counted', async () => {
+    const budget = new CostBudget(10, 60);
+    expect(await budget.charge({ id: 1, ratePerSecond: 1 }, 600)).toBeNull();
+    expect(await budget.charge({ id: 2, ratePerSecond: 1 }, 600)).toBeNull();
+    expect(await budget.charge({ id: 1, ratePerSecond: 1 }, 0)).toBeNull();
+    expect(await budget.charge(null, 1e9)).toBeNull();
+    const r = await budget.charge({ id: 1, ratePerSecond: 1 }, 1);
+    expect(r!.headers[1]).toMatch(/^(59|60)$/);
+  });
+});

@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * The tests Stryker runs against each mutant of the pure code (npm run mutation): the unit tests,
+ * which call the domain, validation and auth modules directly. The server tests cover the same
+ * code through HTTP but take a minute a run; here a mutant costs milliseconds.
+ */
+export default defineConfig({
+  resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
+  test: { include: ['test/unit/**/*.test.ts'] },
+});
