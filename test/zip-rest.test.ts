@@ -31,6 +31,19 @@ describe.each(['', '/v1'])('ZIP REST paths under "%s"', (prefix) => {
     expect(r.body.totalZips).toBeLessThan(42_000);
   });
 
+  it('nearby breaks exact distance ties by ZIP (El Paso’s 799xx and 885xx ZIPs share one centroid)', async () => {
+    const r = await getJson(app, `${prefix}/api/zip/79910/nearby?radiusMiles=0.01&limit=200`);
+    const results = r.body.results as { zip: string; stateCode: string; distanceMiles: number }[];
+    // The ZIPs at exactly the same point, every one at distance 0, in ZIP order.
+    expect(results.length).toBeGreaterThan(50);
+    expect(results.every((z) => z.distanceMiles === 0)).toBe(true);
+    const zips = results.map((z) => z.zip);
+    expect(zips).toEqual([...zips].sort());
+    expect(zips.slice(0, 3)).toEqual(['79914', '79917', '79923']);
+    const five = (await getJson(app, `${prefix}/api/zip/79910/nearby?radiusMiles=0.01&limit=5`)).body.results.map((z: { zip: string }) => z.zip);
+    expect(five).toEqual(zips.slice(0, 5));
+  });
+
   it('GET /api/zip/{zip} returns known records', async () => {
     const bh = await getJson(app, `${prefix}/api/zip/90210`);
     expect(bh.status).toBe(200);

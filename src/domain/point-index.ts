@@ -69,7 +69,26 @@ export class PointIndex<T extends Located> {
     if (!this.index) return [];
     const skip = excludeKey === undefined ? -1 : this.find(excludeKey);
     // geokdbush's Earth is a hair smaller than ours; widen its radius and cut exactly below.
-    const ids = around(this.index, lng, lat, limit, radiusMiles * KM_PER_MILE * 1.0001 + 0.001, (id) => id !== skip);
+    const radiusKm = radiusMiles * KM_PER_MILE * 1.0001 + 0.001;
+    const keep = (id: number) => id !== skip;
+    // One more than asked: when it ties with the last one kept, the cut falls inside a group of
+    // equally distant items, and the group is read whole so that ties go by key.
+    let hits = this.measure(around(this.index, lng, lat, limit + 1, radiusKm, keep), lat, lng);
+    if (hits.length > limit && hits[limit]!.a === hits[limit - 1]!.a) {
+      const tieKm = 2 * EARTH_RADIUS_MILES * Math.asin(Math.min(1, Math.sqrt(hits[limit]!.a))) * KM_PER_MILE * 1.0001 + 0.001;
+      hits = this.measure(around(this.index, lng, lat, Infinity, Math.min(radiusKm, tieKm), keep), lat, lng);
+    }
+    const maxA = Math.sin(Math.min(Math.PI, radiusMiles / EARTH_RADIUS_MILES) / 2) ** 2;
+    const out: R[] = [];
+    for (const { id, a } of hits) {
+      if (a > maxA || out.length === limit) break;
+      out.push(make(this.items[id]!, roundMiles(2 * EARTH_RADIUS_MILES * Math.asin(Math.min(1, Math.sqrt(a))))));
+    }
+    return out;
+  }
+
+  /** Haversine `a` of each hit (it grows with distance), ordered by it, exact ties by key. */
+  private measure(ids: number[], lat: number, lng: number): { id: number; a: number }[] {
     const lat0 = lat * RAD;
     const lng0 = lng * RAD;
     const cos0 = Math.cos(lat0);
@@ -78,15 +97,7 @@ export class PointIndex<T extends Located> {
       const sLng = Math.sin((this.lngRad[id]! - lng0) / 2);
       return { id, a: sLat * sLat + cos0 * this.cosLat[id]! * sLng * sLng };
     });
-    // `a` grows with distance: order by it, exact ties by key, and stop at the radius.
-    hits.sort((x, y) => x.a - y.a || (this.keys[x.id]! < this.keys[y.id]! ? -1 : 1));
-    const maxA = Math.sin(Math.min(Math.PI, radiusMiles / EARTH_RADIUS_MILES) / 2) ** 2;
-    const out: R[] = [];
-    for (const { id, a } of hits) {
-      if (a > maxA) break;
-      out.push(make(this.items[id]!, roundMiles(2 * EARTH_RADIUS_MILES * Math.asin(Math.min(1, Math.sqrt(a))))));
-    }
-    return out;
+    return hits.sort((x, y) => x.a - y.a || (this.keys[x.id]! < this.keys[y.id]! ? -1 : 1));
   }
 
   /** The item with this key, if there is one. */

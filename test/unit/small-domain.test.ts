@@ -126,6 +126,15 @@ describe('the point index', () => {
     expect(keys(index.nearby(0, 0, 200, 10, 'zz'))).toEqual(['a', 'b', 'c', 'd']);
   });
 
+  it('a limit that cuts through equally distant items keeps the first by key', () => {
+    const same = Array.from({ length: 40 }, (_, i) => p(`k${String(i).padStart(2, '0')}`, 10, 10));
+    const crowd = new PointIndex([p('a', 10, 9.99), ...same], (x) => x.key);
+    for (const limit of [1, 2, 5, 17, 39]) {
+      expect(crowd.nearby(10, 10, 5, limit, 'k00').map((x) => x.item.key)).toEqual(same.slice(1, 1 + limit).map((x) => x.key));
+    }
+    expect(crowd.nearby(10, 10, 5, 41).map((x) => x.item.key)).toEqual([...same.map((x) => x.key), 'a']);
+  });
+
   it('finds items by key, and refuses unsorted or duplicate keys', () => {
     expect(index.get('d')).toEqual(p('d', 0, 2));
     expect(index.get('a')).toEqual(p('a', 0, 0));

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { simulateDays } from '../src/domain/weather/generator.js';
-import { loadResortCatalogue } from '../src/db/sources/resort-source.js';
+import { createHash } from 'node:crypto';
+import { simulateDays, snowLine } from '../../src/domain/weather/generator.js';
+import { coldestDay, normalMeanTemp, seasonAnchorMonthDay, winterness } from '../../src/domain/weather/climate.js';
+import { loadResortCatalogue } from '../../src/db/sources/resort-source.js';
 
 const resorts = loadResortCatalogue();
 const site = (id: string) => {
@@ -71,5 +73,44 @@ describe('weather generator', () => {
     const wet = forecast.filter((d) => d.precipitationMm > 0);
     expect(wet.length).toBeGreaterThan(0);
     for (const d of wet) expect(d.precipitationProbability).toBeGreaterThanOrEqual(45);
+  });
+});
+
+describe('reproducible on every machine', () => {
+  // The generator is seeded by resort and date only: these are the exact answers every machine
+  // computes (a change to the simulation changes them, and should be deliberate).
+  const digest = (x: unknown) => createHash('sha256').update(JSON.stringify(x)).digest('hex');
+
+  it('gives these exact days for a northern and a southern winter', () => {
+    const vail = { id: 'vail', lat: 39.6061, baseElevation: 2475, summitElevation: 3527 };
+    const days = simulateDays(vail, '2026-12-01', '2027-03-31', '2027-03-25');
+    expect(days.find((d) => d.date === '2027-01-15')).toEqual({
+      date: '2027-01-15', baseTempMin: -15.2, baseTempMax: -6.2, summitTempMin: -19.5, summitTempMax: -12.3, precipitationMm: 0,
+      precipitationProbability: 0, snowfallBaseCm: 0, snowfallSummitCm: 0, snowDepthBaseCm: 139.5, snowDepthSummitCm: 182.1,
+      seasonSnowfallCm: 485.7, windSpeedBaseKmh: 10.3, windGustBaseKmh: 15, windSpeedSummitKmh: 22.6, windGustSummitKmh: 36.3,
+      windDirectionDeg: 264, snowLineM: 141,
+    });
+    expect(digest(days)).toBe('267ab7b1ed7b533c9f31793a46525f49eb3fab6e9b444f985ad839b516e210d9');
+    const thredbo = { id: 'thredbo', lat: -36.5, baseElevation: 1365, summitElevation: 2037 };
+    expect(digest(simulateDays(thredbo, '2027-06-01', '2027-08-31'))).toBe('2c4a5adde8a26ff1ac51c815828e66f7d696b6e4b7846474308a2d9ee59876b3');
+  });
+
+  it('puts the snow line where the day’s mean reaches +1 °C at 5 °C per km, never below sea level', () => {
+    expect(snowLine(1000, 1)).toBe(1000);
+    expect(snowLine(1000, 6)).toBe(2000);
+    expect(snowLine(1000, -4)).toBe(0);
+    expect(snowLine(1000, -3.5)).toBe(100);
+  });
+
+  it('climate: the coldest day by hemisphere, winterness from 1 to 0, 5 °C colder per km', () => {
+    expect([coldestDay(45), coldestDay(-45), coldestDay(0)]).toEqual([20, 201, 20]);
+    expect(winterness(45, 20)).toBeCloseTo(1, 9);
+    expect(winterness(-45, 201)).toBeCloseTo(1, 9);
+    expect(winterness(45, 20 + 365.25 / 2)).toBeCloseTo(0, 9);
+    expect(normalMeanTemp(45, 0, 20) - normalMeanTemp(45, 1000, 20)).toBeCloseTo(5, 9);
+    // Sea level, mid-latitude January: 27 − 0.35·45 − (3 + 0.2·45).
+    expect(normalMeanTemp(45, 0, 20)).toBeCloseTo(27 - 15.75 - 12, 9);
+    expect(normalMeanTemp(-45, 0, 201)).toBeCloseTo(27 - 15.75 - 12, 9);
+    expect([seasonAnchorMonthDay(45), seasonAnchorMonthDay(-45)]).toEqual(['08-01', '02-01']);
   });
 });

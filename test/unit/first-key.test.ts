@@ -1,0 +1,66 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../src/auth/api-key.js';
+import { ensureFirstKey } from '../../src/auth/first-key.js';
+import type { Config } from '../../src/config.js';
+import { openDatabase, type Db } from '../../src/db/open.js';
+import { SCHEMA_SQL } from '../../src/db/schema-sql.js';
+import { KeyRepository } from '../../src/repositories/keys.js';
+
+let dir: string;
+let db: Db;
+let keys: KeyRepository;
+let lines: { level: number; msg: string; apiKey?: string; keys?: number }[];
+const logger = () =>
+  pino({ level: 'info' }, new Writable({ write: (chunk, _e, done) => void (lines.push(JSON.parse(String(chunk))), done()) })) as never;
+const config = (over: Partial<Config> = {}) => ({ auth: true, apiKeysQuota: 1000, apiKeysRate: 10, ...over }) as Config;
+const now = () => new Date('2027-01-15T12:00:00Z');
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'gateway-first-key-'));
+  const file = path.join(dir, 'k.sqlite');
+  new Database(file).exec(SCHEMA_SQL).close();
+  db = openDatabase(file);
+  keys = new KeyRepository(db);
+  lines = [];
+});
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the first key', () => {
+  it('a database without keys gets one admin key, printed once; only its hash is stored', () => {
+    ensureFirstKey(keys, config(), logger(), now);
+    expect(lines).toHaveLength(1);
+    const [line] = lines;
+    expect(line!.level).toBe(40);
+    expect(line!.apiKey).toMatch(/^szg_/);
+    expect(line!.msg).toContain(line!.apiKey);
+    expect(line!.msg).toMatch(/name "first-key", admin scope/);
+    const stored = keys.findByHash(hashApiKey(line!.apiKey!));
+    expect(stored).toMatchObject({ name: 'first-key', plan: 'free', scopes: 'admin', monthlyQuota: 1000, ratePerSecond: 10, createdAt: '2027-01-15T12:00:00.000Z', revokedAt: null });
+    expect(JSON.stringify(db.prepare('SELECT * FROM api_keys').all())).not.toContain(line!.apiKey);
+  });
+
+  it('a database with keys gets none, and hears how many there are', () => {
+    ensureFirstKey(keys, config(), logger(), now);
+    ensureFirstKey(keys, config(), logger(), now);
+    expect(keys.count()).toBe(1);
+    expect(lines[1]).toMatchObject({ level: 30, keys: 1, msg: '1 API key on file; create another with: npm run keys -- create --name NAME' });
+    keys.create({ name: 'b', plan: 'free', keyHash: 'x', createdAt: '', monthlyQuota: 1, ratePerSecond: 1, scopes: '' });
+    ensureFirstKey(keys, config(), logger(), now);
+    expect(lines[2]!.msg).toMatch(/^2 API keys on file/);
+  });
+
+  it('with AUTH off nothing is made or said', () => {
+    ensureFirstKey(keys, config({ auth: false }), logger(), now);
+    expect(keys.count()).toBe(0);
+    expect(lines).toEqual([]);
+  });
+});
