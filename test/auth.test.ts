@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -17,13 +17,17 @@ import { routes } from '../src/rest/routes.js';
 const privateDb = (): string => privateDatabase('gateway-auth-');
 
 /** Runs `npm run keys -- …` for real against a database file. */
-function keysCli(dbPath: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/keys.ts', ...args], {
-    cwd: path.resolve(import.meta.dirname, '..'),
-    env: { ...process.env, DB_PATH: dbPath },
-    encoding: 'utf8',
+/**
+ * `npm run keys` in a process of its own. Asynchronous: the test's server runs in this process,
+ * and a synchronous spawn would stop it answering (its keep-alive sockets then time out under
+ * the client's feet).
+ */
+function keysCli(dbPath: string, ...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'src/cli/keys.ts', ...args], { cwd: path.resolve(import.meta.dirname, '..'), env: { ...process.env, DB_PATH: dbPath } }, (err, stdout, stderr) =>
+      resolve({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
   });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 const GRAPHQL = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ zipStats { totalZips } }' }) };
@@ -34,9 +38,9 @@ describe('the auth matrix over every path', () => {
   let revokedKey: string;
   beforeAll(async () => {
     dbPath = privateDb();
-    const created = keysCli(dbPath, 'create', '--name', 'soon-revoked');
+    const created = await keysCli(dbPath, 'create', '--name', 'soon-revoked');
     revokedKey = created.stdout.match(/szg_[\w-]+/)![0];
-    expect(keysCli(dbPath, 'revoke', 'soon-revoked').status).toBe(0);
+    expect((await keysCli(dbPath, 'revoke', 'soon-revoked')).status).toBe(0);
     app = await startTestServer({ dbPath });
   });
   afterAll(() => app.close());
@@ -111,7 +115,7 @@ describe('keys made with the CLI', () => {
     const dbPath = privateDb();
     const app = await startTestServer({ dbPath });
     try {
-      const created = keysCli(dbPath, 'create', '--name', 'partner', '--plan', 'pro', '--quota', '500', '--rate', '5');
+      const created = await keysCli(dbPath, 'create', '--name', 'partner', '--plan', 'pro', '--quota', '500', '--rate', '5');
       expect(created.status).toBe(0);
       const key = created.stdout.match(/szg_[\w-]+/)![0];
       const ok = await getJson(app, '/api/stats', { apiKey: key });
@@ -119,17 +123,17 @@ describe('keys made with the CLI', () => {
       expect(ok.headers.get('ratelimit-limit')).toBe('500');
       expect(ok.headers.get('ratelimit-remaining')).toBe('499');
       // The server writes usage once a second; `keys list` shows it then.
-      let list = keysCli(dbPath, 'list');
+      let list = await keysCli(dbPath, 'list');
       for (let i = 0; i < 30 && !/partner\s+pro\s+1\/500/.test(list.stdout); i++) {
         await new Promise((r) => setTimeout(r, 200));
-        list = keysCli(dbPath, 'list');
+        list = await keysCli(dbPath, 'list');
       }
       expect(list.stdout).toMatch(/partner\s+pro\s+1\/500 this month\s+5\/s\s+active/);
-      expect(keysCli(dbPath, 'revoke', 'partner').status).toBe(0);
+      expect((await keysCli(dbPath, 'revoke', 'partner')).status).toBe(0);
       expectProblem(await getJson(app, '/api/stats', { apiKey: key }), 401);
-      expect(keysCli(dbPath, 'revoke', 'partner').status).toBe(2);
-      expect(keysCli(dbPath, 'create').status).toBe(2);
-      expect(keysCli(dbPath, 'create', '--name', 'x', '--quota', '-1').status).toBe(2);
+      expect((await keysCli(dbPath, 'revoke', 'partner')).status).toBe(2);
+      expect((await keysCli(dbPath, 'create')).status).toBe(2);
+      expect((await keysCli(dbPath, 'create', '--name', 'x', '--quota', '-1')).status).toBe(2);
     } finally {
       await app.close();
     }
