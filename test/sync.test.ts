@@ -7,6 +7,7 @@ import { loadResortCatalogue } from '../src/db/sources/resort-source.js';
 import { expectProblem, getJson, startTestServer, TEST_KEY, privateDatabase } from './helpers/server.js';
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
 import { spawnServer } from './helpers/process.js';
+import { readEvents, until } from './helpers/wait.js';
 
 /** The servers' clock in these tests (a winter day), never the wall clock. */
 const today = '2027-01-15';
@@ -31,15 +32,6 @@ const meteo = (): Partial<Config> => ({
   syncIntervalMinutes: 0,
 });
 
-async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await probe();
-    if (ok(v)) return v;
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting; last: ${JSON.stringify(v).slice(0, 300)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** Every stored weather row, read through SQLite (WAL included). */
 const weatherRows = (file: string) => {
@@ -169,22 +161,10 @@ describe('sync runs against Open-Meteo and Liftie (local fakes)', () => {
       signal: controller.signal,
     });
     expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
-    const reader = res.body!.getReader();
-    const events: { state: string; progress: { done: number; total: number }; lastRun: { status: string } | null }[] = [];
-    let buffer = '';
     const mutation = await getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'mutation { runSync { state } }' }) });
     expect(mutation.body.data.runSync.state).toBe('RUNNING');
-    while (!(events.length > 2 && events.at(-1)!.state === 'IDLE')) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += new TextDecoder().decode(value);
-      const parts = buffer.split('\n\n');
-      buffer = parts.pop()!;
-      for (const p of parts) {
-        const data = p.split('\n').find((l) => l.startsWith('data:'));
-        if (data) events.push(JSON.parse(data.slice(5)).data.syncProgress);
-      }
-    }
+    type Event = { state: string; progress: { done: number; total: number }; lastRun: { status: string } | null };
+    const events = await readEvents<Event>(res, 'syncProgress', (xs) => xs.length > 2 && xs.at(-1)!.state === 'IDLE');
     clearTimeout(timer);
     controller.abort();
     const running = events.filter((e) => e.state === 'RUNNING');
@@ -229,6 +209,8 @@ describe('while a run publishes', () => {
 describe('a real provider', () => {
   it('starts a run at start when today’s window is missing, and not when it is there', async () => {
     const dbPath = freshDb();
+    // A copy of the shared database carries whatever window other tests' servers wrote: none here.
+    new Database(dbPath).exec('DELETE FROM daily_weather').close();
     const config = { ...meteo(), syncIntervalMinutes: 600 };
     const first = await startTestServer({ dbPath, now: clock, config });
     try {
