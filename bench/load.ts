@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { buildOnce, memoryMiB, serverCommand, startServer } from './lib.js';
+import { errorsOf, heavyRequests, mix, mixedRequests } from './load-mix.js';
 
 const seconds = Number(process.env.LOAD_SECONDS ?? 30);
 const connections = Number(process.env.LOAD_CONNECTIONS ?? 50);
@@ -32,67 +33,12 @@ const server = await startServer(
   { path: '/health', headers: { 'x-api-key': KEY } },
 );
 
-const zips = ['90210', '10001', '60601', '94105', '02108', '81657', '98101', '33101', '84101', '05672'];
-const resorts = ['vail', 'zermatt', 'whistler-blackcomb', 'niseko', 'thredbo', 'portillo', 'st-anton', 'alta'];
-const gql = JSON.stringify({ query: '{ resort(id: "vail") { name conditions { snowDepthBase newSnow24h openTrails } } zip(zip: "81657") { city nearbyResorts(limit: 3) { distanceMiles resort { id } } } }' });
-const mix: ((i: number) => autocannon.Request)[] = [
-  (i) => ({ path: `/api/zip/${zips[i % zips.length]}` }),
-  (i) => ({ path: `/v1/api/zip/${zips[i % zips.length]}/nearby?radiusMiles=25&limit=50` }),
-  () => ({ path: '/api/states' }),
-  () => ({ path: '/api/states/VT/zipcodes?limit=100' }),
-  () => ({ path: '/api/city/springfield' }),
-  () => ({ path: '/api/resorts?limit=20' }),
-  (i) => ({ path: `/api/resorts/${resorts[i % resorts.length]}` }),
-  (i) => ({ path: `/api/resorts/${resorts[i % resorts.length]}/weather` }),
-  () => ({ path: '/api/conditions/top-snow' }),
-  () => ({ path: '/api/insights/snow?days=7' }),
-  () => ({ path: '/graphql', method: 'POST', headers: { 'content-type': 'application/json' }, body: gql }),
-];
-
 /** The mix for `seconds` at `connections`; optionally with the heavy client alongside. */
 async function run(withHeavy: boolean) {
-  let n = 0;
-  const normal = autocannon({
-    url: server.url,
-    connections,
-    duration: seconds,
-    headers: { 'x-api-key': KEY },
-    requests: [
-      {
-        setupRequest: (req) => {
-          const next = mix[n % mix.length]!(n);
-          n++;
-          return { ...req, ...next, headers: { ...req.headers, ...next.headers } };
-        },
-      },
-    ],
-  });
-  let h = 0;
-  // A second client with a key of its own, sending the most expensive requests the API allows;
-  // varying radii defeat every cache: each is 90 days x 11 years x 7 points of simulation.
+  const normal = autocannon({ url: server.url, connections, duration: seconds, headers: { 'x-api-key': KEY }, requests: mixedRequests() });
+  // A second client with a key of its own, sending the most expensive requests the API allows.
   const heavy = withHeavy
-    ? autocannon({
-        url: server.url,
-        connections: 4,
-        duration: seconds,
-        headers: { 'x-api-key': HEAVY_KEY, 'content-type': 'application/json' },
-        requests: [
-          {
-            setupRequest: (req) => {
-              h++;
-              const radius = (1 + (h % 3900) / 100).toFixed(2);
-              return h % 2
-                ? { ...req, path: `/api/resorts/${resorts[h % resorts.length]}/history?days=90&years=10&radiusKm=${radius}` }
-                : {
-                    ...req,
-                    method: 'POST',
-                    path: '/graphql',
-                    body: JSON.stringify({ query: `{ ${resorts.slice(0, 3).map((id, i) => `r${i}: resort(id: "${id}") { history(days: 90, years: 10, radiusKm: ${radius}) { current { snowfall } } }`).join(' ')} }` }),
-                  };
-            },
-          },
-        ],
-      })
+    ? autocannon({ url: server.url, connections: 4, duration: seconds, headers: { 'x-api-key': HEAVY_KEY, 'content-type': 'application/json' }, requests: heavyRequests() })
     : null;
   const [result, heavyResult] = await Promise.all([normal, heavy]);
   return { result, heavyResult };
@@ -105,7 +51,6 @@ const after = memoryMiB(server.pid);
 await server.stop();
 rmSync(dir, { recursive: true, force: true });
 
-const errorsOf = (r: autocannon.Result) => r.errors + r.timeouts + r.non2xx;
 const row = (label: string, f: (r: autocannon.Result) => string | number) => console.log(`| ${label} | ${f(plain.result)} | ${f(mixed.result)} |`);
 console.log(`\n| load (${seconds} s, ${connections} connections, ${mix.length} paths mixed) | alone | beside a heavy client |\n|---|---:|---:|`);
 row('requests/s (mean)', (r) => r.requests.average.toFixed(0));

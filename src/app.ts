@@ -43,6 +43,11 @@ import { createMetrics, type Metrics } from './http/metrics.js';
 import { openApiDocument } from './rest/openapi.js';
 import { ensureFirstKey } from './auth/first-key.js';
 import { monthOf } from './auth/guard.js';
+import { connectRedis, waitUntilUp } from './cluster/redis.js';
+import { RedisKeyStore } from './cluster/redis-keys.js';
+import { ClusterGuard } from './cluster/cluster-guard.js';
+import { ClusterSync } from './cluster/cluster-sync.js';
+import { WindowStore } from './cluster/window-store.js';
 
 /** The API's version, as /openapi.json states it. */
 const APP_VERSION = '1.0.0';
@@ -85,8 +90,15 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   let statements = 0;
   const db = openDatabase(config.dbPath, { serving: true, ...(config.countStatements ? { onStatement: () => void statements++ } : {}) });
   const repos = createRepositories(db);
-  registerEnvKeys(repos.keys, config, now);
-  ensureFirstKey(repos.keys, config, logger, now);
+  // Replicas share keys, quotas and sync through Redis (src/cluster); one process needs none of it.
+  const redis = config.redis ? connectRedis(config.redis.url, logger) : null;
+  const redisKeys = redis ? new RedisKeyStore(redis) : null;
+  if (redis && !(await waitUntilUp(redis, 3000))) logger.warn('redis is unreachable at start; serving with local data until it is back');
+  const keyStore = redisKeys && redis!.up() ? redisKeys : repos.keys;
+  await registerEnvKeys(keyStore, config, now);
+  await ensureFirstKey(keyStore, config, logger, now);
+  // Keys from the environment are there again after Redis comes back (even one without persistence).
+  redis?.cmd.on('ready', () => void registerEnvKeys(redisKeys!, config, now).catch(() => {}));
   if (!config.auth) logger.warn('AUTH=off: API keys are NOT checked. Never run like this outside local development.');
 
   let metrics: Metrics | null = null;
@@ -107,19 +119,41 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     logger,
     concurrency: config.upstream.concurrency,
     runBudgetMs: config.syncRunBudgetMs,
-    onPublished: () => {
+    onPublished: (runId, { from, to }) => {
       repos.weather.changed();
       repos.inventory.version++;
+      void cluster?.publishWindow(runId, windows.read(from, to));
     },
+    nextRunId: () => cluster?.nextRunId() ?? 1,
+    mayRunScheduled: () => cluster?.isLeader ?? true,
     onFinished: (status) => metrics?.syncRun(status),
   });
   sync.recover();
   sync.schedule(config.syncIntervalMinutes);
-  // Real providers fill the window only through runs: start one when today's data is missing.
-  if (providers.conditions !== simulatedProvider && config.syncIntervalMinutes > 0) {
+  // Real providers fill the window only through runs: start one when today's data is missing
+  // (with replicas, the sync leader does, when it takes the lease).
+  const windowMissing = () => {
     const { from, to } = windowFor(weatherWindow.today());
-    if (repos.weather.resortsCovering(from, to) < repos.resorts.all().length) sync.start('SCHEDULED');
-  }
+    return providers.conditions !== simulatedProvider && config.syncIntervalMinutes > 0 && repos.weather.resortsCovering(from, to) < repos.resorts.all().length;
+  };
+  const windows = new WindowStore(backgroundDb);
+  const cluster = redis
+    ? new ClusterSync({
+        link: redis,
+        runner: sync,
+        windows,
+        replicaId: config.redis!.replicaId,
+        logger,
+        now,
+        onApplied: () => {
+          repos.weather.changed();
+          repos.inventory.version++;
+        },
+        windowMissing,
+      })
+    : null;
+  if (cluster) await cluster.join();
+  else if (windowMissing()) sync.start('SCHEDULED');
 
   const services: Services = {
     repos,
@@ -128,7 +162,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     weatherWindow,
     snapshots: new SnapshotStore(),
     history: new HistoryService(providers.history),
-    sync,
+    sync: cluster ?? sync,
     costBudget: new CostBudget(config.costBudget.unitsPerRequest, config.costBudget.windowSeconds),
     logger,
     now,
@@ -139,7 +173,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   // move its data_version, so the key cache is dropped only when someone else writes (a revocation).
   const keys = new KeyRepository(backgroundDb);
   const usage = new UsageCounter(keys);
-  const guard = new AuthGuard(keys, usage, now, config.auth);
+  const guard = redisKeys ? new ClusterGuard(redisKeys, now, config.auth, logger) : new AuthGuard(keys, usage, now, config.auth);
   const costOf = createCostAnalysis(schema);
   const plugins = createGraphQLPlugins({ introspection: config.introspection, costOf });
   /** What an answer of each freshness depends on besides its parameters. */
@@ -172,7 +206,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       pages: createPages(() => openApiDocument(routes, APP_VERSION)),
       ready: () => {
         const waiting = weatherWindow.ready ? [] : ['the weather window of today'];
-        return { ready: waiting.length === 0, waiting };
+        // Without Redis a replica still serves (local limits, its own data): ready, and says so.
+        const notes = redis && !redis.up() ? ['redis unreachable: local limits and local data until it is back'] : [];
+        return { ready: waiting.length === 0, waiting, notes };
       },
       graphql: createGraphQLHandler(schema, plugins, createFinalizer({ hideSuggestions: !config.introspection }), services, config, (ex) => newContext(ex)),
       rest: rest.handle,
@@ -233,7 +269,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       server.closeAllConnections();
       await closed;
       deadlines.close();
+      await cluster?.stop();
       await sync.stop();
+      await redis?.close();
       usage.close();
       backgroundDb.close();
       db.close();

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { z } from 'zod';
 
 const onOff = z
@@ -44,6 +45,8 @@ const EnvSchema = z.object({
   UPSTREAM_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(4),
   UPSTREAM_BREAKER_RESET_MS: z.coerce.number().int().min(10).default(30_000),
   SYNC_INTERVAL_MINUTES: z.coerce.number().min(0).default(60),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL').optional(),
+  REPLICA_ID: z.string().min(1).max(100).optional(),
 });
 
 export interface Config {
@@ -84,6 +87,11 @@ export interface Config {
   syncRunBudgetMs: number;
   /** Minutes between scheduled sync runs; 0 turns the schedule off. */
   syncIntervalMinutes: number;
+  /**
+   * Replicas: with a Redis URL, keys, quotas, sync leadership, run records, published windows and
+   * progress events are shared through it (src/cluster); without, everything is local.
+   */
+  redis: { url: string; replicaId: string } | null;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -119,5 +127,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     upstream: { timeoutMs: e.UPSTREAM_TIMEOUT_MS, retries: e.UPSTREAM_RETRIES, concurrency: e.UPSTREAM_CONCURRENCY, backoffMs: 500, resetTimeoutMs: e.UPSTREAM_BREAKER_RESET_MS, maxBytes: e.UPSTREAM_MAX_BYTES },
     syncRunBudgetMs: e.SYNC_RUN_BUDGET_MS,
     syncIntervalMinutes: e.SYNC_INTERVAL_MINUTES,
+    redis: e.REDIS_URL ? { url: e.REDIS_URL, replicaId: e.REPLICA_ID ?? `${hostname()}-${process.pid}` } : null,
   };
 }

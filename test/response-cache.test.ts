@@ -5,6 +5,7 @@ import type { RunningApp } from '../src/app.js';
 import type { Config } from '../src/config.js';
 import { expectProblem, getJson, startTestServer, privateDatabase } from './helpers/server.js';
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
+import { until } from './helpers/wait.js';
 
 /**
  * Answers as versions of the data: every GET answer is a pure function of its path, parameters
@@ -17,15 +18,6 @@ const DAY = '2027-01-15';
 
 const privateDb = (): string => privateDatabase('gateway-cache-');
 
-async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await probe();
-    if (ok(v)) return v;
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting; last: ${JSON.stringify(v).slice(0, 300)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('ETags and conditional requests', () => {
   let app: RunningApp;

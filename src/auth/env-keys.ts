@@ -1,16 +1,16 @@
 import type { Config } from '../config.js';
-import type { KeyRepository } from '../repositories/keys.js';
+import type { NewKey } from '../repositories/keys.js';
 import { hashApiKey } from './api-key.js';
 
 /**
  * Keys from API_KEYS and API_ADMIN_KEYS (development and tests) are added at start; their limits
  * and scopes follow the environment. A key in API_ADMIN_KEYS (or in both lists) is an admin.
  */
-export function registerEnvKeys(keys: KeyRepository, config: Config, now: () => Date): void {
+export async function registerEnvKeys(keys: { upsertLimits(key: NewKey): unknown }, config: Config, now: () => Date): Promise<void> {
   const admins = new Set(config.apiAdminKeys);
   for (const key of new Set([...config.apiKeys, ...config.apiAdminKeys])) {
     const hash = hashApiKey(key);
-    keys.upsertLimits({
+    await keys.upsertLimits({
       name: `env-${hash.slice(0, 12)}`,
       plan: 'development',
       keyHash: hash,

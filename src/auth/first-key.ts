@@ -1,6 +1,14 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import type { KeyRepository } from '../repositories/keys.js';
+import type { NewKey } from '../repositories/keys.js';
+
+/** Where keys live (SQLite, or Redis for replicas, which also lets only one replica make the first). */
+interface FirstKeyStore {
+  count(): number | Promise<number>;
+  create(key: NewKey): boolean | Promise<boolean>;
+  /** Replicas: whether this replica may make the first key (only one of them may). */
+  claimFirstKey?(): Promise<boolean>;
+}
 import { generateApiKey, hashApiKey } from './api-key.js';
 
 /**
@@ -8,15 +16,16 @@ import { generateApiKey, hashApiKey } from './api-key.js';
  * scope) and prints it once, the way a freshly installed service prints its first admin token;
  * only its hash is stored. A server that has keys says how many, and how to make another.
  */
-export function ensureFirstKey(keys: KeyRepository, config: Config, logger: Logger, now: () => Date): void {
+export async function ensureFirstKey(keys: FirstKeyStore, config: Config, logger: Logger, now: () => Date): Promise<void> {
   if (!config.auth) return;
-  const count = keys.count();
+  const count = await keys.count();
   if (count > 0) {
     logger.info({ keys: count }, `${count} API key${count === 1 ? '' : 's'} on file; create another with: npm run keys -- create --name NAME`);
     return;
   }
+  if (keys.claimFirstKey && !(await keys.claimFirstKey())) return;
   const key = generateApiKey();
-  keys.create({
+  await keys.create({
     name: 'first-key',
     plan: 'free',
     keyHash: hashApiKey(key),

@@ -2,7 +2,10 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { ensureDatabase } from '../db/build.js';
 import { openDatabase } from '../db/open.js';
-import { KeyRepository } from '../repositories/keys.js';
+import { KeyRepository, type ApiKeyRecord, type NewKey } from '../repositories/keys.js';
+import { connectRedis, waitUntilUp } from '../cluster/redis.js';
+import { RedisKeyStore } from '../cluster/redis-keys.js';
+import { createLogger } from '../logger.js';
 import { generateApiKey, hashApiKey } from '../auth/api-key.js';
 import { monthOf } from '../auth/guard.js';
 import { KNOWN_SCOPES } from '../auth/scopes.js';
@@ -39,10 +42,30 @@ function parse() {
 const { positionals, values } = parse();
 
 const config = loadConfig();
-ensureDatabase(config.dbPath);
-const db = openDatabase(config.dbPath);
-const keys = new KeyRepository(db);
 const now = new Date();
+
+/** Where keys live: the SQLite file, or Redis when REDIS_URL is set (replicas share them there). */
+interface KeyStore {
+  create(key: NewKey): boolean | Promise<boolean>;
+  list(month: string): (ApiKeyRecord & { requests: number })[] | Promise<(ApiKeyRecord & { requests: number })[]>;
+  revoke(ref: string, at: string): boolean | Promise<boolean>;
+}
+let keys: KeyStore;
+let close: () => Promise<void> | void;
+if (config.redis) {
+  const link = connectRedis(config.redis.url, createLogger('warn'));
+  if (!(await waitUntilUp(link, 5000))) {
+    await link.close();
+    fail(`redis at REDIS_URL is unreachable`);
+  }
+  keys = new RedisKeyStore(link);
+  close = () => link.close();
+} else {
+  ensureDatabase(config.dbPath);
+  const db = openDatabase(config.dbPath);
+  keys = new KeyRepository(db);
+  close = () => void db.close();
+}
 
 switch (positionals[0]) {
   case 'create': {
@@ -55,7 +78,7 @@ switch (positionals[0]) {
     for (const s of scopes) if (!KNOWN_SCOPES.includes(s)) fail(`unknown scope ${s}; known: ${KNOWN_SCOPES.join(', ')}`);
     const key = generateApiKey();
     try {
-      keys.create({ name: values.name, plan: values.plan!, keyHash: hashApiKey(key), createdAt: now.toISOString(), monthlyQuota: quota, ratePerSecond: rate, scopes: scopes.join(' ') });
+      await keys.create({ name: values.name, plan: values.plan!, keyHash: hashApiKey(key), createdAt: now.toISOString(), monthlyQuota: quota, ratePerSecond: rate, scopes: scopes.join(' ') });
     } catch (err) {
       fail(`could not create the key: ${(err as Error).message}`);
     }
@@ -64,7 +87,7 @@ switch (positionals[0]) {
     break;
   }
   case 'list': {
-    const rows = keys.list(monthOf(now));
+    const rows = await keys.list(monthOf(now));
     if (rows.length === 0) console.log('no keys');
     for (const k of rows) {
       const state = k.revokedAt ? `revoked ${k.revokedAt}` : 'active';
@@ -75,11 +98,11 @@ switch (positionals[0]) {
   case 'revoke': {
     const ref = positionals[1];
     if (!ref) fail('revoke needs a key name or id');
-    if (!keys.revoke(ref, now.toISOString())) fail(`no active key named or numbered ${ref}`);
+    if (!(await keys.revoke(ref, now.toISOString()))) fail(`no active key named or numbered ${ref}`);
     console.log(`revoked ${ref}`);
     break;
   }
   default:
     fail(positionals[0] ? `unknown command ${positionals[0]}` : 'a command is needed');
 }
-db.close();
+await close();

@@ -7,7 +7,7 @@ import type { ResortRecord } from '../repositories/resorts.js';
 import type { WeatherWindow } from '../weather/window.js';
 import type { SnapshotStore } from '../snapshots/store.js';
 import type { HistoryService } from '../history/service.js';
-import type { SyncRunner } from '../sync/runner.js';
+import type { SyncService } from '../sync/runner.js';
 import type { BudgetHolder, CostBudget } from '../auth/cost-budget.js';
 import { RequestLoaders, type Loaders } from './loaders.js';
 
@@ -21,7 +21,7 @@ export interface Services {
   /** Snapshots shared across requests until the hour, the weather or the inventory changes. */
   snapshots: SnapshotStore;
   history: HistoryService;
-  sync: SyncRunner;
+  sync: SyncService;
   /** Each key's cost budget per window. */
   costBudget: CostBudget;
   logger: Logger;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
-import type { AuthGuard } from '../auth/guard.js';
+import type { GuardResult } from '../auth/guard-answers.js';
 import { BodyTooLargeError } from './body.js';
 import type { Deadlines } from './deadline.js';
 import { Exchange } from './exchange.js';
@@ -30,7 +30,8 @@ export interface Handlers {
 }
 
 export interface DispatchDeps {
-  guard: AuthGuard;
+  /** The key check: in memory over SQLite (AuthGuard), or in Redis for replicas (ClusterGuard). */
+  guard: { check(presented: string | string[] | undefined): GuardResult | Promise<GuardResult> };
   handlers: Handlers;
   deadlines: Deadlines;
   metrics: Metrics;
@@ -61,7 +62,8 @@ export function createDispatcher({ guard, handlers, deadlines, metrics, corsOrig
     }
     const isGraphQL = ex.path === '/graphql';
 
-    const verdict = guard.check(req.headers['x-api-key'] ?? bearer(req.headers.authorization));
+    let verdict = guard.check(req.headers['x-api-key'] ?? bearer(req.headers.authorization));
+    if (verdict instanceof Promise) verdict = await verdict;
     if (!verdict.ok) return sendProblem(ex, verdict.problem);
     ex.headers = ex.headers.length === 0 ? verdict.headers : ex.headers.concat(verdict.headers);
     ex.keyId = verdict.key?.id ?? null;
@@ -80,9 +82,10 @@ export function createDispatcher({ guard, handlers, deadlines, metrics, corsOrig
     if (!(await handlers.rest(ex))) sendProblem(ex, { status: 404, code: 'NOT_FOUND', detail: `No such path: ${ex.path}` });
   }
 
-  function probe(ex: Exchange, state: { ready: boolean; waiting: string[] }, name: 'live' | 'ready'): void {
+  function probe(ex: Exchange, state: { ready: boolean; waiting: string[]; notes?: string[] }, name: 'live' | 'ready'): void {
     ex.route = `/${name}z`;
-    const body = state.ready ? { status: name } : { status: 'starting', waiting: state.waiting };
+    const notes = state.notes?.length ? { notes: state.notes } : {};
+    const body = state.ready ? { status: name, ...notes } : { status: 'starting', waiting: state.waiting, ...notes };
     ex.send(state.ready ? 200 : 503, JSON_TYPE, JSON.stringify(body), ['cache-control', CACHE_NONE]);
   }
 

@@ -39,8 +39,10 @@ export class SyncRepository {
   private readonly stageLift;
 
   constructor(private readonly db: Db) {
-    this.insertRun = db.prepare<{ trigger: string; provider: string; startedAt: string; total: number }>(
-      `INSERT INTO sync_runs (trigger, provider, started_at, status, resorts_total) VALUES (:trigger, :provider, :startedAt, 'RUNNING', :total)`,
+    // Ids go up, and never below `atLeast` (replicas number runs across the cluster).
+    this.insertRun = db.prepare<{ trigger: string; provider: string; startedAt: string; total: number; atLeast: number }>(
+      `INSERT INTO sync_runs (id, trigger, provider, started_at, status, resorts_total)
+       VALUES (max(coalesce((SELECT max(id) FROM sync_runs), 0) + 1, :atLeast), :trigger, :provider, :startedAt, 'RUNNING', :total)`,
     );
     this.finishRun = db.prepare<{ id: number; finishedAt: string; status: string; updated: number; failed: number; error: string | null }>(
       `UPDATE sync_runs SET finished_at = :finishedAt, status = :status, resorts_updated = :updated, resorts_failed = :failed, error = :error WHERE id = :id`,
@@ -54,8 +56,8 @@ export class SyncRepository {
     this.stageLift = db.prepare('INSERT INTO sync_staging_lifts (run_id, resort_id, ordinal, name, status) VALUES (?, ?, ?, ?, ?)');
   }
 
-  startRun(trigger: SyncTrigger, provider: string, startedAt: string, total: number): number {
-    return Number(this.insertRun.run({ trigger, provider, startedAt, total }).lastInsertRowid);
+  startRun(trigger: SyncTrigger, provider: string, startedAt: string, total: number, atLeast = 1): number {
+    return Number(this.insertRun.run({ trigger, provider, startedAt, total, atLeast }).lastInsertRowid);
   }
 
   finish(id: number, finishedAt: string, status: SyncRunStatus, updated: number, failed: number, error: string | null): void {

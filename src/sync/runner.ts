@@ -31,10 +31,22 @@ export interface SyncDeps {
   concurrency: number;
   /** The longest a run may take; resorts not fetched by then fail with "run budget exceeded". */
   runBudgetMs: number;
-  /** Called after a run published data, so caches of derived conditions are dropped. */
-  onPublished: () => void;
+  /** Called after a run published data (its id and window), so caches of derived conditions are dropped. */
+  onPublished: (runId: number, window: { from: string; to: string }) => void;
   /** Told every finished run's status (for /metrics). */
   onFinished?: (status: SyncRunStatus) => void;
+  /** The lowest id the next run may take (replicas number runs across the cluster). */
+  nextRunId?: () => number;
+  /** Whether this process runs the schedule now (with replicas: only the sync leader does). */
+  mayRunScheduled?: () => boolean;
+}
+
+/** What the API asks of sync: this process's runner, or the cluster's (src/cluster/cluster-sync.ts). */
+export interface SyncService {
+  status(): SyncStatus | Promise<SyncStatus>;
+  history(limit: number): SyncRunRecord[] | Promise<SyncRunRecord[]>;
+  start(trigger: SyncTrigger): SyncStatus | Promise<SyncStatus>;
+  updates(signal?: AbortSignal): AsyncGenerator<SyncStatus>;
 }
 
 /**
@@ -52,7 +64,7 @@ function publicCause(err: unknown, runId: number): string {
  * of it in one transaction at the end (PARTIAL when some resorts failed, FAILED when none
  * succeeded, in which case nothing is published and the last good data stays served).
  */
-export class SyncRunner {
+export class SyncRunner implements SyncService {
   private readonly events = new EventEmitter();
   private running: { id: number; trigger: SyncTrigger; startedAt: string; done: number; total: number; promise: Promise<void> } | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -91,7 +103,7 @@ export class SyncRunner {
     if (this.running) return this.status();
     const resorts = this.deps.resorts.all();
     const startedAt = this.deps.now().toISOString();
-    const id = this.deps.runs.startRun(trigger, this.deps.conditions.name, startedAt, resorts.length);
+    const id = this.deps.runs.startRun(trigger, this.deps.conditions.name, startedAt, resorts.length, this.deps.nextRunId?.() ?? 1);
     const run = { id, trigger, startedAt, done: 0, total: resorts.length, promise: Promise.resolve() };
     this.running = run;
     run.promise = this.execute(run, resorts)
@@ -128,7 +140,7 @@ export class SyncRunner {
     this.nextRunAt = new Date(this.deps.now().getTime() + ms);
     this.timer = setInterval(() => {
       this.nextRunAt = new Date(this.deps.now().getTime() + ms);
-      this.start('SCHEDULED');
+      if (this.deps.mayRunScheduled?.() ?? true) this.start('SCHEDULED');
     }, ms);
     this.timer.unref();
   }
@@ -140,6 +152,16 @@ export class SyncRunner {
     this.nextRunAt = null;
     this.stopRun?.();
     await this.idle().catch(() => {});
+  }
+
+  /** Every status change, as it happens (the cluster shares them). */
+  onStatus(listener: (status: SyncStatus) => void): void {
+    this.events.on('status', listener);
+  }
+
+  /** Whether a run is going on in this process. */
+  get busy(): boolean {
+    return this.running !== null;
   }
 
   private emit(): void {
@@ -209,7 +231,7 @@ export class SyncRunner {
     }
     deps.runs.publish(run.id, addDays(from, -30), deps.lifts?.name ?? 'none', finishedAt);
     deps.runs.finish(run.id, finishedAt, failed > 0 ? 'PARTIAL' : 'SUCCEEDED', updated, failed, failed > 0 ? firstError : null);
-    deps.onPublished();
+    deps.onPublished(run.id, { from, to });
     log.info({ updated, failed }, 'sync run published');
   }
 }

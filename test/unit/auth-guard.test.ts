@@ -177,15 +177,15 @@ describe('keys, scopes and environment keys', () => {
     expect(e.extensions).toEqual({ code: 'FORBIDDEN', status: 403 });
   });
 
-  it('API_KEYS and API_ADMIN_KEYS become keys with the environment limits; a key in both is an admin', () => {
+  it('API_KEYS and API_ADMIN_KEYS become keys with the environment limits; a key in both is an admin', async () => {
     const config = { apiKeys: ['dev-a', 'both'], apiAdminKeys: ['both', 'ops'], apiKeysQuota: 77, apiKeysRate: 9 } as unknown as Config;
-    registerEnvKeys(keys, config, now);
+    await registerEnvKeys(keys, config, now);
     const scope = (k: string) => keys.findByHash(hashApiKey(k));
     expect(scope('dev-a')).toMatchObject({ scopes: '', monthlyQuota: 77, ratePerSecond: 9, plan: 'development' });
     expect(scope('both')!.scopes).toBe('admin');
     expect(scope('ops')!.scopes).toBe('admin');
     expect(keys.count()).toBe(3);
-    registerEnvKeys(keys, { ...config, apiKeysQuota: 5 } as Config, now);
+    await registerEnvKeys(keys, { ...config, apiKeysQuota: 5 } as Config, now);
     expect(keys.count()).toBe(3);
     expect(scope('dev-a')!.monthlyQuota).toBe(5);
   });

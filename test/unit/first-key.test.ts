@@ -34,9 +34,9 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('the first key', () => {
-  it('a database without keys gets one admin key, printed once; only its hash is stored', () => {
-    ensureFirstKey(keys, config(), logger(), now);
+describe('the first key', async () => {
+  it('a database without keys gets one admin key, printed once; only its hash is stored', async () => {
+    await ensureFirstKey(keys, config(), logger(), now);
     expect(lines).toHaveLength(1);
     const [line] = lines;
     expect(line!.level).toBe(40);
@@ -48,18 +48,18 @@ describe('the first key', () => {
     expect(JSON.stringify(db.prepare('SELECT * FROM api_keys').all())).not.toContain(line!.apiKey);
   });
 
-  it('a database with keys gets none, and hears how many there are', () => {
-    ensureFirstKey(keys, config(), logger(), now);
-    ensureFirstKey(keys, config(), logger(), now);
+  it('a database with keys gets none, and hears how many there are', async () => {
+    await ensureFirstKey(keys, config(), logger(), now);
+    await ensureFirstKey(keys, config(), logger(), now);
     expect(keys.count()).toBe(1);
     expect(lines[1]).toMatchObject({ level: 30, keys: 1, msg: '1 API key on file; create another with: npm run keys -- create --name NAME' });
     keys.create({ name: 'b', plan: 'free', keyHash: 'x', createdAt: '', monthlyQuota: 1, ratePerSecond: 1, scopes: '' });
-    ensureFirstKey(keys, config(), logger(), now);
+    await ensureFirstKey(keys, config(), logger(), now);
     expect(lines[2]!.msg).toMatch(/^2 API keys on file/);
   });
 
-  it('with AUTH off nothing is made or said', () => {
-    ensureFirstKey(keys, config({ auth: false }), logger(), now);
+  it('with AUTH off nothing is made or said', async () => {
+    await ensureFirstKey(keys, config({ auth: false }), logger(), now);
     expect(keys.count()).toBe(0);
     expect(lines).toEqual([]);
   });

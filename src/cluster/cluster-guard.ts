@@ -1,0 +1,76 @@
+import { LRUCache } from 'lru-cache';
+import { hashApiKey } from '../auth/api-key.js';
+import { allowed, deny, malformedKey, monthOf, policyOf, quotaUsedUp, rateLimited, revokedKey, unknownKey, type GuardResult } from '../auth/guard-answers.js';
+import type { ApiKeyRecord } from '../repositories/keys.js';
+import type { Logger } from '../logger.js';
+import type { RedisKeyStore } from './redis-keys.js';
+
+/**
+ * The key check for replicas: every request is checked and counted in Redis (RedisKeyStore), so
+ * quotas and rates hold across the cluster and a revocation everywhere at once.
+ *
+ * When Redis is unreachable the replica keeps serving the keys it has seen (their records as last
+ * read), counting their seconds and month in memory from the last count Redis gave — so a key can
+ * get up to one replica's worth of extra requests while Redis is away — and refuses keys it has
+ * never seen with a 503 (it cannot tell whether they exist). /readyz and the log say so.
+ */
+export class ClusterGuard {
+  private readonly hashes = new LRUCache<string, string>({ max: 10_000 });
+  private readonly seen = new LRUCache<string, { key: ApiKeyRecord; used: number; month: string; second: number; inSecond: number }>({ max: 10_000 });
+
+  constructor(
+    private readonly store: RedisKeyStore,
+    private readonly now: () => Date,
+    private readonly enabled: boolean,
+    private readonly logger: Logger,
+  ) {}
+
+  async check(presented: string | string[] | undefined): Promise<GuardResult> {
+    if (!this.enabled) return { ok: true, key: null, headers: [] };
+    const malformed = malformedKey(presented);
+    if (malformed) return malformed;
+    const text = presented as string;
+    let hash = this.hashes.get(text);
+    if (!hash) this.hashes.set(text, (hash = hashApiKey(text)));
+    const now = this.now();
+    const month = monthOf(now);
+    const second = Math.floor(now.getTime() / 1000);
+    let outcome;
+    try {
+      outcome = await this.store.check(hash, month, second);
+    } catch (err) {
+      return this.offline(hash, now, month, second, err as Error);
+    }
+    if (outcome.kind === 'unknown') {
+      this.seen.delete(hash);
+      return unknownKey();
+    }
+    const { key, used } = outcome;
+    const policy = policyOf(key, now);
+    if (outcome.kind === 'revoked') {
+      this.seen.delete(hash);
+      return revokedKey();
+    }
+    this.seen.set(hash, { key, used, month, second, inSecond: 0 });
+    if (outcome.kind === 'rate-limited') return rateLimited(key, policy);
+    if (outcome.kind === 'quota-used-up') return quotaUsedUp(key, policy, now);
+    return allowed(key, used, policy, now);
+  }
+
+  private offline(hash: string, now: Date, month: string, second: number, err: Error): GuardResult {
+    const known = this.seen.get(hash);
+    if (!known) {
+      this.logger.debug({ cause: err.message }, 'key store unreachable; unknown key refused');
+      return deny(503, 'KEY_STORE_UNAVAILABLE', 'The key store is unreachable and this key has not been seen here; try again shortly.', ['retry-after', '1']);
+    }
+    const { key } = known;
+    const policy = policyOf(key, now);
+    if (known.month !== month) Object.assign(known, { month, used: 0 });
+    if (known.second !== second) Object.assign(known, { second, inSecond: 0 });
+    if (known.inSecond >= key.ratePerSecond) return rateLimited(key, policy);
+    known.inSecond++;
+    if (known.used >= key.monthlyQuota) return quotaUsedUp(key, policy, now);
+    known.used++;
+    return allowed(key, known.used, policy, now);
+  }
+}

@@ -1,0 +1,258 @@
+import { EventEmitter, on } from 'node:events';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import type { Logger } from '../logger.js';
+import type { SyncRunRecord, SyncTrigger } from '../repositories/sync.js';
+import type { SyncRunner, SyncService, SyncStatus } from '../sync/runner.js';
+import type { PublishedWindow, WindowStore } from './window-store.js';
+import { PREFIX, type RedisLink } from './redis.js';
+
+const K = {
+  leader: `${PREFIX}sync:leader`,
+  status: `${PREFIX}sync:status`,
+  runs: `${PREFIX}sync:runs`,
+  window: `${PREFIX}sync:window`,
+  windowVersion: `${PREFIX}sync:window-version`,
+  statusChannel: `${PREFIX}sync:status-events`,
+  commandChannel: `${PREFIX}sync:commands`,
+  publishedChannel: `${PREFIX}sync:published`,
+};
+
+/** How long a leader's lease lasts without renewal, and how often it is renewed (or sought). */
+const LEASE_MS = 6000;
+const LEASE_EVERY_MS = 2000;
+/** Runs kept in the shared history. */
+const HISTORY = 100;
+
+/** Renews the lease only if we still hold it. */
+const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
+
+interface SharedStatus extends SyncStatus {
+  /** The replica that wrote it (the leader at the time). */
+  owner: string;
+}
+
+export interface ClusterSyncDeps {
+  link: RedisLink;
+  runner: SyncRunner;
+  windows: WindowStore;
+  replicaId: string;
+  logger: Logger;
+  now: () => Date;
+  /** Called once a window published by another replica has been applied here. */
+  onApplied: () => void;
+  /** Whether this replica's window is missing (the new leader then starts a run). */
+  windowMissing: () => boolean;
+}
+
+/**
+ * Sync across replicas, through Redis. One replica at a time holds the leader's lease (renewed
+ * every 2 s, lost after 6 s without renewal); only it runs syncs, scheduled or asked for on any
+ * replica (a non-leader passes the request on). The leader writes the status and each finished run
+ * to Redis, so every replica answers /api/sync/status and /history alike, and publishes every
+ * status change (subscriptions on any replica see a run's progress). After a run publishes, the
+ * leader stores the published window in Redis, versioned by the run's id; every replica applies it
+ * to its own SQLite in one transaction. A new leader that finds a run still marked RUNNING by
+ * another replica marks it FAILED (that replica stopped) and takes over the schedule.
+ */
+export class ClusterSync implements SyncService {
+  private leader = false;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly events = new EventEmitter();
+  private appliedVersion = 0;
+  private lastRunId = 0;
+  private stopped = false;
+
+  constructor(private readonly deps: ClusterSyncDeps) {
+    this.events.setMaxListeners(0);
+    deps.link.cmd.defineCommand('szgRenewLease', { numberOfKeys: 1, lua: RENEW });
+    deps.runner.onStatus((status) => this.shareStatus(status));
+  }
+
+  /** Subscribes, applies the latest published window, and starts seeking the lease. */
+  async join(): Promise<void> {
+    const { sub } = this.deps.link;
+    sub.on('message', (channel: string, message: string) => this.onMessage(channel, message));
+    await sub.subscribe(K.statusChannel, K.commandChannel, K.publishedChannel).catch(() => {});
+    // After Redis comes back: catch up with what was published meanwhile.
+    this.deps.link.cmd.on('ready', () => void this.applyLatest());
+    await this.applyLatest();
+    await this.tick();
+    this.timer = setInterval(() => void this.tick(), LEASE_EVERY_MS);
+    this.timer.unref();
+  }
+
+  get isLeader(): boolean {
+    return this.leader;
+  }
+
+  /** The lowest id this replica's next run may take: after every run the cluster has seen. */
+  nextRunId(): number {
+    return this.lastRunId + 1;
+  }
+
+  async status(): Promise<SyncStatus> {
+    try {
+      const raw = await this.deps.link.cmd.get(K.status);
+      if (raw) return publicStatus(JSON.parse(raw) as SharedStatus, this.deps.runner.status().nextScheduledRun);
+    } catch {
+      // Redis unreachable: this replica's own view.
+    }
+    return this.deps.runner.status();
+  }
+
+  async history(limit: number): Promise<SyncRunRecord[]> {
+    try {
+      const raw = await this.deps.link.cmd.lrange(K.runs, 0, limit - 1);
+      return raw.map((r) => JSON.parse(r) as SyncRunRecord);
+    } catch {
+      return this.deps.runner.history(limit);
+    }
+  }
+
+  /** Starts a run on the leader (here, or by asking it); answers the status once it shows. */
+  async start(trigger: SyncTrigger): Promise<SyncStatus> {
+    if (this.leader || !this.deps.link.up()) return this.deps.runner.start(trigger);
+    // Nobody leads (the last leader stopped and its lease ran out): try to, and run here.
+    if (!(await this.deps.link.cmd.exists(K.leader).catch(() => 1))) {
+      await this.tick();
+      if (this.leader) return this.deps.runner.start(trigger);
+    }
+    const before = await this.status();
+    if (before.state === 'RUNNING') return before;
+    await this.deps.link.cmd.publish(K.commandChannel, JSON.stringify({ run: trigger, from: this.deps.replicaId }));
+    // The leader starts within a moment; wait (briefly) for the shared status to say so.
+    for (let i = 0; i < 40; i++) {
+      const s = await this.status();
+      if (s.state === 'RUNNING' || (s.lastRun?.id ?? 0) > (before.lastRun?.id ?? 0)) return s;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return this.status();
+  }
+
+  async *updates(signal?: AbortSignal): AsyncGenerator<SyncStatus> {
+    yield await this.status();
+    for await (const [status] of on(this.events, 'status', { signal })) yield status as SyncStatus;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    if (this.leader) await this.deps.link.cmd.del(K.leader).catch(() => {});
+    this.leader = false;
+  }
+
+  /** Seeks or renews the lease; on winning it, takes over from a leader that stopped. */
+  private async tick(): Promise<void> {
+    if (this.stopped) return;
+    const { cmd } = this.deps.link;
+    try {
+      if (this.leader) {
+        const renewed = await (cmd as unknown as { szgRenewLease(k: string, me: string, ms: number): Promise<number> }).szgRenewLease(K.leader, this.deps.replicaId, LEASE_MS);
+        if (!renewed) {
+          this.leader = false;
+          this.deps.logger.warn('sync leadership lost');
+        }
+        return;
+      }
+      const won = await cmd.set(K.leader, this.deps.replicaId, 'PX', LEASE_MS, 'NX');
+      if (won !== 'OK') return;
+      this.leader = true;
+      this.deps.logger.info({ replica: this.deps.replicaId }, 'this replica is now the sync leader');
+      await this.takeOver();
+    } catch {
+      // Redis unreachable: a leader keeps leading until its lease runs out elsewhere; nobody new leads.
+    }
+  }
+
+  private async takeOver(): Promise<void> {
+    const { cmd } = this.deps.link;
+    const raw = await cmd.get(K.status);
+    const shared = raw ? (JSON.parse(raw) as SharedStatus) : null;
+    const newest = await cmd.lindex(K.runs, 0);
+    this.lastRunId = Math.max(this.lastRunId, shared?.currentRun?.id ?? 0, shared?.lastRun?.id ?? 0, newest ? (JSON.parse(newest) as SyncRunRecord).id : 0);
+    if (shared?.state === 'RUNNING' && shared.owner !== this.deps.replicaId && shared.currentRun && !this.deps.runner.busy) {
+      const run = shared.currentRun;
+      const failed: SyncRunRecord = {
+        id: run.id, trigger: run.trigger, provider: shared.provider, startedAt: run.startedAt, finishedAt: this.deps.now().toISOString(),
+        status: 'FAILED', resortsTotal: shared.progress.total, resortsUpdated: 0, resortsFailed: 0,
+        error: 'interrupted: the replica running it stopped (nothing it fetched was published)',
+      };
+      await cmd.multi().lpush(K.runs, JSON.stringify(failed)).ltrim(K.runs, 0, HISTORY - 1).exec();
+      const idle: SharedStatus = { ...shared, state: 'IDLE', progress: { done: 0, total: 0 }, currentRun: null, lastRun: failed, owner: this.deps.replicaId };
+      await cmd.set(K.status, JSON.stringify(idle));
+      await cmd.publish(K.statusChannel, JSON.stringify(idle));
+      this.deps.logger.warn({ syncRun: run.id, replica: shared.owner }, 'a sync run of a stopped replica marked FAILED');
+    }
+    if (this.deps.windowMissing()) this.deps.runner.start('SCHEDULED');
+  }
+
+  /** The leader's runner changed state: share it (and a finished run) with every replica. */
+  private shareStatus(status: SyncStatus): void {
+    this.lastRunId = Math.max(this.lastRunId, status.currentRun?.id ?? 0, status.lastRun?.id ?? 0);
+    if (!this.deps.link.up()) {
+      this.events.emit('status', status);
+      return;
+    }
+    const shared: SharedStatus = { ...status, owner: this.deps.replicaId };
+    const json = JSON.stringify(shared);
+    const { cmd } = this.deps.link;
+    const finished = status.state === 'IDLE' && status.lastRun && status.lastRun.id > this.sharedRunId ? status.lastRun : null;
+    const write = cmd.multi().set(K.status, json);
+    if (finished) {
+      this.sharedRunId = finished.id;
+      write.lpush(K.runs, JSON.stringify(finished)).ltrim(K.runs, 0, HISTORY - 1);
+    }
+    write.publish(K.statusChannel, json);
+    write.exec().catch(() => this.events.emit('status', status));
+  }
+
+  private sharedRunId = 0;
+
+  /** After the runner published a run here: put the window where every replica can take it. */
+  async publishWindow(runId: number, window: PublishedWindow): Promise<void> {
+    this.appliedVersion = Math.max(this.appliedVersion, runId);
+    const { cmd } = this.deps.link;
+    try {
+      await cmd.multi().set(K.window, gzipSync(JSON.stringify(window))).set(K.windowVersion, String(runId)).publish(K.publishedChannel, String(runId)).exec();
+    } catch (err) {
+      this.deps.logger.warn({ syncRun: runId, cause: (err as Error).message }, 'could not share the published window; replicas catch up at the next run');
+    }
+  }
+
+  /** Applies the newest window another replica published, if this replica has not yet. */
+  private async applyLatest(): Promise<void> {
+    try {
+      const { cmd } = this.deps.link;
+      const version = Number((await cmd.get(K.windowVersion)) ?? 0);
+      if (version <= this.appliedVersion) return;
+      const buf = await cmd.getBuffer(K.window);
+      if (!buf) return;
+      const window = JSON.parse(gunzipSync(buf).toString('utf8')) as PublishedWindow;
+      this.deps.windows.apply(window);
+      this.appliedVersion = version;
+      this.lastRunId = Math.max(this.lastRunId, version);
+      this.deps.onApplied();
+      this.deps.logger.info({ syncRun: version, days: window.days.length }, 'applied the window another replica published');
+    } catch (err) {
+      this.deps.logger.warn({ cause: (err as Error).message }, 'could not apply the published window yet');
+    }
+  }
+
+  private onMessage(channel: string, message: string): void {
+    if (channel === K.statusChannel) {
+      const shared = JSON.parse(message) as SharedStatus;
+      this.lastRunId = Math.max(this.lastRunId, shared.currentRun?.id ?? 0, shared.lastRun?.id ?? 0);
+      this.events.emit('status', publicStatus(shared, this.deps.runner.status().nextScheduledRun));
+    } else if (channel === K.commandChannel) {
+      if (this.leader) this.deps.runner.start(JSON.parse(message).run === 'SCHEDULED' ? 'SCHEDULED' : 'MANUAL');
+    } else if (channel === K.publishedChannel) {
+      void this.applyLatest();
+    }
+  }
+}
+
+/** The status as the API shows it: without the owner, with this replica's schedule. */
+function publicStatus(shared: SharedStatus, nextScheduledRun: string | null): SyncStatus {
+  const { owner: _owner, ...status } = shared;
+  return { ...status, nextScheduledRun: status.nextScheduledRun ?? nextScheduledRun };
+}

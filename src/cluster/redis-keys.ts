@@ -1,0 +1,116 @@
+import type { ApiKeyRecord, NewKey } from '../repositories/keys.js';
+import { PREFIX, type RedisLink } from './redis.js';
+
+/**
+ * API keys, their monthly usage and per-second windows in Redis, for replicas. A key is a hash
+ * under its SHA-256 (the key itself is never stored); ids come from a counter. Checking a request
+ * is one script run atomically in Redis: it reads the key, refuses it if revoked, counts the
+ * second and the month, and answers — so N replicas share exactly one quota and one rate, and a
+ * revocation is seen by every replica on its next request (there is no per-replica cache to
+ * invalidate; the replicas' copies only serve while Redis is unreachable).
+ */
+
+const K = {
+  key: (hash: string) => `${PREFIX}key:${hash}`,
+  ids: `${PREFIX}key-ids`,
+  nextId: `${PREFIX}key-next-id`,
+  usage: (id: number, month: string) => `${PREFIX}usage:${id}:${month}`,
+};
+
+/** KEYS[1]: the key's hash; ARGV: month, second, prefix. See CheckOutcome for the answer. */
+const CHECK = `
+local k = redis.call('HMGET', KEYS[1], 'id', 'revokedAt', 'monthlyQuota', 'ratePerSecond', 'scopes', 'name', 'plan', 'createdAt')
+if not k[1] then return {0} end
+local fields = {k[1], k[2] or '', k[3], k[4], k[5] or '', k[6] or '', k[7] or '', k[8] or ''}
+if k[2] and k[2] ~= '' then return {1, fields, 0} end
+local rateKey = ARGV[3] .. 'rate:' .. k[1] .. ':' .. ARGV[2]
+local inSecond = tonumber(redis.call('GET', rateKey) or '0')
+local usageKey = ARGV[3] .. 'usage:' .. k[1] .. ':' .. ARGV[1]
+local used = tonumber(redis.call('GET', usageKey) or '0')
+if inSecond >= tonumber(k[4]) then return {2, fields, used} end
+redis.call('INCR', rateKey)
+redis.call('PEXPIRE', rateKey, 2000)
+if used >= tonumber(k[3]) then return {3, fields, used} end
+used = redis.call('INCR', usageKey)
+redis.call('EXPIRE', usageKey, 34560000)
+return {4, fields, used}
+`;
+
+export type CheckOutcome =
+  | { kind: 'unknown' }
+  | { kind: 'revoked' | 'rate-limited' | 'quota-used-up' | 'allowed'; key: ApiKeyRecord; used: number };
+
+const KINDS = ['unknown', 'revoked', 'rate-limited', 'quota-used-up', 'allowed'] as const;
+
+function recordOf(fields: string[], keyHash: string): ApiKeyRecord {
+  const [id, revokedAt, quota, rate, scopes, name, plan, createdAt] = fields;
+  return { id: Number(id), keyHash, revokedAt: revokedAt || null, monthlyQuota: Number(quota), ratePerSecond: Number(rate), scopes: scopes ?? '', name: name ?? '', plan: plan ?? '', createdAt: createdAt ?? '' };
+}
+
+export class RedisKeyStore {
+  constructor(private readonly link: RedisLink) {
+    link.cmd.defineCommand('szgCheckKey', { numberOfKeys: 1, lua: CHECK });
+  }
+
+  /** Checks and counts one request (atomically). Throws when Redis is unreachable. */
+  async check(keyHash: string, month: string, second: number): Promise<CheckOutcome> {
+    const cmd = this.link.cmd as unknown as { szgCheckKey(key: string, month: string, second: number, prefix: string): Promise<[number, string[]?, number?]> };
+    const [code, fields, used] = await cmd.szgCheckKey(K.key(keyHash), month, second, PREFIX);
+    const kind = KINDS[code]!;
+    if (kind === 'unknown') return { kind };
+    return { kind, key: recordOf(fields!, keyHash), used: used ?? 0 };
+  }
+
+  /** Adds a key; one whose hash exists already is left as it is. Returns whether it was added. */
+  async create(key: NewKey): Promise<boolean> {
+    if (await this.link.cmd.exists(K.key(key.keyHash))) return false;
+    const id = await this.link.cmd.incr(K.nextId);
+    const added = await this.link.cmd.hsetnx(K.key(key.keyHash), 'id', String(id));
+    if (!added) return false;
+    await this.link.cmd
+      .multi()
+      .hset(K.key(key.keyHash), { name: key.name, plan: key.plan, createdAt: key.createdAt, revokedAt: '', monthlyQuota: key.monthlyQuota, ratePerSecond: key.ratePerSecond, scopes: key.scopes })
+      .hset(K.ids, String(id), key.keyHash)
+      .exec();
+    return true;
+  }
+
+  /** Adds the key, or updates its limits and scopes (keys from the environment follow it). */
+  async upsertLimits(key: NewKey): Promise<void> {
+    if (!(await this.create(key))) {
+      await this.link.cmd.hset(K.key(key.keyHash), { monthlyQuota: key.monthlyQuota, ratePerSecond: key.ratePerSecond, scopes: key.scopes });
+    }
+  }
+
+  /** Whether this replica is the one to make the first key (only one ever is). */
+  async claimFirstKey(): Promise<boolean> {
+    return (await this.link.cmd.set(`${PREFIX}first-key-claimed`, '1', 'NX')) === 'OK';
+  }
+
+  async count(): Promise<number> {
+    return this.link.cmd.hlen(K.ids);
+  }
+
+  /** Every key with this month's requests, by id. */
+  async list(month: string): Promise<(ApiKeyRecord & { requests: number })[]> {
+    const byId = await this.link.cmd.hgetall(K.ids);
+    const out: (ApiKeyRecord & { requests: number })[] = [];
+    for (const [id, hash] of Object.entries(byId)) {
+      const h = await this.link.cmd.hgetall(K.key(hash));
+      const requests = Number((await this.link.cmd.get(K.usage(Number(id), month))) ?? 0);
+      out.push({ ...recordOf([h.id!, h.revokedAt ?? '', h.monthlyQuota!, h.ratePerSecond!, h.scopes ?? '', h.name ?? '', h.plan ?? '', h.createdAt ?? ''], hash), requests });
+    }
+    return out.sort((a, b) => a.id - b.id);
+  }
+
+  /** Revokes by name or id; resolves once Redis has it, so every replica refuses it from then on. */
+  async revoke(ref: string, at: string): Promise<boolean> {
+    for (const key of await this.list('')) {
+      if ((key.name === ref || String(key.id) === ref) && !key.revokedAt) {
+        await this.link.cmd.hset(K.key(key.keyHash), 'revokedAt', at);
+        return true;
+      }
+    }
+    return false;
+  }
+}

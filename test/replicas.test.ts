@@ -1,0 +1,215 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
+import { spawnServer, type ServerProcess } from './helpers/process.js';
+import { haveRedis, startRedis, type TestRedis } from './helpers/redis.js';
+import { privateDatabase } from './helpers/server.js';
+import { isoDate } from '../src/domain/dates.js';
+import { readEvents, until } from './helpers/wait.js';
+
+/**
+ * Replicas as separate processes, each with its own SQLite file, sharing one real Redis
+ * (redis-server on a free port, its own data directory). Replica processes run on the wall clock
+ * (a process's clock cannot be injected); nothing here asserts a date.
+ */
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const ADMIN = 'szg_replica_admin_key';
+const run = promisify(execFile);
+
+let redis: TestRedis;
+let fake: FakeUpstream;
+beforeAll(async () => {
+  if (!haveRedis) return;
+  redis = await startRedis();
+  fake = await startFakeUpstream({ today: isoDate(new Date()) });
+});
+afterAll(async () => {
+  await redis?.stop();
+  await fake?.close();
+});
+
+let replicas: ServerProcess[] = [];
+beforeEach(() => {
+  fake.mode = 'ok';
+  fake.today = isoDate(new Date());
+});
+afterEach(async () => {
+  for (const r of replicas) r.child.kill('SIGKILL');
+  await Promise.all(replicas.map((r) => r.exited));
+  replicas = [];
+  // Each test starts from an empty Redis.
+  await run('redis-cli', ['-u', redis.url, 'FLUSHALL']).catch(() => {});
+});
+
+async function startReplicas(n: number, env: Record<string, string> = {}): Promise<string[]> {
+  for (let i = 0; i < n; i++) {
+    replicas.push(
+      spawnServer(privateDatabase('gateway-replica-'), {
+        REDIS_URL: redis.url,
+        REPLICA_ID: `replica-${i}`,
+        API_ADMIN_KEYS: ADMIN,
+        API_KEYS_RATE: '1000',
+        PROVIDER: 'open-meteo',
+        OPEN_METEO_FORECAST_URL: `${fake.url}/v1/forecast`,
+        OPEN_METEO_ARCHIVE_URL: `${fake.url}/v1/archive`,
+        UPSTREAM_CONCURRENCY: '8',
+        ...env,
+      }),
+    );
+  }
+  return Promise.all(replicas.map((r) => r.url));
+}
+
+const call = (url: string, p: string, key = ADMIN, init: RequestInit = {}) => fetch(url + p, { ...init, headers: { 'x-api-key': key, ...init.headers } });
+const json = async (url: string, p: string, key = ADMIN, init: RequestInit = {}) => (await call(url, p, key, init)).json();
+
+
+/** `npm run keys` against the shared Redis. */
+async function keys(...args: string[]): Promise<string> {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/keys.ts', ...args], { cwd: ROOT, env: { ...process.env, REDIS_URL: redis.url } });
+  return stdout;
+}
+
+describe.skipIf(!haveRedis)('replicas sharing one Redis', () => {
+  it('a key with a quota of 40 gets exactly 40 answers across three replicas, under concurrency', async () => {
+    const urls = await startReplicas(3);
+    const key = (await keys('create', '--name', 'forty', '--quota', '40', '--rate', '1000')).match(/szg_[\w-]+/)![0];
+    const answers = await Promise.all(Array.from({ length: 120 }, (_, i) => call(urls[i % 3]!, '/api/zip/90210', key)));
+    const ok = answers.filter((r) => r.status === 200);
+    const refused = answers.filter((r) => r.status === 429);
+    expect([ok.length, refused.length]).toEqual([40, 80]);
+    for (const r of refused) {
+      expect(r.headers.get('ratelimit-remaining')).toBe('0');
+      expect(r.headers.get('ratelimit-limit')).toBe('40');
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await r.json()).code).toBe('RATE_LIMITED');
+    }
+    // Each answered request saw its own count: 39 down to 0 remaining, every value once.
+    expect(ok.map((r) => Number(r.headers.get('ratelimit-remaining'))).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    expect(await keys('list')).toMatch(/forty\s+free\s+40\/40 this month/);
+  });
+
+  it('a key revoked with npm run keys is refused by every replica from the next request', async () => {
+    const urls = await startReplicas(3);
+    const key = (await keys('create', '--name', 'soon-gone')).match(/szg_[\w-]+/)![0];
+    for (const url of urls) expect((await call(url, '/api/stats', key)).status).toBe(200);
+    await keys('revoke', 'soon-gone');
+    for (const url of urls) {
+      const r = await call(url, '/api/stats', key);
+      expect(r.status).toBe(401);
+      expect((await r.json()).detail).toBe('The API key has been revoked.');
+    }
+  });
+
+  it('two replicas asked to sync at once start one run; every replica then serves the new window with the same ETag', async () => {
+    fake.mode = 'slow';
+    fake.delayMs = 20;
+    const urls = await startReplicas(3);
+    const [a, b] = await Promise.all([json(urls[0]!, '/api/sync/run', ADMIN, { method: 'POST' }), json(urls[1]!, '/api/sync/run', ADMIN, { method: 'POST' })]);
+    expect([a.state, b.state]).toEqual(['RUNNING', 'RUNNING']);
+    await until(() => json(urls[2]!, '/api/sync/status'), (s) => s.state === 'IDLE' && s.lastRun !== null);
+    for (const url of urls) {
+      const history = await json(url, '/api/sync/history');
+      expect(history.runs).toHaveLength(1);
+      expect(history.runs[0]).toMatchObject({ status: 'SUCCEEDED', trigger: 'MANUAL', resortsUpdated: 241 });
+    }
+    // One run's worth of provider calls, not one per replica.
+    expect(fake.requests.filter((r) => r.startsWith('/v1/forecast')).length).toBe(241);
+    const answers = await until(
+      () => Promise.all(urls.map(async (url) => { const r = await call(url, '/api/resorts/vail'); return { etag: r.headers.get('etag'), body: await r.json() }; })),
+      (xs) => xs.every((x) => x.body.source === 'open-meteo'),
+    );
+    expect(new Set(answers.map((x) => x.etag)).size).toBe(1);
+    expect(answers[0]!.body.snow.depthBase).toBe(125);
+  });
+
+  it('a subscriber on one replica receives the progress of a run on another', async () => {
+    fake.mode = 'slow';
+    fake.delayMs = 10;
+    const urls = await startReplicas(2, { PROVIDER: 'simulated' });
+    const leader = await until(async () => replicas.findIndex((r) => r.output().includes('this replica is now the sync leader')), (i) => i >= 0);
+    const follower = urls[1 - leader]!;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Error('no IDLE event within 30 s')), 30_000);
+    const events: { state: string; progress: { done: number } }[] = [];
+    try {
+      // Subscribed on the follower; the run goes on on the leader.
+      const res = await fetch(`${follower}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': ADMIN },
+        body: JSON.stringify({ query: 'subscription { syncProgress { state progress { done total } } }' }),
+        signal: controller.signal,
+      });
+      await json(urls[leader]!, '/api/sync/run', ADMIN, { method: 'POST' });
+      events.push(...(await readEvents<(typeof events)[number]>(res, 'syncProgress', (xs) => xs.some((e) => e.state === 'RUNNING') && xs.at(-1)!.state === 'IDLE')));
+    } finally {
+      clearTimeout(timer);
+      controller.abort();
+    }
+    const running = events.filter((e) => e.state === 'RUNNING');
+    expect(running.length).toBeGreaterThan(10);
+    expect(running.at(-1)!.progress.done).toBe(241);
+    expect(replicas[1 - leader]!.output()).not.toContain('sync run started');
+  });
+
+  it('the leader killed mid-run: the run ends FAILED, another replica leads, and the next scheduled run succeeds', async () => {
+    fake.mode = 'slow';
+    fake.delayMs = 150;
+    // A real provider and no data: the leader starts a run as soon as it takes the lease.
+    const urls = await startReplicas(2, { SYNC_INTERVAL_MINUTES: '0.15', UPSTREAM_CONCURRENCY: '2' });
+    const leaderIndex = await until(
+      async () => replicas.findIndex((r) => r.output().includes('this replica is now the sync leader')),
+      (i) => i >= 0,
+    );
+    const survivor = urls[1 - leaderIndex]!;
+    await until(() => json(survivor, '/api/sync/status'), (s) => s.state === 'RUNNING' && s.progress.done >= 5);
+    replicas[leaderIndex]!.child.kill('SIGKILL');
+    await replicas[leaderIndex]!.exited;
+    fake.mode = 'ok';
+    // The survivor takes the lease once it expires (6 s), fails the orphaned run, and schedules on.
+    const history = await until(
+      () => json(survivor, '/api/sync/history'),
+      (h) => h.runs.some((r: { status: string }) => r.status === 'SUCCEEDED'),
+      40_000,
+    );
+    const runs = history.runs as { id: number; status: string; error: string | null }[];
+    const failed = runs.find((r) => r.status === 'FAILED')!;
+    const succeeded = runs.find((r) => r.status === 'SUCCEEDED')!;
+    expect(failed.error).toMatch(/^interrupted: the replica running it stopped/);
+    expect(succeeded.id).toBeGreaterThan(failed.id);
+    expect(replicas[1 - leaderIndex]!.output()).toContain('this replica is now the sync leader');
+    expect((await json(survivor, '/api/resorts/vail')).source).toBe('open-meteo');
+  }, 60_000);
+
+  it('Redis stopped and started again: replicas keep answering, say so in /readyz, and recover without a restart', async () => {
+    // The offline provider: each replica fills its own window, so it is ready without a run.
+    const urls = await startReplicas(2, { PROVIDER: 'simulated' });
+    for (const url of urls) await until(() => call(url, '/readyz', '').then((r) => r.status), (s) => s === 200);
+    for (const url of urls) expect((await call(url, '/api/zip/90210')).status).toBe(200);
+    await redis.stop();
+    try {
+      for (const url of urls) {
+        // Keys a replica has seen keep working, on local limits; reads are local anyway.
+        const seen = await call(url, '/api/zip/90210');
+        expect([seen.status, seen.status === 200 ? '' : await seen.text()]).toEqual([200, '']);
+        expect((await call(url, '/api/resorts/vail')).status).toBe(200);
+        const unknown = await call(url, '/api/zip/90210', 'szg_never_seen_here');
+        expect(unknown.status).toBe(503);
+        expect((await unknown.json()).code).toBe('KEY_STORE_UNAVAILABLE');
+        const ready = await call(url, '/readyz', '');
+        expect(ready.status).toBe(200);
+        expect((await ready.json()).notes).toEqual(['redis unreachable: local limits and local data until it is back']);
+      }
+    } finally {
+      await redis.start();
+    }
+    for (const url of urls) {
+      await until(() => call(url, '/readyz', '').then((r) => r.json()), (b) => b.notes === undefined);
+      expect((await call(url, '/api/zip/90210')).status).toBe(200);
+      expect((await call(url, '/api/zip/90210', 'szg_never_seen_here')).status).toBe(401);
+    }
+  }, 60_000);
+});
