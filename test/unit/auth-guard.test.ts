@@ -66,6 +66,22 @@ describe('the key check', () => {
     expect(new AuthGuard(keys, usage, now, true).check(long).ok).toBe(true);
   });
 
+  it('each key has its own second: a busy key does not slow another', () => {
+    addKey('busy', { ratePerSecond: 1 });
+    addKey('calm', { ratePerSecond: 1 });
+    const guard = new AuthGuard(keys, usage, now, true);
+    expect(guard.check('busy').ok).toBe(true);
+    expect(guard.check('busy').ok).toBe(false);
+    expect(guard.check('calm').ok).toBe(true);
+    clock = new Date(clock.getTime() + 700);
+    // 12:00:00.950: still the same second for both keys.
+    expect(guard.check('calm').ok).toBe(false);
+    clock = new Date(clock.getTime() + 100);
+    // 12:00:01.050: a new second, a new window.
+    expect(guard.check('calm').ok).toBe(true);
+    expect(guard.check('busy').ok).toBe(true);
+  });
+
   it('with AUTH off every request passes without a key or headers', () => {
     expect(new AuthGuard(keys, usage, now, false).check(undefined)).toEqual({ ok: true, key: null, headers: [] });
   });
@@ -113,8 +129,11 @@ describe('the key check', () => {
     expect(over.ok).toBe(false);
     if (!over.ok) {
       expect(over.problem.status).toBe(429);
-      expect(over.problem.detail).toMatch(/^Monthly quota of 3 requests used up/);
-      expect(headers(over.problem.headers ?? [])['retry-after']).toBe(String(secondsToMonthEnd(clock)));
+      expect(over.problem.detail).toBe('Monthly quota of 3 requests used up; it resets at the start of next month (UTC).');
+      const reset = String(secondsToMonthEnd(clock));
+      expect(headers(over.problem.headers ?? [])).toEqual({
+        'retry-after': reset, 'ratelimit-limit': '3', 'ratelimit-remaining': '0', 'ratelimit-reset': reset, 'ratelimit-policy': `3;w=${28 * 86_400}, 100;w=1`,
+      });
     }
     clock = new Date('2027-03-01T00:00:00Z');
     const march = guard.check('k3');

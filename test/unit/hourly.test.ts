@@ -6,6 +6,8 @@ import { isTimeZone, localDate, localHour } from '../../src/domain/local-time.js
 
 /** The hourly windows against a series written out by hand. */
 
+const GOLDEN_SPLIT = '0.8,0.4,0.5,0.8,0.5,0.3,0.4,0.7,0.7,0.4,0.8,0.6,0.7,0.9,0.8,0.6,0.8,0.4,0.8,0.4,0,0,0,0';
+
 const day = (date: string, hours: number[]) =>
   ({ date, snowfallSummitCm: hours.reduce((a, b) => a + b, 0), snowfallSummitHourly: formatHours(hours) }) as DailyWeather;
 // 13 January: 2 cm an hour from 20:00. 14 January: 1 cm an hour 00:00–05:59, 3 cm 12:00–12:59.
@@ -60,6 +62,10 @@ describe("the generator's hours", () => {
       }),
     );
     expect(splitDailySnowfall('vail', '2027-01-15', 0)).toEqual(Array(24).fill(0));
+    expect(splitDailySnowfall('vail', '2027-01-15', -1)).toEqual(Array(24).fill(0));
+    // The exact hours every machine computes for one day (largest remainders placed in order).
+    expect(splitDailySnowfall('vail', '2027-01-15', 12.3).join(',')).toBe(GOLDEN_SPLIT);
+    for (const h of splitDailySnowfall('zermatt', '2027-02-01', 55)) expect(h).toBeGreaterThanOrEqual(0);
     expect(splitDailySnowfall('vail', '2027-01-15', 30)).not.toEqual(splitDailySnowfall('aspen', '2027-01-15', 30));
   });
 });

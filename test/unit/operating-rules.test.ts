@@ -168,6 +168,24 @@ describe('surface', () => {
     expect(primarySurface([], MIDWINTER)).toBe('NO_SNOW');
   });
 
+  it('each rule at its boundary', () => {
+    expect(last({ snowDepthBaseCm: 30 })).toBe('HARD_PACKED');
+    expect(last({ snowfallSummitCm: 9.9 })).toBe('MACHINE_GROOMED');
+    expect(last({ snowfallSummitCm: 10, windGustSummitKmh: 59.9 })).toBe('POWDER');
+    // Rain is more than 2 mm on a day without snow at the base, on one of the last two days.
+    expect(last({ precipitationMm: 2, baseTempMin: 1 })).toBe('SPRING_SNOW');
+    expect(last({ precipitationMm: 3, snowfallBaseCm: 1, baseTempMin: -3 })).toBe('HARD_PACKED');
+    expect(primarySurface([day('2027-01-14', { precipitationMm: 5 }), day(MIDWINTER)], MIDWINTER)).toBe('ICY');
+    expect(primarySurface([day('2027-01-13', { precipitationMm: 5 }), day('2027-01-14'), day(MIDWINTER)], MIDWINTER)).toBe('HARD_PACKED');
+    expect(last({ baseTempMax: 3, baseTempMin: -2 })).toBe('MACHINE_GROOMED');
+    expect(last({ baseTempMax: 3.1, baseTempMin: -1 })).toBe('GRANULAR');
+    expect(last({ baseTempMax: 2, baseTempMin: 0 })).toBe('MACHINE_GROOMED');
+    expect(last({ baseTempMax: 2, baseTempMin: 0.1 })).toBe('SPRING_SNOW');
+    // Packed powder counts the last three days, not four.
+    expect(primarySurface([day('2027-01-12', { snowfallSummitCm: 9 }), day('2027-01-13', { snowfallSummitCm: 9 }), day('2027-01-14'), day(MIDWINTER)], MIDWINTER)).toBe('MACHINE_GROOMED');
+    expect(primarySurface([day('2027-01-13', { snowfallSummitCm: 9 }), day('2027-01-14', { snowfallSummitCm: 6 }), day(MIDWINTER)], MIDWINTER)).toBe('PACKED_POWDER');
+  });
+
   it('ignores forecast days after today', () => {
     expect(primarySurface([day(MIDWINTER), day('2027-01-16', { snowfallSummitCm: 40 })], MIDWINTER)).toBe('HARD_PACKED');
   });
@@ -186,6 +204,15 @@ describe('the snow report', () => {
     });
     expect(trailStates.map((t) => t.status)).toEqual(['OPEN', 'CLOSED']);
     expect(liftStates).toEqual(['OPEN', 'CLOSED']);
+  });
+
+  it('takes depths, season snowfall and summit gusts from today, and counts only lifts that run', () => {
+    const windy = day(MIDWINTER, { snowDepthBaseCm: 100, snowDepthSummitCm: 222.22, seasonSnowfallCm: 345, windGustSummitKmh: 120 });
+    const { report, liftStates } = snowReport(resort(), [windy], [], [lift('CHAIRLIFT', 0), lift('T_BAR', 0)], { date: MIDWINTER, hour: 12 });
+    expect(liftStates).toEqual(['HOLD', 'OPEN']);
+    expect(report).toMatchObject({ snowDepthSummitCm: 222.2, seasonSnowfallCm: 345, openLifts: 1, totalLifts: 2 });
+    const none = snowReport(resort(), [], [], [lift('CHAIRLIFT', 0)], { date: MIDWINTER, hour: 12 }).report;
+    expect(none).toMatchObject({ snowDepthBaseCm: 0, snowDepthSummitCm: 0, seasonSnowfallCm: 0, openLifts: 0 });
   });
 
   it('without a day for today it is closed and reports no new 24 h snow', () => {

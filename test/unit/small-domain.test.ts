@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { addDays, dateRange, dayNumber, dayOfYear, fromDayNumber, isoDate } from '../../src/domain/dates.js';
 import { countryInfo, CONTINENT_NAMES } from '../../src/domain/countries.js';
 import { destinationPoint, haversineMiles, roundMiles } from '../../src/domain/geo.js';
@@ -133,6 +134,31 @@ describe('the point index', () => {
       expect(crowd.nearby(10, 10, 5, limit, 'k00').map((x) => x.item.key)).toEqual(same.slice(1, 1 + limit).map((x) => x.key));
     }
     expect(crowd.nearby(10, 10, 5, 41).map((x) => x.item.key)).toEqual([...same.map((x) => x.key), 'a']);
+  });
+
+  it('anywhere on Earth: the same answer as measuring every point, nearest first, ties by key', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ lat: fc.double({ min: -80, max: 80, noNaN: true }), lng: fc.double({ min: -179, max: 179, noNaN: true }) }), { minLength: 1, maxLength: 60 }),
+        fc.record({ lat: fc.double({ min: -80, max: 80, noNaN: true }), lng: fc.double({ min: -179, max: 179, noNaN: true }) }),
+        fc.double({ min: 1, max: 3000, noNaN: true }),
+        fc.integer({ min: 1, max: 70 }),
+        (points, center, radius, limit) => {
+          const items = points.map((pt, i) => p(`p${String(i).padStart(3, '0')}`, pt.lat, pt.lng));
+          const index = new PointIndex(items, (x) => x.key);
+          const expected = items
+            .map((it) => ({ key: it.key, d: haversineMiles(center.lat, center.lng, it.lat, it.lng) }))
+            .filter((x) => x.d <= radius)
+            .sort((a, b) => a.d - b.d || (a.key < b.key ? -1 : 1))
+            .slice(0, limit);
+          const got = index.nearby(center.lat, center.lng, radius, limit);
+          expect(got.map((x) => x.item.key)).toEqual(expected.map((x) => x.key));
+          got.forEach((x, i) => expect(x.distanceMiles).toBe(roundMiles(expected[i]!.d)));
+          if (items.length > 1) expect(index.nearby(center.lat, center.lng, radius, limit, items[0]!.key).map((x) => x.item.key)).not.toContain(items[0]!.key);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 
   it('finds items by key, and refuses unsorted or duplicate keys', () => {
