@@ -22,8 +22,8 @@ export async function buildDist() {
     format: 'esm',
     target: 'node20',
     sourcemap: 'linked',
-    // A native addon: loaded from node_modules at run time.
-    external: ['better-sqlite3'],
+    // A native addon, and geo-tz (it reads data files beside its code): loaded from node_modules.
+    external: ['better-sqlite3', 'geo-tz'],
     mainFields: ['module', 'main'],
     // CommonJS dependencies bundled into ESM still reach for require, __dirname and __filename.
     banner: {
