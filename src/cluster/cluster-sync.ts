@@ -60,6 +60,8 @@ export class ClusterSync implements SyncService {
   private readonly events = new EventEmitter();
   private appliedVersion = 0;
   private lastRunId = 0;
+  /** The newest finished run this replica has put in the shared history. */
+  private sharedRunId = 0;
   private stopped = false;
 
   constructor(private readonly deps: ClusterSyncDeps) {
@@ -205,8 +207,6 @@ export class ClusterSync implements SyncService {
     write.publish(K.statusChannel, json);
     write.exec().catch(() => this.events.emit('status', status));
   }
-
-  private sharedRunId = 0;
 
   /** After the runner published a run here: put the window where every replica can take it. */
   async publishWindow(runId: number, window: PublishedWindow): Promise<void> {
