@@ -35,6 +35,7 @@ let replicas: ServerProcess[] = [];
 beforeEach(() => {
   fake.mode = 'ok';
   fake.today = isoDate(new Date());
+  fake.requests.length = 0;
 });
 afterEach(async () => {
   for (const r of replicas) r.child.kill('SIGKILL');
