@@ -33,11 +33,13 @@ afterAll(async () => {
 
 let replicas: ServerProcess[] = [];
 beforeEach(() => {
+  if (!haveRedis) return;
   fake.mode = 'ok';
   fake.today = isoDate(new Date());
   fake.requests.length = 0;
 });
 afterEach(async () => {
+  if (!haveRedis) return;
   for (const r of replicas) r.child.kill('SIGKILL');
   await Promise.all(replicas.map((r) => r.exited));
   replicas = [];
