@@ -20,7 +20,7 @@ export function populateZips(db: Db, hooks: BuildHooks): void {
     'INSERT INTO zips (zip, city, state_code, county, county_fips, lat, lng, timezone, last_updated, city_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
   // The dataset's publication date as an ISO 8601 timestamp (midnight UTC), as the ZIP document asks.
-  const lastUpdated = `${ZIP_DATASET_DATE}T00:00:00Z`;
+  const lastUpdated = `${ZIP_DATASET_DATE}T00:00:00.000Z`;
   let written = 0;
   for (const r of rows) {
     insertZip.run(r.zip, r.city, r.stateCode, r.county, r.countyFips, r.lat, r.lng, timeZoneAt(r.lat, r.lng), lastUpdated, cityKey(r.city));

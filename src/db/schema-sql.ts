@@ -2,7 +2,7 @@
  * The database schema. Bump SCHEMA_VERSION with any change here: a database built with another
  * version is rebuilt (atomically) at the next start, so nobody runs on a stale layout.
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** Daily weather columns, shared by the served table and a sync run's staging table. */
 const DAILY_WEATHER_COLUMNS = `
