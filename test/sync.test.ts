@@ -23,7 +23,15 @@ beforeEach(() => {
   fake.requests.length = 0;
 });
 
-const freshDb = (): string => privateDatabase('gateway-sync-');
+/**
+ * A private copy of the shared test database without the weather, runs and live lifts other
+ * tests' servers may have written into it (at other dates, some on the wall clock).
+ */
+const freshDb = (): string => {
+  const file = privateDatabase('gateway-sync-');
+  new Database(file).exec('DELETE FROM daily_weather; DELETE FROM sync_runs; DELETE FROM live_lifts;').close();
+  return file;
+};
 
 const meteo = (): Partial<Config> => ({
   provider: 'open-meteo',
@@ -220,8 +228,6 @@ describe('while a run publishes', () => {
 describe('a real provider', () => {
   it('starts a run at start when today’s window is missing, and not when it is there', async () => {
     const dbPath = freshDb();
-    // A copy of the shared database carries whatever window other tests' servers wrote: none here.
-    new Database(dbPath).exec('DELETE FROM daily_weather').close();
     const config = { ...meteo(), syncIntervalMinutes: 600 };
     const first = await startTestServer({ dbPath, now: clock, config });
     try {
@@ -237,7 +243,8 @@ describe('a real provider', () => {
     try {
       const s = await status(second);
       expect(s.state).toBe('IDLE');
-      expect((await getJson(second, '/api/sync/history')).body.runs).toHaveLength(1);
+      const runs = (await getJson(second, '/api/sync/history')).body.runs as { id: number; trigger: string; status: string; resortsUpdated: number; startedAt: string }[];
+      expect(runs.map((r) => `${r.trigger} ${r.status} ${r.resortsUpdated}`)).toEqual(['SCHEDULED SUCCEEDED 241']);
       expect(fake.requests).toEqual([]);
     } finally {
       await second.close();
