@@ -8,9 +8,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const outdir = path.join(root, 'dist');
+const defaultOutdir = path.join(root, 'dist');
 
-export async function buildDist() {
+/** Bundles into `outdir` (dist/ for npm start; the tests build their own copy, see test/global-setup.ts). */
+export async function buildDist(outdir = defaultOutdir) {
   rmSync(outdir, { recursive: true, force: true });
   await build({
     absWorkingDir: root,
