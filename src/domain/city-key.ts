@@ -1,3 +1,5 @@
+import { foldAccents } from './fold.js';
+
 /**
  * The key city names are matched by, so that a search forgives the ways people write them: case,
  * accents, punctuation and repeated spaces are ignored, and the usual abbreviations are the words
@@ -6,13 +8,11 @@
  */
 const WORDS: Readonly<Record<string, string>> = { st: 'saint', ste: 'sainte', ft: 'fort', mt: 'mount', pt: 'point' };
 
+/** The words of a name: folded, split on anything that is not a letter or digit. */
+const words = (name: string) => foldAccents(name).replace(/[^a-z0-9]+/g, ' ').trim();
+
 export function cityKey(name: string): string {
-  return name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, ' ')
-    .trim()
+  return words(name)
     .split(' ')
     .map((w) => WORDS[w] ?? w)
     .join(' ');
@@ -25,8 +25,7 @@ export function cityKey(name: string): string {
  */
 export function cityPrefixKeys(prefix: string): string[] {
   const key = cityKey(prefix);
-  const raw = prefix.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
-  const rawLast = raw.split(' ').at(-1) ?? '';
+  const rawLast = words(prefix).split(' ').at(-1) ?? '';
   const trailingSpace = /[^a-z0-9]$/i.test(prefix);
   // "st" typed as the last, unfinished word: both "st…" (Sterling) and "saint…" may be meant.
   if (!trailingSpace && WORDS[rawLast]) return [...new Set([key, `${key.slice(0, key.length - WORDS[rawLast]!.length)}${rawLast}`])];

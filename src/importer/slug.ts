@@ -1,11 +1,9 @@
 import { hash32 } from '../domain/random.js';
+import { foldAccents } from '../domain/fold.js';
 
 /** A lowercase ASCII slug: "Val d'Isère" -> "val-d-isere"; names with no Latin letters give "". */
 export function slugify(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
+  return foldAccents(text)
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 60)

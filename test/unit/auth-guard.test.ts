@@ -1,7 +1,3 @@
-import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKey } from '../../src/auth/api-key.js';
 import { CostBudget } from '../../src/auth/cost-budget.js';
@@ -11,12 +7,12 @@ import { ForbiddenError, hasScope } from '../../src/auth/scopes.js';
 import { UsageCounter } from '../../src/auth/usage-counter.js';
 import type { Config } from '../../src/config.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
-import { SCHEMA_SQL } from '../../src/db/schema-sql.js';
+import { emptyDatabase } from '../helpers/keys-db.js';
 import { KeyRepository } from '../../src/repositories/keys.js';
 
 /** The key check against a real SQLite file with the real schema; the clock is injected. */
 
-let dir: string;
+let store: ReturnType<typeof emptyDatabase>;
 let db: Db;
 let keys: KeyRepository;
 let usage: UsageCounter;
@@ -24,18 +20,15 @@ let clock: Date;
 const now = () => clock;
 
 beforeEach(() => {
-  dir = mkdtempSync(path.join(tmpdir(), 'gateway-guard-'));
-  const file = path.join(dir, 'keys.sqlite');
-  new Database(file).exec(SCHEMA_SQL).close();
-  db = openDatabase(file);
+  store = emptyDatabase('gateway-guard-');
+  db = store.db;
   keys = new KeyRepository(db);
   usage = new UsageCounter(keys, 60_000);
   clock = new Date('2027-02-10T12:00:00.250Z');
 });
 afterEach(() => {
   usage.close();
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
+  store.remove();
 });
 
 const addKey = (key: string, over: { monthlyQuota?: number; ratePerSecond?: number; scopes?: string } = {}) =>
@@ -160,7 +153,7 @@ describe('the key check', () => {
     addKey('k5');
     const guard = new AuthGuard(keys, usage, now, true);
     expect(guard.check('k5').ok).toBe(true);
-    const other = new KeyRepository(openDatabase(path.join(dir, 'keys.sqlite')));
+    const other = new KeyRepository(openDatabase(store.file));
     other.revoke('k5', clock.toISOString());
     await new Promise((r) => setTimeout(r, 2));
     const revoked = guard.check('k5');

@@ -1,18 +1,14 @@
-import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/auth/api-key.js';
 import { ensureFirstKey } from '../../src/auth/first-key.js';
 import type { Config } from '../../src/config.js';
-import { openDatabase, type Db } from '../../src/db/open.js';
-import { SCHEMA_SQL } from '../../src/db/schema-sql.js';
+import type { Db } from '../../src/db/open.js';
+import { emptyDatabase } from '../helpers/keys-db.js';
 import { KeyRepository } from '../../src/repositories/keys.js';
 
-let dir: string;
+let store: ReturnType<typeof emptyDatabase>;
 let db: Db;
 let keys: KeyRepository;
 let lines: { level: number; msg: string; apiKey?: string; keys?: number }[];
@@ -22,19 +18,14 @@ const config = (over: Partial<Config> = {}) => ({ auth: true, apiKeysQuota: 1000
 const now = () => new Date('2027-01-15T12:00:00Z');
 
 beforeEach(() => {
-  dir = mkdtempSync(path.join(tmpdir(), 'gateway-first-key-'));
-  const file = path.join(dir, 'k.sqlite');
-  new Database(file).exec(SCHEMA_SQL).close();
-  db = openDatabase(file);
+  store = emptyDatabase('gateway-first-key-');
+  db = store.db;
   keys = new KeyRepository(db);
   lines = [];
 });
-afterEach(() => {
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => store.remove());
 
-describe('the first key', async () => {
+describe('the first key', () => {
   it('a database without keys gets one admin key, printed once; only its hash is stored', async () => {
     await ensureFirstKey(keys, config(), logger(), now);
     expect(lines).toHaveLength(1);
