@@ -10,12 +10,18 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const defaultOutdir = path.join(root, 'dist');
 
-/** Bundles into `outdir` (dist/ for npm start; the tests build their own copy, see test/global-setup.ts). */
-export async function buildDist(outdir = defaultOutdir) {
+/** The command-line tools, bundled only on request (the tests run them many times; npm scripts use tsx). */
+const CLI_ENTRIES = { keys: 'src/cli/keys.ts', import: 'src/cli/import.ts', 'build-db': 'src/cli/build-db.ts' };
+
+/**
+ * Bundles into `outdir` (dist/ for npm start; the tests build their own copy with the CLIs, see
+ * test/global-setup.ts).
+ */
+export async function buildDist(outdir = defaultOutdir, { withCli = false } = {}) {
   rmSync(outdir, { recursive: true, force: true });
   await build({
     absWorkingDir: root,
-    entryPoints: ['src/server.ts'],
+    entryPoints: { server: 'src/server.ts', ...(withCli ? CLI_ENTRIES : {}) },
     outdir,
     bundle: true,
     splitting: true,

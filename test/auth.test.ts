@@ -12,19 +12,26 @@ import { loadConfig } from '../src/config.js';
 import { ensureDatabase } from '../src/db/build.js';
 import { expectProblem, getJson, startTestServer, TEST_KEY, privateDatabase } from './helpers/server.js';
 import { everyDocumentedPath } from './helpers/paths.js';
+import { cliCommand } from './helpers/process.js';
 import { routes } from '../src/rest/routes.js';
 
 const privateDb = (): string => privateDatabase('gateway-auth-');
 
-/** Runs `npm run keys -- …` for real against a database file. */
 /**
- * `npm run keys` in a process of its own. Asynchronous: the test's server runs in this process,
- * and a synchronous spawn would stop it answering (its keep-alive sockets then time out under
- * the client's feet).
+ * `npm run keys` in a process of its own (the bundle of src/cli/keys.ts, or with `npm: true` the
+ * npm script itself). Asynchronous: the test's server runs in this process, and a synchronous
+ * spawn would stop it answering (its keep-alive sockets then time out under the client's feet).
  */
 function keysCli(dbPath: string, ...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return run(dbPath, cliCommand('keys', ...args));
+}
+
+/** `npm run keys -- …` exactly as the README says it. */
+const npmRunKeys = (dbPath: string, ...args: string[]) => run(dbPath, ['npm', ['run', '--silent', 'keys', '--', ...args]]);
+
+function run(dbPath: string, [command, args]: [string, string[]]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/keys.ts', ...args], { cwd: path.resolve(import.meta.dirname, '..'), env: { ...process.env, DB_PATH: dbPath } }, (err, stdout, stderr) =>
+    execFile(command, args, { cwd: path.resolve(import.meta.dirname, '..'), env: { ...process.env, DB_PATH: dbPath } }, (err, stdout, stderr) =>
       resolve({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -115,7 +122,7 @@ describe('keys made with the CLI', () => {
     const dbPath = privateDb();
     const app = await startTestServer({ dbPath });
     try {
-      const created = await keysCli(dbPath, 'create', '--name', 'partner', '--plan', 'pro', '--quota', '500', '--rate', '5');
+      const created = await npmRunKeys(dbPath, 'create', '--name', 'partner', '--plan', 'pro', '--quota', '500', '--rate', '5');
       expect(created.status).toBe(0);
       const key = created.stdout.match(/szg_[\w-]+/)![0];
       const ok = await getJson(app, '/api/stats', { apiKey: key });

@@ -9,6 +9,7 @@ import { ensureDatabase } from '../src/db/build.js';
 import { slugify, uniqueSlug } from '../src/importer/slug.js';
 import { getJson, startTestServer, privateDatabase } from './helpers/server.js';
 import { everyDocumentedPath } from './helpers/paths.js';
+import { cliCommand } from './helpers/process.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'openskimap');
@@ -18,14 +19,14 @@ const freshDb = (): string => privateDatabase('gateway-import-');
 
 /** `npm run import -- …`, for real, against a database file. */
 function importCli(dbPath: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/import.ts', ...args], { cwd: ROOT, env: { ...process.env, DB_PATH: dbPath }, encoding: 'utf8' });
+  const r = spawnSync(...cliCommand('import', ...args), { cwd: ROOT, env: { ...process.env, DB_PATH: dbPath }, encoding: 'utf8' });
   return { status: r.status, out: r.stdout + r.stderr };
 }
 
 /** The same, without blocking this process (which may be serving the URL being imported). */
 function importCliAsync(dbPath: string, ...args: string[]): Promise<{ status: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/import.ts', ...args], { cwd: ROOT, env: { ...process.env, DB_PATH: dbPath } });
+    const child = spawn(...cliCommand('import', ...args), { cwd: ROOT, env: { ...process.env, DB_PATH: dbPath } });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));

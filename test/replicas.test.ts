@@ -3,7 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
-import { spawnServer, type ServerProcess } from './helpers/process.js';
+import { cliCommand, spawnServer, type ServerProcess } from './helpers/process.js';
 import { haveRedis, startRedis, type TestRedis } from './helpers/redis.js';
 import { privateDatabase } from './helpers/server.js';
 import { isoDate } from '../src/domain/dates.js';
@@ -72,7 +72,7 @@ const json = async (url: string, p: string, key = ADMIN, init: RequestInit = {})
 
 /** `npm run keys` against the shared Redis. */
 async function keys(...args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/keys.ts', ...args], { cwd: ROOT, env: { ...process.env, REDIS_URL: redis.url } });
+  const { stdout } = await run(...cliCommand('keys', ...args), { cwd: ROOT, env: { ...process.env, REDIS_URL: redis.url } });
   return stdout;
 }
 

@@ -6,6 +6,7 @@ import type { Config } from '../src/config.js';
 import { expectProblem, getJson, startTestServer, privateDatabase } from './helpers/server.js';
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
 import { until } from './helpers/wait.js';
+import { cliCommand } from './helpers/process.js';
 
 /**
  * Answers as versions of the data: every GET answer is a pure function of its path, parameters
@@ -148,7 +149,7 @@ describe('data versions that come from outside the request', () => {
     const first = await startTestServer({ dbPath });
     const before = await getJson(first, '/api/resorts?country=AT&limit=200');
     await first.close();
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/import.ts', path.join(ROOT, 'test', 'fixtures', 'openskimap', 'ski_areas.geojson')], {
+    const r = spawnSync(...cliCommand('import', path.join(ROOT, 'test', 'fixtures', 'openskimap', 'ski_areas.geojson')), {
       cwd: ROOT,
       env: { ...process.env, DB_PATH: dbPath },
       encoding: 'utf8',

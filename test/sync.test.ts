@@ -23,15 +23,8 @@ beforeEach(() => {
   fake.requests.length = 0;
 });
 
-/**
- * A private copy of the shared test database without the weather, runs and live lifts other
- * tests' servers may have written into it (at other dates, some on the wall clock).
- */
-const freshDb = (): string => {
-  const file = privateDatabase('gateway-sync-');
-  new Database(file).exec('DELETE FROM daily_weather; DELETE FROM sync_runs; DELETE FROM live_lifts;').close();
-  return file;
-};
+/** A private copy of the database as built: no weather, runs or live lifts yet. */
+const freshDb = (): string => privateDatabase('gateway-sync-');
 
 const meteo = (): Partial<Config> => ({
   provider: 'open-meteo',

@@ -104,6 +104,7 @@ function liftie(id: string) {
 
 export async function startFakeUpstream(options: { today: string }): Promise<FakeUpstream> {
   let inFlight = 0;
+  const answers = new Map<string, string>();
   const state: Omit<FakeUpstream, 'close' | 'url'> = { mode: 'ok', delayMs: 0, requests: [], maxInFlight: 0, today: options.today };
   const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     state.requests.push(req.url ?? '');
@@ -169,7 +170,17 @@ export async function startFakeUpstream(options: { today: string }): Promise<Fak
         break;
     }
     if (url.pathname.startsWith('/liftie/')) return send(200, liftie(decodeURIComponent(url.pathname.slice('/liftie/'.length))));
-    if (url.pathname === '/v1/forecast' || url.pathname === '/v1/archive') return send(200, openMeteo(url, state.today));
+    if (url.pathname === '/v1/forecast' || url.pathname === '/v1/archive') {
+      // The same question gets the same answer: tests run many syncs over the same resorts, and
+      // building the hourly series again for each was most of a sync test's time.
+      const key = `${state.today} ${req.url}`;
+      let body = answers.get(key);
+      if (body === undefined) {
+        if (answers.size > 5_000) answers.clear();
+        answers.set(key, (body = JSON.stringify(openMeteo(url, state.today))));
+      }
+      return send(200, body);
+    }
     send(404, { error: true, reason: 'Not found' });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

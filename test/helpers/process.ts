@@ -16,6 +16,13 @@ export interface ServerProcess {
 export const TEST_BUNDLE = path.join(ROOT, '.test-dist', 'server.js');
 
 /**
+ * `npm run keys` / `npm run import` as a command line: the bundle of the same source (src/cli/),
+ * which starts in a quarter of tsx's time; the suite runs these tools dozens of times. One test
+ * runs the npm script itself (auth.test.ts).
+ */
+export const cliCommand = (tool: 'keys' | 'import', ...args: string[]): [string, string[]] => [process.execPath, [path.join(ROOT, '.test-dist', `${tool}.js`), ...args]];
+
+/**
  * The server as `npm start` runs it — the bundle of src/, plain JavaScript, in a process of its
  * own — on an ephemeral port: for what only a whole process shows (its log, its signals, its
  * exit). A bundle starts in a fraction of tsx's time, which the replica tests pay many times.

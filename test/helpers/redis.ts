@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { testDir } from './server.js';
 
 export const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? '/usr/bin/redis-server';
 export const haveRedis = existsSync(REDIS_SERVER);
@@ -26,7 +25,7 @@ export interface TestRedis {
 
 /** A real redis-server on 127.0.0.1, a free port and its own data directory. */
 export async function startRedis(): Promise<TestRedis> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'gateway-redis-'));
+  const dir = testDir('gateway-redis-');
   const port = await freePort();
   let child: ChildProcess | null = null;
   const start = async () => {

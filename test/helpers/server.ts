@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdtempSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -35,9 +35,24 @@ export function copyDatabase(source: string, target: string): string {
   return target;
 }
 
-/** A private copy of the run's database in a directory of its own. */
+/**
+ * A directory of its own for a test's files, inside the run's directory (removed when the run
+ * ends), or the system's temporary directory when the run has none (the mutation runs).
+ */
+export function testDir(prefix: string): string {
+  const runDir = inject('runDir');
+  return mkdtempSync(path.join(runDir ?? tmpdir(), prefix));
+}
+
+/**
+ * A private copy of the run's database, as built, in a directory of its own: a byte copy of the
+ * template, which no server ever opens (copying a database a server has open could catch it
+ * mid-write; copying one no process writes cannot).
+ */
 export function privateDatabase(prefix = 'gateway-db-'): string {
-  return copyDatabase(inject('dbPath'), path.join(mkdtempSync(path.join(tmpdir(), prefix)), 'gateway.sqlite'));
+  const file = path.join(testDir(prefix), 'gateway.sqlite');
+  copyFileSync(inject('templatePath'), file);
+  return file;
 }
 
 const privateCopy = () => privateDatabase();
