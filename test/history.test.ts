@@ -114,6 +114,8 @@ describe('history from Open-Meteo (a local server speaking its format)', () => {
         ...base, port: 0, host: '127.0.0.1', dbPath, logLevel: 'info', apiKeys: [TEST_KEY], apiKeysQuota: 1e9, apiKeysRate: 1e6,
         provider: 'open-meteo', openMeteo: { forecast: `${fake.url}/v1/forecast`, archive: `${fake.url}/v1/archive` },
         upstream: { timeoutMs: 300, retries: 1, concurrency: 4, backoffMs: 5, resetTimeoutMs: 300, maxBytes: 8_000_000 },
+        // No sync run at start (the database has no window yet): only history calls reach the fake.
+        syncIntervalMinutes: 0,
       },
       now: clockAt('2027-02-10T09:00:00Z'),
       logger: pino({ level: 'info' }, new Writable({ write: (c, _e, done) => void (lines.push(String(c)), done()) })),
