@@ -34,19 +34,21 @@ export class WeatherWindow {
     return isoDate(this.now());
   }
 
-  private coverageChecked = { at: -Infinity, today: '', covered: false };
+  private coverageChecked = { at: -Infinity, today: '', version: -1, covered: false };
 
   /**
    * Whether today's window is stored for every resort (what readiness waits for). With a real
-   * provider the window comes from sync runs: the database is asked, at most every 10 s.
+   * provider the window comes from sync runs: the database is asked again when the weather has
+   * changed (a run published), and at most every 10 s otherwise (another process may write it).
    */
   get ready(): boolean {
     const today = this.today();
     if (this.autoFill) return this.coveredFor === today;
     const c = this.coverageChecked;
-    if (c.today !== today || performance.now() - c.at > 10_000) {
+    const version = this.weather.version;
+    if (c.today !== today || c.version !== version || performance.now() - c.at > 10_000) {
       const { from, to } = windowFor(today);
-      this.coverageChecked = { at: performance.now(), today, covered: this.weather.resortsMissing(from, to).length === 0 };
+      this.coverageChecked = { at: performance.now(), today, version, covered: this.weather.resortsMissing(from, to).length === 0 };
     }
     return this.coverageChecked.covered;
   }
