@@ -2,7 +2,13 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import Database from 'better-sqlite3';
+import { pino } from 'pino';
 import { buildDatabase } from '../src/db/build.js';
+import { openDatabase } from '../src/db/open.js';
+import { simulatedProvider } from '../src/providers/simulated.js';
+import { createRepositories } from '../src/repositories/index.js';
+import { WeatherWindow } from '../src/weather/window.js';
 // @ts-expect-error: plain JavaScript, no declarations
 import { buildDist } from '../scripts/build.mjs';
 
@@ -25,12 +31,32 @@ export default async function setup(project: TestProject) {
   await buildDist(path.join(import.meta.dirname, '..', '.test-dist'), { withCli: true });
   const runDir = mkdtempSync(path.join(tmpdir(), 'gateway-test-'));
   const templatePath = path.join(runDir, 'template.sqlite');
-  // Built and closed (checkpointed into one file): a byte copy of it is a consistent database.
   buildDatabase(templatePath);
+  await writeTodaysWindow(templatePath);
   const dbPath = path.join(runDir, 'shared.sqlite');
   copyFileSync(templatePath, dbPath);
   project.provide('dbPath', dbPath);
   project.provide('templatePath', templatePath);
   project.provide('runDir', runDir);
   return () => rmSync(runDir, { recursive: true, force: true });
+}
+
+/**
+ * Today's (wall-clock) weather window, as the first start of a server writes it: most test servers
+ * run on the wall clock, and each would otherwise write it again into its own copy. Then the WAL
+ * is folded into the file and the file left in rollback mode, so that a byte copy of it is the
+ * whole, consistent database. Tests that need today's window missing delete it themselves.
+ */
+async function writeTodaysWindow(file: string): Promise<void> {
+  const db = openDatabase(file);
+  try {
+    const repos = createRepositories(db);
+    await new WeatherWindow(repos.resorts, repos.weather, simulatedProvider, () => new Date(), pino({ level: 'silent' })).ensureCurrent();
+  } finally {
+    db.close();
+  }
+  const raw = new Database(file);
+  raw.pragma('wal_checkpoint(TRUNCATE)');
+  raw.pragma('journal_mode = DELETE');
+  raw.close();
 }

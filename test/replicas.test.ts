@@ -47,10 +47,10 @@ async function stopReplicas() {
   await run('redis-cli', ['-u', redis.url, 'FLUSHALL']).catch(() => {});
 }
 
-async function startReplicas(n: number, env: Record<string, string> = {}): Promise<string[]> {
+async function startReplicas(n: number, env: Record<string, string> = {}, { weather = true } = {}): Promise<string[]> {
   for (let i = 0; i < n; i++) {
     replicas.push(
-      spawnServer(privateDatabase('gateway-replica-'), {
+      spawnServer(privateDatabase('gateway-replica-', { weather }), {
         REDIS_URL: redis.url,
         REPLICA_ID: `replica-${i}`,
         API_ADMIN_KEYS: ADMIN,
@@ -179,7 +179,7 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
     fake.mode = 'slow';
     fake.delayMs = 150;
     // A real provider and no data: the leader starts a run as soon as it takes the lease.
-    const urls = await startReplicas(2, { SYNC_INTERVAL_MINUTES: '0.15', UPSTREAM_CONCURRENCY: '2' });
+    const urls = await startReplicas(2, { SYNC_INTERVAL_MINUTES: '0.15', UPSTREAM_CONCURRENCY: '2' }, { weather: false });
     const leaderIndex = await until(
       async () => replicas.findIndex((r) => r.output().includes('this replica is now the sync leader')),
       (i) => i >= 0,

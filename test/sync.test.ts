@@ -23,8 +23,8 @@ beforeEach(() => {
   fake.requests.length = 0;
 });
 
-/** A private copy of the database as built: no weather, runs or live lifts yet. */
-const freshDb = (): string => privateDatabase('gateway-sync-');
+/** A private copy of the database as built, without weather: no weather, runs or live lifts yet. */
+const freshDb = (): string => privateDatabase('gateway-sync-', { weather: false });
 
 const meteo = (): Partial<Config> => ({
   provider: 'open-meteo',

@@ -45,13 +45,15 @@ export function testDir(prefix: string): string {
 }
 
 /**
- * A private copy of the run's database, as built, in a directory of its own: a byte copy of the
- * template, which no server ever opens (copying a database a server has open could catch it
- * mid-write; copying one no process writes cannot).
+ * A private copy of the run's database, as built with today's weather window (see
+ * test/global-setup.ts), in a directory of its own: a byte copy of the template, which no server
+ * ever opens (copying a database a server has open could catch it mid-write; copying one no
+ * process writes cannot). `weather: false` leaves out the window, as on a first start.
  */
-export function privateDatabase(prefix = 'gateway-db-'): string {
+export function privateDatabase(prefix = 'gateway-db-', { weather = true } = {}): string {
   const file = path.join(testDir(prefix), 'gateway.sqlite');
   copyFileSync(inject('templatePath'), file);
+  if (!weather) new Database(file).exec('DELETE FROM daily_weather').close();
   return file;
 }
 
