@@ -57,14 +57,15 @@ export function stormOutlook(resortId: string, days: readonly DailyWeather[], da
   const perDay: [string, number][] = [];
   let d = date;
   let h = hour;
-  for (let i = 0; i < STORM_WATCH_HOURS; i++) {
+  for (let i = 0; i < STORM_WATCH_HOURS; ) {
+    // One local day at a time: its hours are worked out once.
     const day = byDate.get(d);
-    if (perDay.at(-1)?.[0] !== d) perDay.push([d, 0]);
-    if (day) perDay.at(-1)![1] += hoursOf(resortId, day)[h]!;
-    if (++h === HOURS) {
-      h = 0;
-      d = addDays(d, 1);
-    }
+    const hours = day ? hoursOf(resortId, day) : null;
+    const entry: [string, number] = [d, 0];
+    perDay.push(entry);
+    for (; i < STORM_WATCH_HOURS && h < HOURS; i++, h++) if (hours) entry[1] += hours[h]!;
+    h = 0;
+    d = addDays(d, 1);
   }
   const r1 = (x: number) => Math.round(x * 10) / 10;
   const peak = perDay.reduce((best, x) => (x[1] > best[1] + 1e-9 ? x : best), perDay[0]!);

@@ -48,9 +48,20 @@ export function splitDailySnowfall(resortId: string, date: string, totalCm: numb
   return hours;
 }
 
+/**
+ * Each day's hours, worked out once per day object: a resort's snapshot reads the same days for
+ * four windows, and at import scale (thousands of resorts) working them out per hour read was
+ * most of a ranking's time. Kept with the inputs it came from, so a changed day is worked out again.
+ */
+const hoursMemo = new WeakMap<DailyWeather, { resortId: string; text: string | null | undefined; totalCm: number; date: string; hours: readonly number[] }>();
+
 /** A day's 24 summit hours: as the provider reported them, or the generator's split of its total. */
 export function hoursOf(resortId: string, day: DailyWeather): readonly number[] {
-  return parseHours(day.snowfallSummitHourly) ?? splitDailySnowfall(resortId, day.date, day.snowfallSummitCm);
+  const m = hoursMemo.get(day);
+  if (m && m.resortId === resortId && m.text === day.snowfallSummitHourly && m.totalCm === day.snowfallSummitCm && m.date === day.date) return m.hours;
+  const hours = parseHours(day.snowfallSummitHourly) ?? splitDailySnowfall(resortId, day.date, day.snowfallSummitCm);
+  hoursMemo.set(day, { resortId, text: day.snowfallSummitHourly, totalCm: day.snowfallSummitCm, date: day.date, hours });
+  return hours;
 }
 
 /**
@@ -59,15 +70,20 @@ export function hoursOf(resortId: string, day: DailyWeather): readonly number[] 
  */
 export function snowfallOverHours(resortId: string, days: readonly DailyWeather[], date: string, hour: number, count: number): number {
   const byDate = new Map(days.map((d) => [d.date, d]));
+  const hoursOn = (d: string) => {
+    const day = byDate.get(d);
+    return day ? hoursOf(resortId, day) : null;
+  };
   let total = 0;
   let d = date;
   let h = hour;
+  let hours = hoursOn(d);
   for (let i = 0; i < count; i++) {
-    const day = byDate.get(d);
-    if (day) total += hoursOf(resortId, day)[h]!;
-    if (++h === HOURS) {
+    if (hours) total += hours[h]!;
+    if (++h === HOURS && i + 1 < count) {
       h = 0;
       d = addDays(d, 1);
+      hours = hoursOn(d);
     }
   }
   return Math.round(total * 10) / 10;
