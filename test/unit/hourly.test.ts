@@ -46,6 +46,20 @@ describe('hourly snowfall windows', () => {
     const broken = { date: '2027-01-15', snowfallSummitCm: 5, snowfallSummitHourly: 'garbage' } as DailyWeather;
     expect(hoursOf('r', broken).reduce((a, b) => a + b, 0)).toBeCloseTo(5, 9);
   });
+
+  it("a day's hours are worked out again when anything they come from changes", () => {
+    const d = { date: '2027-01-15', snowfallSummitCm: 5, snowfallSummitHourly: null } as unknown as DailyWeather;
+    const first = hoursOf('r', d);
+    expect(hoursOf('r', d)).toBe(first);
+    expect(hoursOf('other', d)).toEqual(splitDailySnowfall('other', '2027-01-15', 5));
+    expect(hoursOf('other', d)).not.toEqual(first);
+    d.snowfallSummitCm = 7;
+    expect(hoursOf('other', d)).toEqual(splitDailySnowfall('other', '2027-01-15', 7));
+    d.date = '2027-01-16';
+    expect(hoursOf('other', d)).toEqual(splitDailySnowfall('other', '2027-01-16', 7));
+    d.snowfallSummitHourly = formatHours(Array(24).fill(0.5));
+    expect(hoursOf('other', d)).toEqual(Array(24).fill(0.5));
+  });
 });
 
 describe("the generator's hours", () => {
