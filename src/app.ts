@@ -161,6 +161,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     resortIndex: new Lazy(() => new PointIndex(repos.resorts.all(), (r) => r.id)),
     weatherWindow,
     snapshots: new SnapshotStore(),
+    snapshotChunk: config.snapshotChunk,
     history: new HistoryService(providers.history),
     sync: cluster ?? sync,
     costBudget: new CostBudget(config.costBudget.unitsPerRequest, config.costBudget.windowSeconds),

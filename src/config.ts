@@ -77,6 +77,11 @@ export interface Config {
   costBudget: { unitsPerRequest: number; windowSeconds: number };
   /** Bytes of serialized GET answers kept (0 turns the response cache off). */
   responseCacheBytes: number;
+  /**
+   * Resorts whose snapshots are built per turn of the event loop (250: the curated catalogue in
+   * one). Not an environment setting; tests lower it to build imported-scale lists in many turns.
+   */
+  snapshotChunk: number;
   /** Where conditions and history come from: the offline generator or Open-Meteo. */
   provider: 'simulated' | 'open-meteo';
   openMeteo: { forecast: string; archive: string };
@@ -120,6 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     executionTimeoutMs: e.EXECUTION_TIMEOUT_MS,
     responseCacheBytes: Math.round(e.RESPONSE_CACHE_MB * 1024 * 1024),
+    snapshotChunk: 250,
     costBudget: { unitsPerRequest: e.COST_UNITS_PER_REQUEST, windowSeconds: e.COST_WINDOW_SECONDS },
     provider: e.PROVIDER,
     openMeteo: { forecast: e.OPEN_METEO_FORECAST_URL, archive: e.OPEN_METEO_ARCHIVE_URL },

@@ -2,7 +2,12 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app.js';
 import type { Config } from '../src/config.js';
-import { isoDate } from '../src/domain/dates.js';
+import { addDays, isoDate } from '../src/domain/dates.js';
+import { RequestLoaders } from '../src/graphql/loaders.js';
+import type { Services } from '../src/graphql/context.js';
+import { simulatedProvider } from '../src/providers/simulated.js';
+import { SnapshotStore } from '../src/snapshots/store.js';
+import { WeatherWindow } from '../src/weather/window.js';
 import { loadResortCatalogue } from '../src/db/sources/resort-source.js';
 import { expectProblem, getJson, startTestServer, TEST_KEY, privateDatabase } from './helpers/server.js';
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
@@ -180,7 +185,9 @@ describe('while a run publishes', () => {
     const dbPath = freshDb();
     const seed = await startTestServer({ dbPath, now: clock });
     await seed.close();
-    const app = await startTestServer({ dbPath, now: clock, config: { ...meteo(), upstream: { ...meteo().upstream!, concurrency: 16 } } });
+    // Snapshots built 25 resorts per turn of the event loop, as a list of thousands of imported
+    // resorts is: a publish can land between two chunks of one answer.
+    const app = await startTestServer({ dbPath, now: clock, config: { ...meteo(), upstream: { ...meteo().upstream!, concurrency: 16 }, snapshotChunk: 25 } });
     try {
       // Where each of 200 resorts' conditions come from, in one answer.
       const query = '{ resorts(paging: { limit: 200 }) { resorts { id conditions { source } } } }';
@@ -212,6 +219,37 @@ describe('while a run publishes', () => {
       // Every answer while it published was one or the other, never a blend.
       for (const answer of seen) expect([before, after]).toContain(answer);
       expect(seen.length).toBeGreaterThan(2);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('one list, one version of the data', () => {
+  it('a publish between two chunks of one list starts the list again on the new data', async () => {
+    const app = await startTestServer({ privateDb: true, now: clock });
+    try {
+      const ids = app.repos.resorts.all().slice(0, 200).map((r) => r.id);
+      // The request's loaders over the server's own repositories, 25 resorts per turn of the event loop.
+      const services = {
+        repos: app.repos,
+        weatherWindow: new WeatherWindow(app.repos.resorts, app.repos.weather, simulatedProvider, clock, app.logger),
+        snapshots: new SnapshotStore(),
+        snapshotChunk: 25,
+        now: clock,
+      } as unknown as Services;
+      const loaders = new RequestLoaders(services);
+      const list = loaders.snapshotByResort.loadMany(ids);
+      // Runs after the first chunk is read and before the second (Node runs this check-phase
+      // callback before the one the loader queues after its first chunk): a real write of new
+      // rows for every resort, as a sync publish makes.
+      setImmediate(() => {
+        const days = app.repos.weather.daysOf(ids, addDays(today, -10), addDays(today, 10));
+        app.repos.weather.write(days.map((d) => ({ ...d, source: 'open-meteo' })));
+      });
+      const snapshots = await list;
+      const sources = new Set(snapshots.map((x) => (x instanceof Error ? x.message : x.source)));
+      expect([...sources]).toEqual(['open-meteo']);
     } finally {
       await app.close();
     }

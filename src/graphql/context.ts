@@ -20,6 +20,8 @@ export interface Services {
   weatherWindow: WeatherWindow;
   /** Snapshots shared across requests until the hour, the weather or the inventory changes. */
   snapshots: SnapshotStore;
+  /** Resorts whose snapshots are loaded and built per turn of the event loop. */
+  snapshotChunk: number;
   history: HistoryService;
   sync: SyncService;
   /** Each key's cost budget per window. */

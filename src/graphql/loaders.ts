@@ -9,8 +9,8 @@ import type { LiveLiftRow } from '../repositories/inventory.js';
 import { buildSnapshot, hourOf, type ResortSnapshot } from '../snapshots/snapshot.js';
 import type { Services } from './context.js';
 
-/** Resorts whose snapshots are built in one go (the whole curated catalogue fits in one). */
-const SNAPSHOT_CHUNK = 250;
+/** Times a snapshot batch starts again because the data changed under it, before it gives up. */
+const SNAPSHOT_RESTARTS = 3;
 
 export interface StatePageKey {
   stateCode: string;
@@ -135,37 +135,70 @@ export class RequestLoaders implements Loaders {
 
   /**
    * Snapshots come from the shared store; only resorts missing there are loaded, in one batch per
-   * loader for up to SNAPSHOT_CHUNK resorts. More (a ranking over thousands of imported resorts)
+   * loader for up to `snapshotChunk` resorts. More (a ranking over thousands of imported resorts)
    * are loaded and built a chunk per turn of the event loop, so other requests go on meanwhile.
+   * A sync run may publish (or the hour turn) while a chunk loads: then the batch starts again on
+   * the new data, so one list never mixes snapshots of two versions of the data.
    */
   get snapshotByResort() {
-    const { repos, weatherWindow, snapshots, now } = this.services;
+    const { weatherWindow } = this.services;
     return (this._snapshotByResort ??= new DataLoader(async (ids) => {
       await weatherWindow.ensureFor(ids);
-      const asOf = hourOf(now());
-      const generation = `${asOf.getTime()}|${repos.weather.version}|${repos.inventory.version}`;
-      const wanted = ids.filter((id) => !snapshots.get(generation, id));
-      for (let start = 0; start < wanted.length; start += SNAPSHOT_CHUNK) {
-        if (start > 0) await new Promise((resolve) => setImmediate(resolve));
-        const missing = wanted.slice(start, start + SNAPSHOT_CHUNK);
-        const [resorts, days, trails, lifts, live] = await Promise.all([
-          this.resortById.loadMany(missing),
-          this.recentDaysByResort.loadMany(missing),
-          this.trailsByResort.loadMany(missing),
-          this.liftsByResort.loadMany(missing),
-          this.liveLiftsByResort.loadMany(missing),
-        ]);
-        const r = unwrap(resorts);
-        const d = unwrap(days);
-        const t = unwrap(trails);
-        const l = unwrap(lifts);
-        const v = unwrap(live);
-        missing.forEach((id, i) => {
-          const resort = r[i];
-          if (resort) snapshots.set(generation, buildSnapshot({ resort, days: d[i]!, trails: t[i]!, lifts: l[i]!, live: v[i]!, asOf }));
-        });
+      for (let restarts = 0; ; restarts++) {
+        const built = await this.buildSnapshots(ids, restarts < SNAPSHOT_RESTARTS);
+        if (built) return built;
+        // Rows read before the change must not be reused: every loader under the snapshots forgets.
+        for (const loader of [this.resortById, this.recentDaysByResort, this.trailsByResort, this.liftsByResort, this.liveLiftsByResort]) loader.clearAll();
       }
-      return ids.map((id) => (snapshots.get(generation, id) as ResortSnapshot<ResortRecord> | undefined) ?? new Error(`resort ${id} not found`));
     }));
+  }
+
+  /** The data version snapshots are built from: the hour, the weather and the inventory. */
+  private generationNow(): { asOf: Date; generation: string } {
+    const { repos, now } = this.services;
+    const asOf = hourOf(now());
+    return { asOf, generation: `${asOf.getTime()}|${repos.weather.version}|${repos.inventory.version}` };
+  }
+
+  /**
+   * The snapshots of `ids`, all of one generation; null when the generation changed while chunks
+   * were loading (and `mayRestart`), for the caller to start again.
+   */
+  private async buildSnapshots(ids: readonly string[], mayRestart: boolean): Promise<(ResortSnapshot<ResortRecord> | Error)[] | null> {
+    const { snapshots, snapshotChunk } = this.services;
+    const { asOf, generation } = this.generationNow();
+    const found = new Map<string, ResortSnapshot<ResortRecord>>();
+    const wanted: string[] = [];
+    for (const id of ids) {
+      const kept = snapshots.get(generation, id) as ResortSnapshot<ResortRecord> | undefined;
+      if (kept) found.set(id, kept);
+      else wanted.push(id);
+    }
+    for (let start = 0; start < wanted.length; start += snapshotChunk) {
+      if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+      const missing = wanted.slice(start, start + snapshotChunk);
+      const [resorts, days, trails, lifts, live] = await Promise.all([
+        this.resortById.loadMany(missing),
+        this.recentDaysByResort.loadMany(missing),
+        this.trailsByResort.loadMany(missing),
+        this.liftsByResort.loadMany(missing),
+        this.liveLiftsByResort.loadMany(missing),
+      ]);
+      // Read after a publish (or in a new hour): these rows belong to another generation.
+      if (mayRestart && this.generationNow().generation !== generation) return null;
+      const r = unwrap(resorts);
+      const d = unwrap(days);
+      const t = unwrap(trails);
+      const l = unwrap(lifts);
+      const v = unwrap(live);
+      missing.forEach((id, i) => {
+        const resort = r[i];
+        if (!resort) return;
+        const snapshot = buildSnapshot({ resort, days: d[i]!, trails: t[i]!, lifts: l[i]!, live: v[i]!, asOf });
+        snapshots.set(generation, snapshot);
+        found.set(id, snapshot);
+      });
+    }
+    return ids.map((id) => found.get(id) ?? new Error(`resort ${id} not found`));
   }
 }
