@@ -45,7 +45,8 @@ export default async function setup(project: TestProject) {
  * Today's (wall-clock) weather window, as the first start of a server writes it: most test servers
  * run on the wall clock, and each would otherwise write it again into its own copy. Then the WAL
  * is folded into the file and the file left in rollback mode, so that a byte copy of it is the
- * whole, consistent database. Tests that need today's window missing delete it themselves.
+ * whole, consistent database. Tests that need today's window missing ask for a copy without
+ * it (`privateDatabase(prefix, { weather: false })`).
  */
 async function writeTodaysWindow(file: string): Promise<void> {
   const db = openDatabase(file);
