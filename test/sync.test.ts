@@ -259,19 +259,21 @@ describe('one list, one version of the data', () => {
 describe('a real provider', () => {
   it('starts a run at start when today’s window is missing, and not when it is there', async () => {
     const dbPath = freshDb();
-    const config = { ...meteo(), syncIntervalMinutes: 600 };
-    fake.mode = 'slow';
-    fake.delayMs = 20;
+    // Time-outs long enough for the provider to be held while the server starts on a busy machine.
+    const config = { ...meteo(), upstream: { ...meteo().upstream!, timeoutMs: 30_000 }, syncIntervalMinutes: 600 };
+    const release = fake.hold();
     const first = await startTestServer({ dbPath, now: clock, config });
     try {
       // Listening, but not ready for a load balancer until the run has written today's window.
       const starting = await getJson(first, '/readyz', { apiKey: null });
       expect([starting.status, starting.body]).toEqual([503, { status: 'starting', waiting: ['the weather window of today'] }]);
+      release();
       const s = await until(() => status(first), (x) => x.lastRun !== null && x.state === 'IDLE');
       expect(s.lastRun).toMatchObject({ trigger: 'SCHEDULED', status: 'SUCCEEDED', resortsUpdated: 241 });
       expect(fake.requests.length).toBeGreaterThanOrEqual(241);
       expect((await getJson(first, '/readyz')).status).toBe(200);
     } finally {
+      release();
       await first.close();
     }
     fake.requests.length = 0;

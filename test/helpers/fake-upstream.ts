@@ -19,6 +19,8 @@ export interface FakeUpstream {
   maxInFlight: number;
   /** The day Open-Meteo's past_days and forecast_days count from (the caller's clock). */
   today: string;
+  /** Holds every request until the returned function is called (a provider that has not answered yet). */
+  hold(): () => void;
   close(): Promise<void>;
 }
 
@@ -105,12 +107,14 @@ function liftie(id: string) {
 export async function startFakeUpstream(options: { today: string }): Promise<FakeUpstream> {
   let inFlight = 0;
   const answers = new Map<string, string>();
-  const state: Omit<FakeUpstream, 'close' | 'url'> = { mode: 'ok', delayMs: 0, requests: [], maxInFlight: 0, today: options.today };
+  let gate: Promise<void> | null = null;
+  const state: Omit<FakeUpstream, 'close' | 'url' | 'hold'> = { mode: 'ok', delayMs: 0, requests: [], maxInFlight: 0, today: options.today };
   const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     state.requests.push(req.url ?? '');
     inFlight++;
     state.maxInFlight = Math.max(state.maxInFlight, inFlight);
     res.on('close', () => inFlight--);
+    if (gate) await gate;
     const url = new URL(req.url ?? '/', 'http://fake');
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
@@ -187,6 +191,14 @@ export async function startFakeUpstream(options: { today: string }): Promise<Fak
   const { port } = server.address() as AddressInfo;
   const fake = state as FakeUpstream;
   fake.url = `http://127.0.0.1:${port}`;
+  fake.hold = () => {
+    let release!: () => void;
+    gate = new Promise<void>((r) => (release = r));
+    return () => {
+      gate = null;
+      release();
+    };
+  };
   fake.close = () =>
     new Promise<void>((r) => {
       server.closeAllConnections();
