@@ -1,27 +1,103 @@
-// npm run build: bundles src/ into dist/ with esbuild. One file (plus a shared chunk and the lazily
-// loaded Yoga/GraphiQL chunk) starts much faster than hundreds of modules: measured here, the first
+// npm run build: bundles src/ into dist/ with esbuild. One file (plus shared chunks and the lazily
+// loaded Yoga chunk) starts much faster than hundreds of modules: measured here, the first
 // answered request came 910 ms after start with tsc's per-file output and 690 ms with the bundle.
-// `npm test` still type-checks with tsc; the bundle is only what `npm start` runs.
+// `npm test` type-checks src/ with tsc and runs its HTTP tests against this very bundle.
 import { build } from 'esbuild';
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const defaultOutdir = path.join(root, 'dist');
 
+/**
+ * `server` is what `npm start` runs; `app` is the same code as a library (startApp, loadConfig),
+ * which the test suite imports to start servers in its own process on injected clocks.
+ */
+const ENTRIES = { server: 'src/server.ts', app: 'src/bundle-entry.ts' };
 /** The command-line tools, bundled only on request (the tests run them many times; npm scripts use tsx). */
 const CLI_ENTRIES = { keys: 'src/cli/keys.ts', import: 'src/cli/import.ts', 'build-db': 'src/cli/build-db.ts' };
 
 /**
+ * One copy of each library in the bundle.
+ * - graphql ships an ESM build (*.mjs) and a CommonJS build (*.js). ESM importers get the first,
+ *   CommonJS `require`s (graphql-jit's) the second: two copies of every class, and graphql refuses
+ *   to mix them ("Cannot use GraphQLNonNull from another module or realm"), which broke every
+ *   `__typename` and introspection. Every import of graphql, whatever its kind, gets the ESM build.
+ * - Other dual packages: a `require` gets the build an `import` gets (esbuild wraps it for require).
+ * - npm installs the same version of a package in several nested node_modules when a different
+ *   version sits at the top; those copies are identical, and the bundle takes the first.
+ */
+const oneCopyEach = {
+  name: 'one-copy-each',
+  setup(b) {
+    const graphqlDir = path.join(root, 'node_modules', 'graphql');
+    b.onResolve({ filter: /^graphql(\/.*)?$/ }, (args) => {
+      const sub = args.path.slice('graphql'.length).replace(/^\//, '').replace(/\.m?js$/, '');
+      const file = sub ? path.join(graphqlDir, `${sub}.mjs`) : path.join(graphqlDir, 'index.mjs');
+      return { path: existsSync(file) ? file : path.join(graphqlDir, sub, 'index.mjs') };
+    });
+    const firstDirOf = new Map();
+    b.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (args.pluginData === 'again') return undefined;
+      const kind = args.kind === 'require-call' ? 'import-statement' : args.kind;
+      const resolved = await b.resolve(args.path, { kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: 'again' });
+      if (resolved.errors.length > 0 || resolved.external || !resolved.path) return resolved.errors.length > 0 ? { errors: resolved.errors } : resolved;
+      const m = resolved.path.match(/^(.*node_modules\/((?:@[^/]+\/)?[^/]+))\/(.*)$/);
+      if (!m) return resolved;
+      const [, dir, name, rest] = m;
+      const version = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')).version;
+      const key = `${name}@${version}`;
+      const first = firstDirOf.get(key) ?? (firstDirOf.set(key, dir), dir);
+      return { ...resolved, path: path.join(first, rest) };
+    });
+  },
+};
+
+/** Directory names packages use for their alternative builds of the same modules. */
+const FLAVOUR_DIRS = /^(cjs|esm|mjs|commonjs|es|es\d{4}|module|umd)$/;
+
+/**
+ * Every library at most once in the bundle: one installed copy (no second version from a nested
+ * node_modules) and one build of each module (not both its ESM and CommonJS files). Returns the
+ * offences, from esbuild's metafile.
+ */
+export function duplicatesIn(metafile) {
+  const dirsByPackage = new Map();
+  const filesByModule = new Map();
+  for (const input of Object.keys(metafile.inputs)) {
+    const m = input.match(/^(.*node_modules\/((?:@[^/]+\/)?[^/]+))\/(.*)$/);
+    if (!m) continue;
+    const [, dir, name, rest] = m;
+    if (!dirsByPackage.has(name)) dirsByPackage.set(name, new Set());
+    dirsByPackage.get(name).add(dir);
+    const module = `${dir}:${rest.replace(/\.(mjs|cjs|js)$/, '').split('/').filter((s) => !FLAVOUR_DIRS.test(s)).join('/')}`;
+    if (!filesByModule.has(module)) filesByModule.set(module, []);
+    filesByModule.get(module).push(input);
+  }
+  const problems = [];
+  for (const [name, dirs] of dirsByPackage) {
+    if (dirs.size > 1) problems.push(`${name} is bundled from ${dirs.size} installed copies: ${[...dirs].join(', ')}`);
+  }
+  const twice = [...filesByModule.values()].filter((files) => files.length > 1);
+  const byPackage = new Map();
+  for (const files of twice) {
+    const dir = files[0].match(/^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//)[1];
+    if (!byPackage.has(dir)) byPackage.set(dir, files);
+  }
+  for (const [dir, files] of byPackage) problems.push(`${dir} is bundled in two builds (e.g. ${files.join(' and ')})`);
+  return problems;
+}
+
+/**
  * Bundles into `outdir` (dist/ for npm start; the tests build their own copy with the CLIs, see
- * test/global-setup.ts).
+ * test/global-setup.ts). Fails when the bundle would hold any library twice.
  */
 export async function buildDist(outdir = defaultOutdir, { withCli = false } = {}) {
   rmSync(outdir, { recursive: true, force: true });
-  await build({
+  const result = await build({
     absWorkingDir: root,
-    entryPoints: { server: 'src/server.ts', ...(withCli ? CLI_ENTRIES : {}) },
+    entryPoints: { ...ENTRIES, ...(withCli ? CLI_ENTRIES : {}) },
     outdir,
     bundle: true,
     splitting: true,
@@ -29,6 +105,8 @@ export async function buildDist(outdir = defaultOutdir, { withCli = false } = {}
     format: 'esm',
     target: 'node20',
     sourcemap: 'linked',
+    metafile: true,
+    plugins: [oneCopyEach],
     // A native addon, and geo-tz (it reads data files beside its code): loaded from node_modules.
     external: ['better-sqlite3', 'geo-tz'],
     mainFields: ['module', 'main'],
@@ -45,7 +123,20 @@ export async function buildDist(outdir = defaultOutdir, { withCli = false } = {}
     },
     logLevel: 'warning',
   });
+  const duplicates = duplicatesIn(result.metafile);
+  if (duplicates.length > 0) {
+    rmSync(outdir, { recursive: true, force: true });
+    throw new Error(`The bundle would hold a library twice; fix the dependency tree (package.json overrides) or the build:\n- ${duplicates.join('\n- ')}`);
+  }
+  writeFileSync(path.join(outdir, 'meta.json'), JSON.stringify(result.metafile));
   writeFileSync(path.join(outdir, '.built'), new Date().toISOString());
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await buildDist();
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  try {
+    await buildDist();
+  } catch (err) {
+    console.error(err.message);
+    process.exit(1);
+  }
+}
