@@ -10,6 +10,9 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
+    // The suite's bundle (.test-dist/, built by the global setup) is loaded by Node as it is,
+    // exactly as npm start runs it: never transformed by vite.
+    server: { deps: { external: [/\/\.test-dist\//] } },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Each file starts its own server on an ephemeral port. Three workers on the 2-core machines:

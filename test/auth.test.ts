@@ -7,8 +7,7 @@ import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app.js';
-import { startApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { bundle } from './helpers/bundle.js';
 import { ensureDatabase } from '../src/db/build.js';
 import { expectProblem, getJson, startTestServer, TEST_KEY, privateDatabase } from './helpers/server.js';
 import { everyDocumentedPath } from './helpers/paths.js';
@@ -233,6 +232,7 @@ describe('AUTH=off', () => {
   it('lets requests in without a key and warns loudly in the log', async () => {
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, new Writable({ write: (chunk, _e, done) => void (lines.push(String(chunk)), done()) }));
+    const { startApp, loadConfig } = await bundle();
     const app = await startApp({
       config: { ...loadConfig({ AUTH: 'off' }), port: 0, host: '127.0.0.1', dbPath: privateDb(), logLevel: 'info' },
       logger,

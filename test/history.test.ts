@@ -2,8 +2,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app.js';
-import { startApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { bundle } from './helpers/bundle.js';
 import { averageSeries, deviation, deviations, samplePoints, summarize, windowDates, yearsBefore, type HistoryDay } from '../src/domain/history.js';
 import { haversineMiles, KM_PER_MILE } from '../src/domain/geo.js';
 import { clockAt, expectProblem, getJson, startTestServer, TEST_KEY, privateDatabase } from './helpers/server.js';
@@ -108,6 +107,7 @@ describe('history from Open-Meteo (a local server speaking its format)', () => {
   beforeAll(async () => {
     fake = await startFakeUpstream({ today: '2027-02-10' });
     const dbPath = privateDatabase('gateway-hist-');
+    const { startApp, loadConfig } = await bundle();
     const base = loadConfig({});
     app = await startApp({
       config: {

@@ -5,8 +5,9 @@ import path from 'node:path';
 import { expect, inject } from 'vitest';
 import { print } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { startApp, type RunningApp } from '../../src/app.js';
-import { loadConfig, type Config } from '../../src/config.js';
+import type { RunningApp } from '../../src/app.js';
+import type { Config } from '../../src/config.js';
+import { bundle } from './bundle.js';
 
 /** The key test servers accept (added through API_KEYS), with limits no suite reaches. */
 export const TEST_KEY = 'szg_test_key_for_the_suite';
@@ -62,8 +63,9 @@ const privateCopy = () => privateDatabase();
 /** A fixed instant as the server's clock. */
 export const clockAt = (iso: string) => () => new Date(iso);
 
-/** A real server on an ephemeral 127.0.0.1 port over the run's real SQLite file. */
+/** A real server, from the bundle npm start runs, on an ephemeral 127.0.0.1 port over a real SQLite file. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<RunningApp> {
+  const { startApp, loadConfig } = await bundle();
   const base = loadConfig({});
   const app = await startApp({
     config: {
