@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+// @ts-expect-error: plain JavaScript, no declarations
+import { duplicatesIn } from '../../scripts/build.mjs';
+import { BUNDLE_DIR } from '../helpers/bundle.js';
+
+const metafile = (...inputs: string[]) => ({ inputs: Object.fromEntries(inputs.map((i) => [i, { bytes: 1, imports: [] }])), outputs: {} });
+
+describe('the build refuses a bundle holding a library twice', () => {
+  it('graphql in its ESM and its CommonJS build (the realm error of __typename and introspection)', () => {
+    const problems: string[] = duplicatesIn(metafile('src/app.ts', 'node_modules/graphql/execution/execute.mjs', 'node_modules/graphql/execution/execute.js'));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/node_modules\/graphql is bundled in two builds/);
+  });
+
+  it('a package from two installed copies, and a package in cjs/ and esm/ builds', () => {
+    const problems: string[] = duplicatesIn(
+      metafile('node_modules/lru-cache/dist/esm/index.js', 'node_modules/graphql-yoga/node_modules/lru-cache/dist/esm/index.js', 'node_modules/@x/utils/cjs/index.js', 'node_modules/@x/utils/esm/index.js'),
+    );
+    expect(problems.some((p) => /^lru-cache is bundled from 2 installed copies/.test(p))).toBe(true);
+    expect(problems.some((p) => /node_modules\/@x\/utils is bundled in two builds/.test(p))).toBe(true);
+  });
+
+  it('distinct modules of one package, and one build of each, pass', () => {
+    expect(duplicatesIn(metafile('node_modules/graphql/index.mjs', 'node_modules/graphql/language/parser.mjs', 'node_modules/@opentelemetry/api/build/esm/platform/node/index.js', 'node_modules/@opentelemetry/api/build/esm/platform/index.js'))).toEqual([]);
+  });
+
+  it('the suite’s bundle (the same build as npm start’s) holds each library once', () => {
+    const meta = JSON.parse(readFileSync(path.join(BUNDLE_DIR, 'meta.json'), 'utf8'));
+    const graphqlFiles = Object.keys(meta.inputs).filter((i) => i.startsWith('node_modules/graphql/'));
+    expect(graphqlFiles.length).toBeGreaterThan(50);
+    expect(graphqlFiles.every((f) => f.endsWith('.mjs'))).toBe(true);
+    expect(duplicatesIn(meta)).toEqual([]);
+  });
+});
