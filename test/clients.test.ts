@@ -31,7 +31,7 @@ describe("graphql-http's server audits (GraphQL over HTTP)", () => {
     const audits = serverAudits({ url: `${app.url}/graphql`, fetchFn: withKey });
     expect(audits.length).toBeGreaterThan(50);
     const results = [];
-    for (const audit of audits) results.push({ name: audit.name, ...(await audit.fn()) });
+    for (const audit of audits) results.push({ ...(await audit.fn()), name: audit.name });
     const notOk = results.filter((r) => r.status !== 'ok').map((r) => `${r.status}: ${r.name}${'reason' in r ? ` (${r.reason})` : ''}`);
     expect(notOk).toEqual([]);
   });
