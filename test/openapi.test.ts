@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { RunningApp } from '../src/app.js';
 import { routes } from '../src/rest/routes.js';
 import { expectProblem, getJson, startTestServer, TEST_KEY, type HttpResult } from './helpers/server.js';
 import { everyDocumentedPath } from './helpers/paths.js';
+import { openApiValidator } from './helpers/openapi.js';
 
 /**
  * /openapi.json is checked by a real OpenAPI 3.1 validator, and every route's real answers (200s
@@ -15,16 +16,14 @@ import { everyDocumentedPath } from './helpers/paths.js';
 type Json = Record<string, any>;
 let app: RunningApp;
 let doc: Json;
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-(addFormats as unknown as (a: Ajv2020) => void)(ajv);
+let validator: Awaited<ReturnType<typeof openApiValidator>>;
 
 beforeAll(async () => {
   app = await startTestServer();
   const r = await getJson(app, '/openapi.json', { apiKey: null });
   expect(r.status).toBe(200);
   doc = r.body;
-  // The components under an id of their own, so `#/components/schemas/…` references resolve.
-  ajv.addSchema({ $id: 'https://ski-zip-gateway.test/openapi.json', components: doc.components }, 'openapi');
+  validator = await openApiValidator(doc);
 });
 afterAll(async () => {
   await app?.close();
@@ -37,26 +36,12 @@ function operationOf(template: string, method: string): Json {
   return op;
 }
 
-const validators = new Map<string, ValidateFunction>();
-/** The schema of an answer of this status, compiled against the document's components. */
-function validatorFor(op: Json, status: number, contentType: string): ValidateFunction {
-  const response = op.responses[String(status)];
-  expect(response, `status ${status} is documented for ${op.operationId}`).toBeDefined();
-  const media = contentType.startsWith('application/problem+json') ? 'application/problem+json' : 'application/json';
-  const schema = response.content?.[media]?.schema;
-  expect(schema, `${op.operationId} ${status} documents a ${media} body`).toBeDefined();
-  const key = `${op.operationId} ${status} ${media}`;
-  if (!validators.has(key)) {
-    const rewritten = JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"https://ski-zip-gateway.test/openapi.json#/components/'));
-    validators.set(key, ajv.compile(rewritten));
-  }
-  return validators.get(key)!;
-}
-
-function expectConforms(template: string, method: string, r: HttpResult) {
-  const validate = validatorFor(operationOf(template, method), r.status, r.contentType);
-  const ok = validate(r.body);
-  expect(ok, `${method} ${template} ${r.status}: ${JSON.stringify(validate.errors?.slice(0, 3))}`).toBe(true);
+/** A real answer, validated against the document; the document must also accept the request. */
+async function expectConformingAnswer(method: string, url: string, status: number, apiKey: string | null = TEST_KEY): Promise<HttpResult> {
+  const r = await getJson(app, url, { method, apiKey });
+  expect(r.status, `${method} ${url}`).toBe(status);
+  validator.expectConforms(method, url, r);
+  return r;
 }
 
 describe('the OpenAPI document', () => {
@@ -92,32 +77,62 @@ describe('the OpenAPI document', () => {
   });
 });
 
-describe('real answers conform to the document', () => {
-  const paths = everyDocumentedPath();
+describe('real answers conform to the document (openapi-backend, an independent validator)', () => {
+  const paths = everyDocumentedPath().flatMap((p) => [p, { ...p, path: `/v1${p.path}` }]);
 
-  it.each(paths)('$method $path: the 200 body matches its schema', async ({ method, path }) => {
-    const template = routes.find((r) => (r.method ?? 'GET') === method && new RegExp(`^${r.path.replace(/:(\w+)/g, '[^/]+')}$`).test(path.split('?')[0]!))!.path;
-    const r = await getJson(app, path, { method });
-    expect(r.status).toBe(200);
-    expectConforms(template, method, r);
+  it.each(paths)('$method $path: the document accepts the request and the 200 body matches', async ({ method, path }) => {
+    expect(validator.requestErrors(method, path)).toEqual([]);
+    await expectConformingAnswer(method, path, 200);
   });
 
-  it('errors match the problem schema of their status: 400, 401, 404', async () => {
-    const cases: [string, string, number, string | null][] = [
-      ['/api/zip/:zip', '/api/zip/abc', 400, TEST_KEY],
-      ['/api/zip/:zip/nearby', '/api/zip/90210/nearby?radiusMiles=900', 400, TEST_KEY],
-      ['/api/resorts/:id/history', '/api/resorts/vail/history?days=1', 400, TEST_KEY],
-      ['/api/resorts', '/api/resorts?limit=0', 400, TEST_KEY],
-      ['/api/zip/:zip', '/api/zip/00000', 404, TEST_KEY],
-      ['/api/resorts/:id', '/api/resorts/no-such-resort', 404, TEST_KEY],
-      ['/api/zip/:zip', '/api/zip/90210', 401, null],
-      ['/api/resorts', '/api/resorts', 401, 'szg_not_a_key'],
+  it('every example in the README is a request the document accepts, answered as it says', async () => {
+    const examples = readmeExamples();
+    expect(examples).toContain('/api/resorts/zermatt?units=imperial');
+    expect(examples.length).toBeGreaterThanOrEqual(9);
+    for (const url of examples) {
+      // The README's one error example asks for too much on purpose: the document refuses it too.
+      const refused = /radiusMiles=500/.test(url);
+      if (refused) expect(validator.requestErrors('GET', url), url).not.toEqual([]);
+      else expect(validator.requestErrors('GET', url), url).toEqual([]);
+      const r = await getJson(app, url);
+      expect(r.status, url).toBe(refused ? 400 : 200);
+      validator.expectConforms('GET', url, r);
+    }
+  });
+
+  it('units: exactly what the server accepts is what the document accepts', async () => {
+    for (const units of ['metric', 'imperial', 'METRIC', 'IMPERIAL']) {
+      const url = `/api/resorts/vail?units=${units}`;
+      expect(validator.requestErrors('GET', url), url).toEqual([]);
+      expect((await expectConformingAnswer('GET', url, 200)).body.units.system).toBe(units.toUpperCase());
+    }
+    for (const units of ['Imperial', 'kelvin', '']) {
+      const url = `/api/resorts/vail?units=${units}`;
+      expect(validator.requestErrors('GET', url), url).not.toEqual([]);
+      expectProblem(await expectConformingAnswer('GET', url, 400), 400);
+    }
+  });
+
+  it('errors match the problem schema of their status: 400, 401, 404; a refused parameter is one the document refuses too', async () => {
+    const cases: [string, number, string | null][] = [
+      ['/api/zip/abc', 400, TEST_KEY],
+      ['/api/zip/90210/nearby?radiusMiles=900', 400, TEST_KEY],
+      ['/api/resorts/vail/history?days=1', 400, TEST_KEY],
+      ['/api/resorts?limit=0', 400, TEST_KEY],
+      ['/v1/api/states/CA/zipcodes?limit=1001', 400, TEST_KEY],
+      ['/api/zip/00000', 404, TEST_KEY],
+      ['/api/resorts/no-such-resort', 404, TEST_KEY],
+      ['/v1/api/city/Nowhereville', 404, TEST_KEY],
+      ['/api/zip/90210', 401, null],
+      ['/api/resorts', 401, 'szg_not_a_key'],
     ];
-    for (const [template, path, status, apiKey] of cases) {
-      const r = await getJson(app, path, { apiKey });
+    for (const [url, status, apiKey] of cases) {
+      const r = await expectConformingAnswer('GET', url, status, apiKey);
       const body = expectProblem(r, status);
-      if (status === 400) expect(body.errors?.[0]).toMatchObject({ name: expect.any(String), bound: expect.any(String) });
-      expectConforms(template, 'GET', r);
+      if (status === 400) {
+        expect(body.errors?.[0]).toMatchObject({ name: expect.any(String), bound: expect.any(String) });
+        expect(validator.requestErrors('GET', url), url).not.toEqual([]);
+      }
     }
   });
 
@@ -126,14 +141,21 @@ describe('real answers conform to the document', () => {
     try {
       const forbidden = await getJson(limited, '/api/sync/run', { method: 'POST', apiKey: 'szg_plain_key' });
       expectProblem(forbidden, 403);
-      expectConforms('/api/sync/run', 'POST', forbidden);
+      validator.expectConforms('POST', '/api/sync/run', forbidden);
       // The 403 used one request of the quota of two.
       expect((await getJson(limited, '/api/states', { apiKey: 'szg_plain_key' })).status).toBe(200);
       const tooMany = await getJson(limited, '/api/states', { apiKey: 'szg_plain_key' });
       expectProblem(tooMany, 429);
-      expectConforms('/api/states', 'GET', tooMany);
+      validator.expectConforms('GET', '/api/states', tooMany);
     } finally {
       await limited.close();
     }
   });
 });
+
+/** The REST requests the README shows (its curl lines), as paths with their query. */
+function readmeExamples(): string[] {
+  const readme = readFileSync(path.join(import.meta.dirname, '..', 'README.md'), 'utf8');
+  const urls = [...readme.matchAll(/curl [^\n]*?'?localhost:4000(\/(?:v1\/)?api\/[^'\s]*)'?/g)].map((m) => m[1]!);
+  return [...new Set(urls)];
+}

@@ -1,5 +1,6 @@
 /** Metric is stored; imperial is converted on the way out when a client asks for it. */
-export type Units = 'METRIC' | 'IMPERIAL';
+export const UNIT_SYSTEMS = ['METRIC', 'IMPERIAL'] as const;
+export type Units = (typeof UNIT_SYSTEMS)[number];
 
 export interface UnitLabels {
   system: Units;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CONTINENT_NAMES } from '../domain/countries.js';
 import { integer, numeric } from './params.js';
+import { UNIT_SYSTEMS, type Units } from '../domain/units.js';
 
 /** Every parameter of the resort paths and their GraphQL arguments, declared once. */
 
@@ -19,10 +20,14 @@ export const resortId = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,79}$/, 'a resort id (letters, digits and hyphens, at most 80)')
   .transform((s) => s.toLowerCase());
 
-/** `metric` (default) or `imperial`, any case; GraphQL's enum values are the same words. */
+/**
+ * `metric` (default) or `imperial` as the README writes them, or `METRIC` / `IMPERIAL` as GraphQL's
+ * enum does: exactly these four, which /openapi.json lists as its enum.
+ */
 export const units = z
-  .preprocess((v) => (typeof v === 'string' ? v.toUpperCase() : v), z.enum(['METRIC', 'IMPERIAL'], { error: 'metric or imperial' }))
-  .default('METRIC');
+  .enum([...UNIT_SYSTEMS.map((u) => u.toLowerCase() as Lowercase<Units>), ...UNIT_SYSTEMS], { error: 'metric or imperial' })
+  .default('metric')
+  .transform((s) => s.toUpperCase() as Units);
 
 const text = z.string().trim().min(1).max(RESORT_BOUNDS.textMax);
 

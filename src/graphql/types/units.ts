@@ -1,12 +1,11 @@
 import { builder } from '../builder.js';
-import type { UnitLabels } from '../../domain/units.js';
+import { UNIT_LABELS, UNIT_SYSTEMS, type UnitLabels } from '../../domain/units.js';
+
+const labelsOf = (l: UnitLabels) => [...new Set([l.depth, l.elevation, l.temperature, l.speed, l.precipitation])].join(', ');
 
 export const UnitsEnum = builder.enumType('Units', {
   description: 'Unit system of the numbers returned. Stored values are metric.',
-  values: {
-    METRIC: { description: 'cm, m, °C, km/h, mm' },
-    IMPERIAL: { description: 'in, ft, °F, mph, in' },
-  } as const,
+  values: Object.fromEntries(UNIT_SYSTEMS.map((u) => [u, { description: labelsOf(UNIT_LABELS[u]) }])) as Record<(typeof UNIT_SYSTEMS)[number], { description: string }>,
 });
 
 export const UnitLabelsRef = builder.objectRef<UnitLabels>('UnitLabels').implement({

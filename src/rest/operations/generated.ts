@@ -75,7 +75,7 @@ export type TrailStatus =
 
 /** Unit system of the numbers returned. Stored values are metric. */
 export type Units =
-  /** in, ft, °F, mph, in */
+  /** in, ft, °F, mph */
   | 'IMPERIAL'
   /** cm, m, °C, km/h, mm */
   | 'METRIC';
