@@ -20,8 +20,8 @@ import { ResortRepository } from './repositories/resorts.js';
 import { loadLiftieIds } from './sync/liftie-ids.js';
 import { schema } from './graphql/schema.js';
 import { contextFactory, type Services } from './graphql/context.js';
-import { createCostAnalysis } from './graphql/cost.js';
-import { createFinalizer, createGraphQLPlugins } from './graphql/plugins.js';
+import { createExecutor } from './graphql/executor.js';
+import { createFinalizer } from './graphql/finalize.js';
 import { SnapshotStore } from './snapshots/store.js';
 import { hourOf } from './snapshots/snapshot.js';
 import { createRestRouter } from './rest/router.js';
@@ -175,8 +175,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const keys = new KeyRepository(backgroundDb);
   const usage = new UsageCounter(keys);
   const guard = redisKeys ? new ClusterGuard(redisKeys, now, config.auth, logger) : new AuthGuard(keys, usage, now, config.auth);
-  const costOf = createCostAnalysis(schema);
-  const plugins = createGraphQLPlugins({ introspection: config.introspection, costOf });
+  const executor = createExecutor({ schema, introspection: config.introspection });
   /** What an answer of each freshness depends on besides its parameters. */
   const zipVersion = randomUUID();
   const versionOf = (freshness: Freshness) =>
@@ -189,10 +188,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     usage: () => usage.countsFor(monthOf(now())),
   });
   const rest = createRestRouter({
-    schema,
     routes,
-    costOf,
-    costBudget: services.costBudget,
+    executor,
     cache,
     versionOf,
     makeContext: (ex, argsValidated) => newContext(ex, { argsValidated }),
@@ -211,7 +208,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         const notes = redis && !redis.up() ? ['redis unreachable: local limits and local data until it is back'] : [];
         return { ready: waiting.length === 0, waiting, notes };
       },
-      graphql: createGraphQLHandler(schema, plugins, createFinalizer({ hideSuggestions: !config.introspection }), services, config, (ex) => newContext(ex)),
+      graphql: createGraphQLHandler(schema, executor, createFinalizer({ hideSuggestions: !config.introspection }), services, config, (ex) => newContext(ex)),
       rest: rest.handle,
     },
   });

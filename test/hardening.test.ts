@@ -2,7 +2,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app.js';
 import { DeadlineError, withDeadline } from '../src/http/deadline.js';
-import { QUERY_LIMITS } from '../src/graphql/plugins.js';
+import { QUERY_LIMITS } from '../src/graphql/executor.js';
 import { expectProblem, getJson, startTestServer, TEST_KEY } from './helpers/server.js';
 
 let app: RunningApp;

@@ -67,7 +67,8 @@ describe.each(['', '/v1'])('resort REST paths under "%s"', (prefix) => {
       ['offset=-1', 'offset', '>= 0'],
       ['country=USA', 'country', 'a 2-letter ISO 3166-1 country code'],
       ['continent=Atlantis', 'continent', 'one of Africa, Antarctica, Asia, Europe, North America, Oceania, South America'],
-      ['units=kelvin', 'units', 'metric or imperial'],
+      ['units=kelvin', 'units', 'metric or imperial (or METRIC, IMPERIAL)'],
+      ['units=Imperial', 'units', 'metric or imperial (or METRIC, IMPERIAL)'],
       ['q=', 'q', 'non-empty'],
       [`q=${'a'.repeat(101)}`, 'q', 'at most 100 characters'],
     ];

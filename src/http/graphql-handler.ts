@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import { GraphQLError, getOperationAST, parse, specifiedRules, subscribe, validate, execute, type ExecutionResult, type GraphQLSchema } from 'graphql';
-import { envelop, useEngine, useSchema } from '@envelop/core';
+import { GraphQLError, getOperationAST, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { Config } from '../config.js';
 import { plainContext, type GraphQLContext, type Services } from '../graphql/context.js';
-import type { FinalizeResult, GraphQLPlugin } from '../graphql/plugins.js';
+import type { Executor } from '../graphql/executor.js';
+import type { FinalizeResult } from '../graphql/finalize.js';
 import { readBody } from './body.js';
 import { CostLimitedError } from '../auth/cost-budget.js';
 import type { Exchange } from './exchange.js';
@@ -15,17 +15,14 @@ const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 
 /**
  * /graphql. Plain JSON POSTs, nearly all GraphQL traffic, take the fast path: our body reader,
- * then parse, validate and execute through the shared Envelop plugins, with no Fetch-API layer.
- * Everything else (GET queries, SSE subscriptions, odd bodies) goes to Yoga, loaded on first use,
- * with the same plugins; so limits, masking and codes are the same on both. (The GraphiQL page
+ * then the one executor (graphql/executor.ts), with no Fetch-API layer. Everything else (GET
+ * queries, SSE subscriptions, odd bodies) goes to Yoga, loaded on first use, running the
+ * executor's plugin list; so limits, masking and codes are the same on both. (The GraphiQL page
  * is served by http/pages.ts.)
  */
-export function createGraphQLHandler(schema: GraphQLSchema, plugins: GraphQLPlugin[], finalizeResult: FinalizeResult, services: Services, config: Config, makeContext: MakeContext) {
-  const getEnveloped = envelop({
-    plugins: [useEngine({ parse, validate, execute, subscribe, specifiedRules }), useSchema(schema), ...plugins],
-  });
+export function createGraphQLHandler(schema: GraphQLSchema, executor: Executor, finalizeResult: FinalizeResult, services: Services, config: Config, makeContext: MakeContext) {
   let yoga: Promise<YogaHandler> | null = null;
-  const loadYoga = () => (yoga ??= import('./yoga-handler.js').then((m) => m.createYogaHandler(schema, plugins, finalizeResult, services.logger)));
+  const loadYoga = () => (yoga ??= import('./yoga-handler.js').then((m) => m.createYogaHandler(schema, executor.plugins, finalizeResult, services.logger)));
 
   async function viaYoga(ex: Exchange, body?: Buffer): Promise<void> {
     const handler = await loadYoga();
@@ -44,33 +41,13 @@ export function createGraphQLHandler(schema: GraphQLSchema, plugins: GraphQLPlug
     }
     if (!isPlainRequest(params)) return viaYoga(ex, body);
     const ctx = makeContext(ex);
-    const e = getEnveloped(ctx);
-    let document;
-    try {
-      document = e.parse(params.query);
-    } catch (err) {
-      return respond(ex, { errors: [asGraphQLError(err)] }, 200, 'GRAPHQL_PARSE_FAILED');
-    }
-    let errors: readonly GraphQLError[];
-    try {
-      errors = e.validate(e.schema, document);
-    } catch (err) {
-      // Armor's limits reject by throwing from a validation rule.
-      if (!(err instanceof GraphQLError)) throw err;
-      errors = [err];
-    }
-    if (errors.length > 0) return respond(ex, { errors }, 200);
-    const operation = getOperationAST(document, params.operationName ?? undefined);
+    const run = executor.begin(ctx);
+    const prepared = run.prepare(params.query);
+    if (prepared.errors) return respond(ex, { errors: prepared.errors }, 200, prepared.stage === 'parse' ? 'GRAPHQL_PARSE_FAILED' : undefined);
+    const operation = getOperationAST(prepared.document, params.operationName ?? undefined);
     // Subscriptions stream: only Yoga's SSE and multipart processors serve those.
     if (operation?.operation === 'subscription') return viaYoga(ex, body);
-    const contextValue = await e.contextFactory();
-    const result = (await e.execute({
-      schema: e.schema,
-      document,
-      contextValue,
-      variableValues: params.variables ?? undefined,
-      operationName: params.operationName ?? undefined,
-    })) as ExecutionResult;
+    const result = await run.execute(prepared.document, params.variables, params.operationName);
     ex.cost = ctx.cost ?? 0;
     if (ex.answered) return;
     // Without data, the request itself was wrong (bad variables, over a limit).
@@ -129,8 +106,4 @@ function isPlainRequest(p: unknown): p is PlainRequest {
   if (r.operationName !== undefined && r.operationName !== null && typeof r.operationName !== 'string') return false;
   // Persisted-query and other extensions are Yoga's to interpret.
   return r.extensions === undefined || r.extensions === null;
-}
-
-function asGraphQLError(err: unknown): GraphQLError {
-  return err instanceof GraphQLError ? err : new GraphQLError((err as Error).message ?? 'Syntax error');
 }

@@ -8,7 +8,8 @@ import { createYoga, type Plugin } from 'graphql-yoga';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import type { Logger } from '../logger.js';
 import type { GraphQLContext } from '../graphql/context.js';
-import type { FinalizeResult, GraphQLPlugin } from '../graphql/plugins.js';
+import type { GraphQLPlugin } from '../graphql/executor.js';
+import type { FinalizeResult } from '../graphql/finalize.js';
 import type { Exchange } from './exchange.js';
 import type { YogaHandler } from './graphql-handler.js';
 

@@ -1,9 +1,8 @@
-import { GraphQLError, validate as validateDocument, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
-import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { GraphQLError, type DocumentNode } from 'graphql';
 import { validate } from '../validation/validate.js';
 import type { GraphQLContext } from '../graphql/context.js';
-import { overLimit, type createCostAnalysis } from '../graphql/cost.js';
-import type { CostBudget } from '../auth/cost-budget.js';
+import type { Executor } from '../graphql/executor.js';
+import { CostLimitedError } from '../auth/cost-budget.js';
 import { CACHE_NONE, CACHE_REVALIDATE, JSON_TYPE } from '../http/headers.js';
 import type { Exchange } from '../http/exchange.js';
 import { sendProblem, type Problem } from '../http/problem.js';
@@ -15,15 +14,13 @@ interface MountedRoute {
   segments: string[];
   allow: string;
   methods: ReadonlySet<string>;
-  /** Parsed, validated and compiled on first use (or by warm()). */
-  compiled?: { document: DocumentNode; query: CompiledQuery };
+  /** Validated by the executor's rules on first use (or by warm()). */
+  checked?: DocumentNode;
 }
 
 export interface RestRouterDeps {
-  schema: GraphQLSchema;
   routes: readonly RestRoute[];
-  costOf: ReturnType<typeof createCostAnalysis>;
-  costBudget: CostBudget;
+  executor: Executor;
   cache: ResponseCache;
   /** The data version a route's answer depends on (part of its cache key). */
   versionOf: (freshness: Freshness) => string;
@@ -31,13 +28,14 @@ export interface RestRouterDeps {
 }
 
 /**
- * Mounts the route table. Each route's operation is parsed, validated and compiled with
- * graphql-jit once (on its first request, or by `warm()` after the server listens); a request
- * then matches a route, validates its parameters once (the resolvers trust them), and either
- * answers from the response cache (304 when the client has the same ETag) or runs the compiled
- * operation and stores the serialized answer.
+ * Mounts the route table: what is REST's own (routing, parameters, shapes, ETags, problem+json).
+ * Each route's operation is validated by the executor once (on its first request, or by `warm()`
+ * after the server listens); a request then matches a route, validates its parameters once (the
+ * resolvers trust them), and either answers from the response cache (304 when the client has the
+ * same ETag) or runs the operation through the one GraphQL executor (cost limit and budget,
+ * graphql-jit, error policy) and stores the serialized answer.
  */
-export function createRestRouter({ schema, routes, costOf, costBudget, cache, versionOf, makeContext }: RestRouterDeps) {
+export function createRestRouter({ routes, executor, cache, versionOf, makeContext }: RestRouterDeps) {
   const bySegmentCount = new Map<number, MountedRoute[]>();
   for (const route of routes) {
     const segments = route.path.split('/').slice(1);
@@ -48,17 +46,15 @@ export function createRestRouter({ schema, routes, costOf, costBudget, cache, ve
     bySegmentCount.set(segments.length, list);
   }
 
-  function compile(m: MountedRoute): NonNullable<MountedRoute['compiled']> {
-    if (m.compiled) return m.compiled;
+  function check(m: MountedRoute): DocumentNode {
+    if (m.checked) return m.checked;
     const document: DocumentNode = m.route.operation;
-    const errors = validateDocument(schema, document);
+    const errors = executor.check(document);
     if (errors.length > 0) throw new Error(`REST route ${m.route.path}: ${errors.map((e) => e.message).join('; ')}`);
-    const query = compileQuery(schema, document);
-    if (!isCompiledQuery(query)) throw new Error(`REST route ${m.route.path}: ${query.errors?.map((e) => e.message).join('; ')}`);
-    return (m.compiled = { document, query });
+    return (m.checked = document);
   }
 
-  function match(path: string): { compiled: MountedRoute; pathParams: [string, string][] } | null {
+  function match(path: string): { mounted: MountedRoute; pathParams: [string, string][] } | null {
     const parts = path.split('/');
     const candidates = bySegmentCount.get(parts.length - 1);
     if (!candidates) return null;
@@ -70,7 +66,7 @@ export function createRestRouter({ schema, routes, costOf, costBudget, cache, ve
         if (seg.charCodeAt(0) === 58 /* : */) pathParams.push([seg.slice(1), parts[i + 1]!]);
         else ok = seg === parts[i + 1];
       }
-      if (ok) return { compiled: c, pathParams };
+      if (ok) return { mounted: c, pathParams };
     }
     return null;
   }
@@ -79,7 +75,7 @@ export function createRestRouter({ schema, routes, costOf, costBudget, cache, ve
   async function handle(ex: Exchange): Promise<boolean> {
     const found = match(ex.path);
     if (!found) return false;
-    const { route, allow, methods } = found.compiled;
+    const { route, allow, methods } = found.mounted;
     ex.route = route.path;
     const method = ex.req.method ?? '';
     if (!methods.has(method)) {
@@ -97,35 +93,24 @@ export function createRestRouter({ schema, routes, costOf, costBudget, cache, ve
       }
       for (const [k, v] of found.pathParams) raw[k] = decodePathSegment(k, v);
       const params = validate(route.params, raw);
-      const { document, query } = compile(found.compiled);
+      const document = check(found.mounted);
       const variables = (route.variables ? route.variables(params) : params) as Record<string, unknown>;
-
-      const cost = costOf(document, variables);
-      if (cost) {
-        const tooMuch = overLimit(cost);
-        if (tooMuch) throw tooMuch;
-      }
 
       const key = route.freshness === 'none' ? null : `${route.path}\n${versionOf(route.freshness)}\n${JSON.stringify(params)}`;
       let answer = key ? cache.get(key) : undefined;
       if (!answer) {
-        // What is computed is charged to the key's cost budget; a kept answer costs nothing.
-        if (cost) {
-          ex.cost = cost.complexity;
-          const refused = await costBudget.charge(ex.keyId === null ? null : { id: ex.keyId, ratePerSecond: ex.keyRate }, cost.complexity);
-          if (refused) {
-            ex.replaceHeaders(refused.headers);
-            sendProblem(ex, { status: 429, code: 'RATE_LIMITED', detail: refused.message });
-            return true;
-          }
-        }
-        const result = (await query.query(undefined, makeContext(ex, true), variables)) as ExecutionResult;
+        // What is computed is charged to the key's cost budget (by the executor); a kept answer costs nothing.
+        const context = makeContext(ex, true);
+        const result = await executor.begin(context).execute(document, variables);
+        ex.cost = context.cost ?? 0;
         if (ex.answered) return true;
         if (result.errors?.length) {
-          sendProblem(ex, problemOf(result.errors[0]!, ex, makeContext(ex, true)));
+          const error = result.errors[0]!;
+          if (error instanceof CostLimitedError) ex.replaceHeaders(error.headers);
+          sendProblem(ex, problemOf(error, ex, context));
           return true;
         }
-        const body = JSON.stringify(route.shape(result.data!, params));
+        const body = JSON.stringify(route.shape(result.data as never, params));
         if (!key) {
           ex.send(200, JSON_TYPE, body, ['cache-control', CACHE_NONE]);
           return true;
@@ -142,11 +127,11 @@ export function createRestRouter({ schema, routes, costOf, costBudget, cache, ve
 
   return {
     handle,
-    /** Compiles every route now, one per turn of the event loop, so requests are served in between. */
+    /** Checks every route's operation now, one per turn of the event loop, so requests are served in between. */
     async warm(): Promise<void> {
       for (const list of bySegmentCount.values()) {
         for (const m of list) {
-          compile(m);
+          check(m);
           await new Promise((resolve) => setImmediate(resolve));
         }
       }
@@ -164,7 +149,12 @@ function decodePathSegment(name: string, value: string): string {
   }
 }
 
-/** Our own errors carry their status; anything else is a bug, logged in full and masked. */
+const INTERNAL: Problem = { status: 500, code: 'INTERNAL_SERVER_ERROR', detail: 'Unexpected error; it has been logged with this request id.' };
+
+/**
+ * Our own errors carry their status; the executor's error policy has logged and masked anything
+ * else as INTERNAL_SERVER_ERROR. What fails outside the executor (shaping) is logged here.
+ */
 function problemOf(err: unknown, ex: Exchange, context: GraphQLContext): Problem {
   const ext = (err as GraphQLError)?.extensions;
   const original = (err as GraphQLError)?.originalError;
@@ -172,6 +162,6 @@ function problemOf(err: unknown, ex: Exchange, context: GraphQLContext): Problem
   if (known && typeof known.status === 'number' && typeof known.code === 'string') {
     return { status: known.status, code: known.code, detail: (err as Error).message, errors: known.errors as unknown[] | undefined };
   }
-  context.logger.error({ err: original ?? err, path: ex.path }, 'unexpected error in a REST route');
-  return { status: 500, code: 'INTERNAL_SERVER_ERROR', detail: 'Unexpected error; it has been logged with this request id.' };
+  if (ext?.code !== 'INTERNAL_SERVER_ERROR') context.logger.error({ err: original ?? err, path: ex.path }, 'unexpected error in a REST route');
+  return INTERNAL;
 }

@@ -25,7 +25,7 @@ export const resortId = z
  * enum does: exactly these four, which /openapi.json lists as its enum.
  */
 export const units = z
-  .enum([...UNIT_SYSTEMS.map((u) => u.toLowerCase() as Lowercase<Units>), ...UNIT_SYSTEMS], { error: 'metric or imperial' })
+  .enum([...UNIT_SYSTEMS.map((u) => u.toLowerCase() as Lowercase<Units>), ...UNIT_SYSTEMS], { error: 'metric or imperial (or METRIC, IMPERIAL)' })
   .default('metric')
   .transform((s) => s.toUpperCase() as Units);
 

@@ -73,14 +73,17 @@ describe('ZIP parameters', () => {
 });
 
 describe('resort parameters', () => {
-  it('ids are slugs, lowercased; units any case, metric by default', () => {
+  it('ids are slugs, lowercased; units metric or imperial in lower or upper case (what /openapi.json lists), metric by default', () => {
     expect(validate(ResortParams, { id: 'Vail' })).toEqual({ id: 'vail', units: 'METRIC' });
-    expect(validate(ResortParams, { id: 'a', units: 'Imperial' })).toEqual({ id: 'a', units: 'IMPERIAL' });
+    expect(validate(ResortParams, { id: 'a', units: 'imperial' })).toEqual({ id: 'a', units: 'IMPERIAL' });
+    expect(validate(ResortParams, { id: 'a', units: 'IMPERIAL' })).toEqual({ id: 'a', units: 'IMPERIAL' });
+    expect(validate(ResortParams, { id: 'a', units: 'metric' })).toEqual({ id: 'a', units: 'METRIC' });
+    expect(bound(ResortParams, { id: 'vail', units: 'Imperial' })).toEqual([['units', 'metric or imperial (or METRIC, IMPERIAL)']]);
     expect(validate(ResortParams, { id: 'x'.repeat(80) }).id).toHaveLength(80);
     for (const id of ['-vail', 'x'.repeat(81), 'va il', 'välj', '']) {
       expect(bound(ResortParams, { id })).toEqual([['id', 'a resort id (letters, digits and hyphens, at most 80)']]);
     }
-    expect(bound(ResortParams, { id: 'vail', units: 'kelvin' })).toEqual([['units', 'metric or imperial']]);
+    expect(bound(ResortParams, { id: 'vail', units: 'kelvin' })).toEqual([['units', 'metric or imperial (or METRIC, IMPERIAL)']]);
   });
 
   it('list filters and paging', () => {

@@ -1,5 +1,5 @@
-import { GraphQLError, type ExecutionResult } from 'graphql';
-import { handleStreamOrSingleExecutionResult, type Plugin } from '@envelop/core';
+import { GraphQLError, execute, parse, specifiedRules, subscribe, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { envelop, handleStreamOrSingleExecutionResult, useEngine, useSchema, type Plugin } from '@envelop/core';
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { useDisableIntrospection } from '@envelop/disable-introspection';
 import { useParserCache } from '@envelop/parser-cache';
@@ -7,22 +7,48 @@ import { useValidationCache } from '@envelop/validation-cache';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { LRUCache } from 'lru-cache';
 import type { GraphQLContext } from './context.js';
-import { overLimit, type createCostAnalysis } from './cost.js';
+import { createCostAnalysis, overLimit } from './cost.js';
 
 /** Query limits for /graphql (graphql-armor); the REST shims run fixed, known operations. */
 export const QUERY_LIMITS = { maxDepth: 12, maxAliases: 15, maxTokens: 2000, maxDirectives: 20 } as const;
 
 export const UNEXPECTED_MESSAGE = 'Unexpected error.';
 
-export interface GraphQLPluginOptions {
+export interface ExecutorOptions {
+  schema: GraphQLSchema;
   introspection: boolean;
-  costOf: ReturnType<typeof createCostAnalysis>;
 }
 
+/** What parsing and validating a query text gave: a document to run, or the errors to answer with. */
+export type Prepared = { document: DocumentNode; errors?: undefined } | { document?: undefined; errors: readonly GraphQLError[]; stage: 'parse' | 'validate' };
+
+/** One request's way through the executor (its Envelop instance, over the request's context). */
+export interface ExecutionRun {
+  /** Parses and validates a query text (cached per text); armor's limits apply here. */
+  prepare(source: string): Prepared;
+  /** Runs a valid document: the cost limit and the key's budget, then graphql-jit, then the error policy. */
+  execute(document: DocumentNode, variables?: Readonly<Record<string, unknown>> | null, operationName?: string | null): Promise<ExecutionResult>;
+  /** The context the resolvers see. */
+  readonly context: GraphQLContext;
+}
+
+export interface Executor {
+  /** The plugin list, for Yoga (GET, SSE and multipart), which runs it with its own engine. */
+  readonly plugins: GraphQLPlugin[];
+  /** Starts a request's run over its context. */
+  begin(context: GraphQLContext): ExecutionRun;
+  /** Validates a fixed document (a REST shim's operation) with the same rules, once. */
+  check(document: DocumentNode): readonly GraphQLError[];
+}
+
+// Envelop's plugin types are invariant in the context; the plugins here agree on GraphQLContext.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type GraphQLPlugin = Plugin<any>;
+
 /**
- * The one set of Envelop plugins every GraphQL request runs through, whether /graphql's fast JSON
- * path (envelop directly) or Yoga (GraphiQL, GET, SSE), so limits, masking and error codes cannot
- * drift between the two:
+ * The one GraphQL executor. Every GraphQL operation runs through its Envelop plugin list:
+ * /graphql's fast JSON path and each REST shim through `begin()`, Yoga (GraphiQL's GET, SSE,
+ * multipart) with the same list; so a rule for every GraphQL request is one plugin here:
  * - graphql-armor's depth, alias, token and directive limits, and no "did you mean" suggestions
  *   when introspection is off;
  * - parse and validation caches, so a repeated query costs neither again;
@@ -30,11 +56,52 @@ export interface GraphQLPluginOptions {
  * - graphql-jit: each document compiled once, then run as plain JavaScript;
  * - the error policy: our errors pass with their codes, anything else is masked and logged.
  */
-// Envelop's plugin types are invariant in the context; the plugins here agree on GraphQLContext.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type GraphQLPlugin = Plugin<any>;
+export function createExecutor(options: ExecutorOptions): Executor {
+  const costOf = createCostAnalysis(options.schema);
+  const plugins = createPlugins(options.introspection, costOf);
+  const getEnveloped = envelop({ plugins: [useEngine({ parse, validate, execute, subscribe, specifiedRules }), useSchema(options.schema), ...plugins] });
+  return {
+    plugins,
+    check(document) {
+      const e = getEnveloped({});
+      try {
+        return e.validate(e.schema, document);
+      } catch (err) {
+        if (err instanceof GraphQLError) return [err];
+        throw err;
+      }
+    },
+    begin(context) {
+      const e = getEnveloped(context);
+      return {
+        context,
+        prepare(source) {
+          let document: DocumentNode;
+          try {
+            document = e.parse(source);
+          } catch (err) {
+            return { errors: [err instanceof GraphQLError ? err : new GraphQLError((err as Error).message ?? 'Syntax error')], stage: 'parse' };
+          }
+          let errors: readonly GraphQLError[];
+          try {
+            errors = e.validate(e.schema, document);
+          } catch (err) {
+            // Armor's limits reject by throwing from a validation rule.
+            if (!(err instanceof GraphQLError)) throw err;
+            errors = [err];
+          }
+          return errors.length > 0 ? { errors, stage: 'validate' } : { document };
+        },
+        async execute(document, variables, operationName) {
+          return (await e.execute({ schema: e.schema, document, contextValue: context, variableValues: variables ?? undefined, operationName: operationName ?? undefined })) as ExecutionResult;
+        },
+      };
+    },
+  };
+}
 
-export function createGraphQLPlugins(options: GraphQLPluginOptions): GraphQLPlugin[] {
+function createPlugins(introspection: boolean, costOf: ReturnType<typeof createCostAnalysis>): GraphQLPlugin[] {
+  const options = { introspection, costOf };
   const armor = new EnvelopArmor({
     maxDepth: { n: QUERY_LIMITS.maxDepth },
     maxAliases: { n: QUERY_LIMITS.maxAliases },
@@ -74,7 +141,7 @@ function keepFirst<V extends object>(max: number) {
  * Refuses an operation over the cost limits before anything runs, then charges its cost to the
  * key's budget (429 RATE_LIMITED when it does not fit); records the cost on the context.
  */
-function useCost(costOf: GraphQLPluginOptions['costOf']): Plugin<GraphQLContext> {
+function useCost(costOf: ReturnType<typeof createCostAnalysis>): Plugin<GraphQLContext> {
   return {
     async onExecute({ args, setResultAndStopExecution }) {
       const cost = costOf(args.document, args.variableValues);
@@ -118,35 +185,4 @@ export function maskError(error: GraphQLError, ctx: GraphQLContext): GraphQLErro
   if (isOurs(error)) return error;
   ctx.logger.error({ err: error.originalError ?? error, path: error.path }, 'unexpected error in a resolver');
   return new GraphQLError(UNEXPECTED_MESSAGE, { path: error.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } });
-}
-
-/** What `finalize` does to every result before it is serialized. */
-export type FinalizeResult = <R extends ExecutionResult>(result: R, requestId: string, codeForUncoded?: string) => R;
-
-const SUGGESTION = /\s*Did you mean [^?]*\?/g;
-
-/**
- * Every error leaves with a code, and every result with the request id, whichever layer raised
- * it. Internals never leave: no `originalError` extension; and with introspection off, no "Did you
- * mean …?" hint either (they name fields and enum values the schema does not show).
- */
-export function createFinalizer(options: { hideSuggestions: boolean }): FinalizeResult {
-  return (result, requestId, codeForUncoded = 'GRAPHQL_VALIDATION_FAILED') => {
-    const errors = result.errors?.map((e) => {
-      const code = e.extensions?.code ?? (e.message === UNEXPECTED_MESSAGE ? 'INTERNAL_SERVER_ERROR' : codeForUncoded);
-      const hinted = options.hideSuggestions && SUGGESTION.test(e.message);
-      SUGGESTION.lastIndex = 0;
-      if (e.extensions?.code !== undefined && !hinted && !('originalError' in (e.extensions ?? {}))) return e;
-      const { originalError: _o, ...extensions } = (e.extensions ?? {}) as Record<string, unknown>;
-      return copyError(e, hinted ? e.message.replace(SUGGESTION, '') : e.message, { ...extensions, code });
-    });
-    return { ...result, ...(errors ? { errors } : {}), extensions: { ...result.extensions, requestId } };
-  };
-}
-
-/** A copy of an error with other text or extensions (errors from graphql-jit have read-only extensions). */
-function copyError(e: GraphQLError, message: string, extensions: Record<string, unknown>): GraphQLError {
-  const out = new GraphQLError(message, { path: e.path, originalError: e.originalError, extensions });
-  if (e.locations) (out as { locations?: unknown }).locations = e.locations;
-  return out;
 }
