@@ -3,7 +3,7 @@
 // answered request came 910 ms after start with tsc's per-file output and 690 ms with the bundle.
 // `npm test` type-checks src/ with tsc and runs its HTTP tests against this very bundle.
 import { build } from 'esbuild';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -31,7 +31,8 @@ const CLI_ENTRIES = { keys: 'src/cli/keys.ts', import: 'src/cli/import.ts', 'bui
 const oneCopyEach = {
   name: 'one-copy-each',
   setup(b) {
-    const graphqlDir = path.join(root, 'node_modules', 'graphql');
+    // The real path: esbuild resolves through symlinks (a linked node_modules), and so must this.
+    const graphqlDir = realpathSync(path.join(root, 'node_modules', 'graphql'));
     b.onResolve({ filter: /^graphql(\/.*)?$/ }, (args) => {
       const sub = args.path.slice('graphql'.length).replace(/^\//, '').replace(/\.m?js$/, '');
       const file = sub ? path.join(graphqlDir, `${sub}.mjs`) : path.join(graphqlDir, 'index.mjs');
