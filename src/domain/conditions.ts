@@ -9,13 +9,19 @@ import { snowfallBefore } from './weather/hourly.js';
  * what a skier asks — is it open, how much snow, what surface, which trails and lifts run.
  */
 
-export type OperatingStatus = 'OPEN' | 'CLOSED';
-export type TrailStatus = 'OPEN' | 'CLOSED';
-export type GroomingStatus = 'GROOMED' | 'UNGROOMED';
-export type LiftStatus = 'OPEN' | 'HOLD' | 'SCHEDULED' | 'CLOSED';
-export type SnowSurface =
-  | 'POWDER' | 'PACKED_POWDER' | 'MACHINE_GROOMED' | 'HARD_PACKED' | 'SPRING_SNOW' | 'CORN' | 'GRANULAR'
-  | 'ICY' | 'WET_SNOW' | 'WIND_BLOWN' | 'THIN_COVER' | 'NO_SNOW';
+export const OPERATING_STATUSES = ['OPEN', 'CLOSED'] as const;
+export type OperatingStatus = (typeof OPERATING_STATUSES)[number];
+export const TRAIL_STATUSES = ['OPEN', 'CLOSED'] as const;
+export type TrailStatus = (typeof TRAIL_STATUSES)[number];
+export const GROOMING_STATUSES = ['GROOMED', 'UNGROOMED'] as const;
+export type GroomingStatus = (typeof GROOMING_STATUSES)[number];
+export const LIFT_STATUSES = ['OPEN', 'HOLD', 'SCHEDULED', 'CLOSED'] as const;
+export type LiftStatus = (typeof LIFT_STATUSES)[number];
+export const SNOW_SURFACES = [
+  'POWDER', 'PACKED_POWDER', 'MACHINE_GROOMED', 'HARD_PACKED', 'SPRING_SNOW', 'CORN', 'GRANULAR',
+  'ICY', 'WET_SNOW', 'WIND_BLOWN', 'THIN_COVER', 'NO_SNOW',
+] as const;
+export type SnowSurface = (typeof SNOW_SURFACES)[number];
 
 /** Base depth (cm) a resort needs to open at all. */
 export const MIN_OPERATING_BASE_CM = 20;

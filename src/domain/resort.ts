@@ -17,11 +17,13 @@ export interface ResortFacts {
   timezone: string;
 }
 
-export type Difficulty = 'BEGINNER' | 'INTERMEDIATE' | 'ADVANCED' | 'EXPERT';
-export const DIFFICULTIES: readonly Difficulty[] = ['BEGINNER', 'INTERMEDIATE', 'ADVANCED', 'EXPERT'];
+// Each enum's values are declared once, here or beside the code that decides them; GraphQL's enums
+// (graphql/types), the documented response bodies (rest/responses.ts) and /openapi.json derive theirs.
+export const DIFFICULTIES = ['BEGINNER', 'INTERMEDIATE', 'ADVANCED', 'EXPERT'] as const;
+export type Difficulty = (typeof DIFFICULTIES)[number];
 
-export type LiftType = 'CHAIRLIFT' | 'GONDOLA' | 'CABLE_CAR' | 'FUNICULAR' | 'T_BAR' | 'PLATTER' | 'ROPE_TOW' | 'MAGIC_CARPET' | 'UNKNOWN';
-export const LIFT_TYPES: readonly LiftType[] = ['CHAIRLIFT', 'GONDOLA', 'CABLE_CAR', 'FUNICULAR', 'T_BAR', 'PLATTER', 'ROPE_TOW', 'MAGIC_CARPET', 'UNKNOWN'];
+export const LIFT_TYPES = ['CHAIRLIFT', 'GONDOLA', 'CABLE_CAR', 'FUNICULAR', 'T_BAR', 'PLATTER', 'ROPE_TOW', 'MAGIC_CARPET', 'UNKNOWN'] as const;
+export type LiftType = (typeof LIFT_TYPES)[number];
 
 export type InventorySource = 'generated' | 'openskimap' | 'liftie';
 

@@ -3,8 +3,13 @@ import type { LiveLift } from '../providers/provider.js';
 import type { StoredDay } from './weather.js';
 import { DAILY_WEATHER } from '../db/tables.js';
 
-export type SyncTrigger = 'MANUAL' | 'SCHEDULED';
-export type SyncRunStatus = 'RUNNING' | 'SUCCEEDED' | 'PARTIAL' | 'FAILED';
+/** Whether a run is going (the status of the sync service, not of a run). */
+export const SYNC_STATES = ['IDLE', 'RUNNING'] as const;
+export type SyncState = (typeof SYNC_STATES)[number];
+export const SYNC_TRIGGERS = ['MANUAL', 'SCHEDULED'] as const;
+export type SyncTrigger = (typeof SYNC_TRIGGERS)[number];
+export const SYNC_RUN_STATUSES = ['RUNNING', 'SUCCEEDED', 'PARTIAL', 'FAILED'] as const;
+export type SyncRunStatus = (typeof SYNC_RUN_STATUSES)[number];
 
 export interface SyncRunRecord {
   id: number;

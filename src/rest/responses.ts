@@ -1,4 +1,9 @@
 import { z } from 'zod';
+import { DIFFICULTIES, LIFT_TYPES } from '../domain/resort.js';
+import { GROOMING_STATUSES, LIFT_STATUSES, OPERATING_STATUSES, SNOW_SURFACES, TRAIL_STATUSES } from '../domain/conditions.js';
+import { WEATHER_SUMMARIES } from '../domain/weather/current.js';
+import { UNIT_SYSTEMS } from '../domain/units.js';
+import { SYNC_RUN_STATUSES, SYNC_STATES, SYNC_TRIGGERS } from '../repositories/sync.js';
 
 /**
  * The documented REST response bodies, declared once: each route's `shape` must return one
@@ -54,7 +59,7 @@ export const Health = obj({ status: str.meta({ description: 'Always "ok" while t
 // Resort API ------------------------------------------------------------------------------------
 
 export const UnitLabels = obj({
-  system: z.enum(['METRIC', 'IMPERIAL']),
+  system: z.enum(UNIT_SYSTEMS),
   depth: str,
   elevation: str,
   length: str,
@@ -65,9 +70,9 @@ export const UnitLabels = obj({
 
 const GeoPoint = obj({ lat: num, lng: num });
 const Elevation = obj({ base: int, summit: int, vertical: int });
-const Surface = z.enum(['POWDER', 'PACKED_POWDER', 'MACHINE_GROOMED', 'HARD_PACKED', 'SPRING_SNOW', 'CORN', 'GRANULAR', 'ICY', 'WET_SNOW', 'WIND_BLOWN', 'THIN_COVER', 'NO_SNOW']);
-const Summary = z.enum(['SNOW', 'RAIN', 'MIXED', 'DRY']);
-const OperatingStatus = z.enum(['OPEN', 'CLOSED']);
+const Surface = z.enum(SNOW_SURFACES);
+const Summary = z.enum(WEATHER_SUMMARIES);
+const OperatingStatus = z.enum(OPERATING_STATUSES);
 
 export const ResortSummary = obj({
   id: str,
@@ -122,24 +127,21 @@ export const CurrentWeather = obj({
 }).meta({ id: 'CurrentWeather' });
 
 const countsBy = <K extends string>(keys: readonly [K, ...K[]], value: z.ZodType) => z.partialRecord(z.enum(keys), value);
-const DIFFICULTY = ['BEGINNER', 'INTERMEDIATE', 'ADVANCED', 'EXPERT'] as const;
-const LIFT_TYPE = ['CHAIRLIFT', 'GONDOLA', 'CABLE_CAR', 'FUNICULAR', 'T_BAR', 'PLATTER', 'ROPE_TOW', 'MAGIC_CARPET', 'UNKNOWN'] as const;
-const LIFT_STATUS = ['OPEN', 'HOLD', 'SCHEDULED', 'CLOSED'] as const;
 
 export const TrailSummary = obj({
   total: int,
   open: int,
   groomed: int,
-  byDifficulty: countsBy(DIFFICULTY, obj({ total: int, open: int })),
-  byStatus: countsBy(['OPEN', 'CLOSED'], int),
+  byDifficulty: countsBy(DIFFICULTIES, obj({ total: int, open: int })),
+  byStatus: countsBy(TRAIL_STATUSES, int),
 }).meta({ id: 'TrailSummary' });
 
 export const LiftSummary = obj({
   total: int,
   open: int,
   openCapacityPerHour: int,
-  byType: countsBy(LIFT_TYPE, obj({ total: int, open: int })),
-  byStatus: countsBy(LIFT_STATUS, int),
+  byType: countsBy(LIFT_TYPES, obj({ total: int, open: int })),
+  byStatus: countsBy(LIFT_STATUSES, int),
 }).meta({ id: 'LiftSummary' });
 
 export const ResortList = obj({ total: int, limit: int, offset: int, units: UnitLabels, resorts: z.array(ResortSummary) }).meta({ id: 'ResortList' });
@@ -176,7 +178,7 @@ export const ResortTrails = obj({
   source: str,
   units: UnitLabels,
   summary: TrailSummary,
-  trails: z.array(obj({ id: str, name: str, difficulty: z.enum(DIFFICULTY), rating: str, length: int, status: z.enum(['OPEN', 'CLOSED']), grooming: z.enum(['GROOMED', 'UNGROOMED']) })),
+  trails: z.array(obj({ id: str, name: str, difficulty: z.enum(DIFFICULTIES), rating: str, length: int, status: z.enum(TRAIL_STATUSES), grooming: z.enum(GROOMING_STATUSES) })),
 }).meta({ id: 'ResortTrails' });
 
 export const ResortLifts = obj({
@@ -184,7 +186,7 @@ export const ResortLifts = obj({
   name: str,
   source: str,
   summary: LiftSummary,
-  lifts: z.array(obj({ id: str, name: str, type: z.enum(LIFT_TYPE), seats: int.nullable(), capacityPerHour: int.nullable(), status: z.enum(LIFT_STATUS) })),
+  lifts: z.array(obj({ id: str, name: str, type: z.enum(LIFT_TYPES), seats: int.nullable(), capacityPerHour: int.nullable(), status: z.enum(LIFT_STATUSES) })),
 }).meta({ id: 'ResortLifts' });
 
 export const Comparison = obj({
@@ -261,18 +263,18 @@ export const SnowInsights = obj({
 
 export const SyncRun = obj({
   id: int,
-  trigger: z.enum(['MANUAL', 'SCHEDULED']),
+  trigger: z.enum(SYNC_TRIGGERS),
   provider: str,
   startedAt: dateTime,
   finishedAt: dateTime.nullable(),
-  status: z.enum(['RUNNING', 'SUCCEEDED', 'PARTIAL', 'FAILED']),
+  status: z.enum(SYNC_RUN_STATUSES),
   resortsUpdated: int,
   resortsFailed: int,
   error: str.nullable(),
 }).meta({ id: 'SyncRun' });
 
 export const SyncStatus = obj({
-  state: z.enum(['IDLE', 'RUNNING']),
+  state: z.enum(SYNC_STATES),
   provider: str,
   progress: obj({ done: int, total: int }),
   lastRun: SyncRun.nullable(),

@@ -8,7 +8,7 @@ import type { SyncRepository, SyncRunRecord, SyncRunStatus, SyncTrigger } from '
 import { windowFor } from '../domain/weather/window.js';
 import { UpstreamError } from '../providers/upstream.js';
 
-export type SyncState = 'IDLE' | 'RUNNING';
+import type { SyncState } from '../repositories/sync.js';
 
 export interface SyncStatus {
   state: SyncState;

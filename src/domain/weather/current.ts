@@ -1,6 +1,7 @@
 import type { DailyWeather } from './daily.js';
 
-export type WeatherSummary = 'SNOW' | 'RAIN' | 'MIXED' | 'DRY';
+export const WEATHER_SUMMARIES = ['SNOW', 'RAIN', 'MIXED', 'DRY'] as const;
+export type WeatherSummary = (typeof WEATHER_SUMMARIES)[number];
 
 export function summaryOf(day: DailyWeather): WeatherSummary {
   if (day.precipitationMm <= 0) return 'DRY';

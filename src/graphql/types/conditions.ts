@@ -2,20 +2,22 @@ import { builder } from '../builder.js';
 import type { ConditionsView, CurrentWeatherView, ForecastDayView, ForecastLevelView, WeatherView } from '../../snapshots/views.js';
 import { UnitLabelsRef } from './units.js';
 import { MIN_OPERATING_BASE_CM, WIND_HOLD_GUST_KMH } from '../../domain/conditions.js';
+import { OPERATING_STATUSES, SNOW_SURFACES } from '../../domain/conditions.js';
+import { WEATHER_SUMMARIES } from '../../domain/weather/current.js';
 
 export const OperatingStatusEnum = builder.enumType('OperatingStatus', {
   description: `OPEN while inside the planned season with at least ${MIN_OPERATING_BASE_CM} cm of base; CLOSED otherwise (statusReason says why).`,
-  values: ['OPEN', 'CLOSED'] as const,
+  values: OPERATING_STATUSES,
 });
 
 export const SnowSurfaceEnum = builder.enumType('SnowSurface', {
   description: 'The primary snow surface, as ski reports name it.',
-  values: ['POWDER', 'PACKED_POWDER', 'MACHINE_GROOMED', 'HARD_PACKED', 'SPRING_SNOW', 'CORN', 'GRANULAR', 'ICY', 'WET_SNOW', 'WIND_BLOWN', 'THIN_COVER', 'NO_SNOW'] as const,
+  values: SNOW_SURFACES,
 });
 
 export const WeatherSummaryEnum = builder.enumType('WeatherSummary', {
   description: 'SNOW: snow at the base; MIXED: rain at the base, snow up high; RAIN; DRY.',
-  values: ['SNOW', 'RAIN', 'MIXED', 'DRY'] as const,
+  values: WEATHER_SUMMARIES,
 });
 
 export const ConditionsRef = builder.objectRef<ConditionsView>('Conditions').implement({

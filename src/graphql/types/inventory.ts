@@ -4,20 +4,22 @@ import type { LiftFacts, TrailFacts } from '../../domain/resort.js';
 import { toUnits, type Units } from '../../domain/units.js';
 import type { liftSummaryView, trailSummaryView } from '../../snapshots/views.js';
 import { UnitsEnum } from './units.js';
+import { DIFFICULTIES, LIFT_TYPES } from '../../domain/resort.js';
+import { GROOMING_STATUSES, LIFT_STATUSES, TRAIL_STATUSES } from '../../domain/conditions.js';
 
 export const DifficultyEnum = builder.enumType('Difficulty', {
   description: 'Common grade; `rating` on a trail gives the regional marking (green-circle … double-black-diamond in North America, blue/red/black in Europe).',
-  values: ['BEGINNER', 'INTERMEDIATE', 'ADVANCED', 'EXPERT'] as const,
+  values: DIFFICULTIES,
 });
-export const TrailStatusEnum = builder.enumType('TrailStatus', { values: ['OPEN', 'CLOSED'] as const });
-export const GroomingEnum = builder.enumType('Grooming', { values: ['GROOMED', 'UNGROOMED'] as const });
+export const TrailStatusEnum = builder.enumType('TrailStatus', { values: TRAIL_STATUSES });
+export const GroomingEnum = builder.enumType('Grooming', { values: GROOMING_STATUSES });
 export const LiftTypeEnum = builder.enumType('LiftType', {
   description: 'UNKNOWN where a live feed names a lift without saying what it is.',
-  values: ['CHAIRLIFT', 'GONDOLA', 'CABLE_CAR', 'FUNICULAR', 'T_BAR', 'PLATTER', 'ROPE_TOW', 'MAGIC_CARPET', 'UNKNOWN'] as const,
+  values: LIFT_TYPES,
 });
 export const LiftStatusEnum = builder.enumType('LiftStatus', {
   description: 'OPEN; HOLD: stopped for wind; SCHEDULED: opens as cover builds or later today; CLOSED.',
-  values: ['OPEN', 'HOLD', 'SCHEDULED', 'CLOSED'] as const,
+  values: LIFT_STATUSES,
 });
 
 export type TrailView = TrailFacts & TrailState & { units: Units };

@@ -4,12 +4,13 @@ import type { SyncRunRecord } from '../../repositories/sync.js';
 import type { SyncStatus } from '../../sync/runner.js';
 import { validate } from '../../validation/validate.js';
 import { SYNC_BOUNDS, SyncHistoryParams } from '../../validation/sync-params.js';
+import { SYNC_RUN_STATUSES, SYNC_STATES, SYNC_TRIGGERS } from '../../repositories/sync.js';
 
-const SyncStateEnum = builder.enumType('SyncState', { values: ['IDLE', 'RUNNING'] as const });
-const SyncTriggerEnum = builder.enumType('SyncTrigger', { values: ['MANUAL', 'SCHEDULED'] as const });
+const SyncStateEnum = builder.enumType('SyncState', { values: SYNC_STATES });
+const SyncTriggerEnum = builder.enumType('SyncTrigger', { values: SYNC_TRIGGERS });
 const SyncRunStatusEnum = builder.enumType('SyncRunStatus', {
   description: 'SUCCEEDED: every resort updated; PARTIAL: some failed (the rest published); FAILED: nothing published (the last good data stays served), or the process stopped mid-run.',
-  values: ['RUNNING', 'SUCCEEDED', 'PARTIAL', 'FAILED'] as const,
+  values: SYNC_RUN_STATUSES,
 });
 
 const SyncRunRef = builder.objectRef<SyncRunRecord>('SyncRun').implement({
