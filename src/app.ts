@@ -23,10 +23,9 @@ import { contextFactory, type Services } from './graphql/context.js';
 import { createExecutor } from './graphql/executor.js';
 import { createFinalizer } from './graphql/finalize.js';
 import { SnapshotStore } from './snapshots/store.js';
-import { hourOf } from './snapshots/snapshot.js';
+import { DataVersion } from './data-version.js';
 import { createRestRouter } from './rest/router.js';
 import { routes } from './rest/routes.js';
-import type { Freshness } from './rest/route.js';
 import { AuthGuard } from './auth/guard.js';
 import { CostBudget } from './auth/cost-budget.js';
 import { UsageCounter } from './auth/usage-counter.js';
@@ -101,6 +100,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   redis?.cmd.on('ready', () => void registerEnvKeys(redisKeys!, config, now).catch(() => {}));
   if (!config.auth) logger.warn('AUTH=off: API keys are NOT checked. Never run like this outside local development.');
 
+  const dataVersion = new DataVersion(repos, now);
   let metrics: Metrics | null = null;
   const providers = createProviders(config, logger, (provider, outcome) => metrics?.upstreamCall(provider, outcome));
   // The offline generator fills the window itself (in the background if it must); real providers by sync runs.
@@ -120,8 +120,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     concurrency: config.upstream.concurrency,
     runBudgetMs: config.syncRunBudgetMs,
     onPublished: (runId, { from, to }) => {
-      repos.weather.changed();
-      repos.inventory.version++;
+      dataVersion.published();
       void cluster?.publishWindow(runId, windows.read(from, to));
     },
     nextRunId: () => cluster?.nextRunId() ?? 1,
@@ -145,10 +144,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         replicaId: config.redis!.replicaId,
         logger,
         now,
-        onApplied: () => {
-          repos.weather.changed();
-          repos.inventory.version++;
-        },
+        onApplied: () => dataVersion.published(),
         windowMissing,
       })
     : null;
@@ -161,6 +157,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     resortIndex: new Lazy(() => new PointIndex(repos.resorts.all(), (r) => r.id)),
     weatherWindow,
     snapshots: new SnapshotStore(),
+    dataVersion,
     snapshotChunk: config.snapshotChunk,
     history: new HistoryService(providers.history),
     sync: cluster ?? sync,
@@ -176,10 +173,6 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const usage = new UsageCounter(keys);
   const guard = redisKeys ? new ClusterGuard(redisKeys, now, config.auth, logger) : new AuthGuard(keys, usage, now, config.auth);
   const executor = createExecutor({ schema, introspection: config.introspection });
-  /** What an answer of each freshness depends on besides its parameters. */
-  const zipVersion = randomUUID();
-  const versionOf = (freshness: Freshness) =>
-    freshness === 'static' ? zipVersion : `${hourOf(now()).getTime()}|${repos.weather.version}|${repos.inventory.version}`;
   const deadlines = new Deadlines(config.executionTimeoutMs);
   const cache = new ResponseCache(config.responseCacheBytes);
   metrics = createMetrics({
@@ -191,7 +184,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     routes,
     executor,
     cache,
-    versionOf,
+    versionOf: (freshness) => dataVersion.of(freshness),
     makeContext: (ex, argsValidated) => newContext(ex, { argsValidated }),
   });
   const dispatch = createDispatcher({

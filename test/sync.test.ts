@@ -7,6 +7,7 @@ import { RequestLoaders } from '../src/graphql/loaders.js';
 import type { Services } from '../src/graphql/context.js';
 import { simulatedProvider } from '../src/providers/simulated.js';
 import { SnapshotStore } from '../src/snapshots/store.js';
+import { DataVersion } from '../src/data-version.js';
 import { WeatherWindow } from '../src/weather/window.js';
 import { loadResortCatalogue } from '../src/db/sources/resort-source.js';
 import { expectProblem, getJson, startTestServer, TEST_KEY, privateDatabase } from './helpers/server.js';
@@ -235,6 +236,7 @@ describe('one list, one version of the data', () => {
         repos: app.repos,
         weatherWindow: new WeatherWindow(app.repos.resorts, app.repos.weather, simulatedProvider, clock, app.logger),
         snapshots: new SnapshotStore(),
+        dataVersion: new DataVersion(app.repos, clock),
         snapshotChunk: 25,
         now: clock,
       } as unknown as Services;

@@ -6,6 +6,7 @@ import type { Lazy } from '../lazy.js';
 import type { ResortRecord } from '../repositories/resorts.js';
 import type { WeatherWindow } from '../weather/window.js';
 import type { SnapshotStore } from '../snapshots/store.js';
+import type { DataVersion } from '../data-version.js';
 import type { HistoryService } from '../history/service.js';
 import type { SyncService } from '../sync/runner.js';
 import type { BudgetHolder, CostBudget } from '../auth/cost-budget.js';
@@ -20,6 +21,8 @@ export interface Services {
   weatherWindow: WeatherWindow;
   /** Snapshots shared across requests until the hour, the weather or the inventory changes. */
   snapshots: SnapshotStore;
+  /** The version of the data (data-version.ts): snapshots' generation and response-cache keys. */
+  dataVersion: DataVersion;
   /** Resorts whose snapshots are loaded and built per turn of the event loop. */
   snapshotChunk: number;
   history: HistoryService;

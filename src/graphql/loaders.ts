@@ -6,7 +6,7 @@ import type { ResortRecord } from '../repositories/resorts.js';
 import type { StoredDay } from '../repositories/weather.js';
 import type { StateRecord, ZipRecord } from '../repositories/zips.js';
 import type { LiveLiftRow } from '../repositories/inventory.js';
-import { buildSnapshot, hourOf, type ResortSnapshot } from '../snapshots/snapshot.js';
+import { buildSnapshot, type ResortSnapshot } from '../snapshots/snapshot.js';
 import type { Services } from './context.js';
 
 /** Times a snapshot batch starts again because the data changed under it, before it gives up. */
@@ -155,9 +155,8 @@ export class RequestLoaders implements Loaders {
 
   /** The data version snapshots are built from: the hour, the weather and the inventory. */
   private generationNow(): { asOf: Date; generation: string } {
-    const { repos, now } = this.services;
-    const asOf = hourOf(now());
-    return { asOf, generation: `${asOf.getTime()}|${repos.weather.version}|${repos.inventory.version}` };
+    const { asOf, version } = this.services.dataVersion.current();
+    return { asOf, generation: version };
   }
 
   /**
