@@ -31,6 +31,8 @@ db.close();
 interface Sample {
   rps: number;
   cpuUs: number;
+  /** Bytes on the wire per answer, headers included (autocannon's throughput over requests). */
+  bytes: number;
   p50: number;
   p99: number;
   errors: number;
@@ -57,6 +59,7 @@ async function measure(server: ServerProcess, request: RequestOf, amount?: numbe
   return {
     rps: result.requests.average,
     cpuUs: (cpu * 1e6) / Math.max(1, requests),
+    bytes: result.throughput.total / Math.max(1, requests),
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx - (headers['if-none-match'] ? result['3xx'] ?? 0 : 0),
@@ -89,6 +92,16 @@ const gqlLookup: RequestOf = (i) => ({
 });
 const resortDetail: RequestOf = (i) => ({ path: `/api/resorts/${resorts[i % resorts.length]}` });
 const nearby: RequestOf = (i) => ({ path: `/api/zip/${zips[i % zips.length]}/nearby?radiusMiles=25&limit=50` });
+/** A large answer (about 225 KB of JSON), as REST (kept in the response cache) and as GraphQL (computed each time). */
+const STATES = ['CA', 'TX', 'NY', 'PA', 'IL', 'OH', 'FL', 'MI'];
+const bigRest: RequestOf = (i) => ({ path: `/api/states/${STATES[i % STATES.length]}/zipcodes?limit=1000` });
+const GQL_BIG = 'query Big($state: String!) { state(code: $state) { zipcodes(limit: 1000) { zip city stateCode stateName county countyFips lat lng timezone lastUpdated } } }';
+const bigGraphQL: RequestOf = (i) => ({
+  path: '/graphql',
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ query: GQL_BIG, variables: { state: STATES[i % STATES.length] } }),
+});
 
 interface Row {
   name: string;
@@ -161,6 +174,13 @@ for (let run = 0; run < RUNS; run++) {
   if (etag) {
     record('ours: REST /api/zip/{zip}, If-None-Match → 304', await measure(ours, () => ({ path: '/api/zip/90210' }), undefined, { 'if-none-match': etag }), ours);
   }
+  // Compression: the same large answers as they are, and in each coding (bytes per answer in the name's row).
+  for (const [coding, header] of [['identity', {}], ['br', { 'accept-encoding': 'br' }], ['gzip', { 'accept-encoding': 'gzip' }]] as const) {
+    record(`ours: REST 1,000 ZIPs of a state (kept answers), ${coding}`, await measure(ours, bigRest, undefined, header), ours);
+  }
+  for (const [coding, header] of [['identity', {}], ['gzip', { 'accept-encoding': 'gzip, br' }]] as const) {
+    record(`ours: GraphQL 1,000 ZIPs of a state (computed each time), ${coding}`, await measure(ours, bigGraphQL, undefined, header), ours);
+  }
   await ours.stop();
 
   if (process.env.BENCH_QUICK) continue;
@@ -179,13 +199,13 @@ for (let run = 0; run < RUNS; run++) {
 
 const floorCpu = median(rows.values().next().value!.samples.map((s) => s.cpuUs));
 console.log(`\nnpm run bench — ${new Date().toISOString().slice(0, 16)}Z, ${RUNS} runs (median by CPU), ${CONNECTIONS} connections; ZIP rows send each of the ${zips.length} ZIPs once, other rows run ${SECONDS} s`);
-console.log('\n| path | req/s | server CPU µs/req | CPU vs floor | throughput per CPU vs floor | p50 / p99 ms | errors | peak RSS MiB | cold start ms |');
-console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+console.log('\n| path | req/s | server CPU µs/req | CPU vs floor | throughput per CPU vs floor | p50 / p99 ms | errors | bytes/answer | peak RSS MiB | cold start ms |');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const row of rows.values()) {
   const byCpu = [...row.samples].sort((a, b) => a.cpuUs - b.cpuUs);
   const s = byCpu[Math.floor(byCpu.length / 2)]!;
   console.log(
-    `| ${row.name} | ${s.rps.toFixed(0)} | ${s.cpuUs.toFixed(0)} | ${(s.cpuUs / floorCpu).toFixed(2)}× | ${(floorCpu / s.cpuUs).toFixed(2)}× | ${s.p50} / ${s.p99} | ${Math.max(0, s.errors)} | ${Math.max(...row.peakMiB)} | ${median(row.coldStartMs).toFixed(0)} |`,
+    `| ${row.name} | ${s.rps.toFixed(0)} | ${s.cpuUs.toFixed(0)} | ${(s.cpuUs / floorCpu).toFixed(2)}× | ${(floorCpu / s.cpuUs).toFixed(2)}× | ${s.p50} / ${s.p99} | ${Math.max(0, s.errors)} | ${Math.round(s.bytes)} | ${Math.max(...row.peakMiB)} | ${median(row.coldStartMs).toFixed(0)} |`,
   );
 }
 const medianCpu = (name: string) => {

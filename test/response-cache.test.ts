@@ -35,7 +35,8 @@ describe('ETags and conditional requests', () => {
       const b = await getJson(app, p, { apiKey });
       const c = await getJson(app, p, { apiKey });
       expect(a.status, p).toBe(200);
-      expect(a.headers.get('etag'), p).toMatch(/^"[\w-]{27}"$/);
+      // A strong tag per representation: the body's hash, with .gz or .br when compressed.
+      expect(a.headers.get('etag'), p).toMatch(/^"[\w-]{27}(\.gz|\.br)?"$/);
       expect(a.headers.get('cache-control')).toBe('private, no-cache');
       // The first answer was computed, the third came from the cache: the same bytes, the same tag.
       expect(c.headers.get('etag')).toBe(a.headers.get('etag'));

@@ -1,5 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_HEADERS } from './headers.js';
+import { codingFor, COMPRESS_MIN_BYTES, encode, type Effort, type Representations } from './compression.js';
+
+const VARY = ['vary', 'accept-encoding'] as const;
 
 /**
  * One request and its response as the dispatcher hands it on: the path without the /v1 prefix
@@ -92,6 +95,32 @@ export class Exchange {
     const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
     this.res.writeHead(status, this.baseHeaders.concat('x-request-id', this.requestId, this.headers, headers, 'content-type', contentType, 'content-length', String(length)));
     this.res.end(body);
+  }
+
+  /**
+   * A body computed for this request (a /graphql answer, a sync status): compressed, off the event
+   * loop, when it is large enough to be worth it and the client accepts br or gzip.
+   */
+  async sendCompressible(status: number, contentType: string, body: string, headers: readonly string[] = []): Promise<void> {
+    if (body.length < COMPRESS_MIN_BYTES) return this.send(status, contentType, body, headers);
+    const coding = codingFor(this.req, 'answer');
+    if (!coding) return this.send(status, contentType, body, [...headers, ...VARY]);
+    const encoded = await encode(Buffer.from(body), coding, 'answer');
+    this.send(status, contentType, encoded, [...headers, ...VARY, 'content-encoding', coding]);
+  }
+
+  /**
+   * A kept answer (the response cache, a page): 304 when the client has it in any representation,
+   * else the representation its Accept-Encoding asks for, each with its own ETag, compressed once.
+   */
+  async sendRepresentation(contentType: string, rep: Representations, headers: readonly string[] = [], effort: Effort = 'answer'): Promise<void> {
+    const coding = rep.compressible ? codingFor(this.req, effort) : null;
+    const vary = rep.compressible ? VARY : [];
+    const etag = rep.etagOf(coding);
+    if (rep.matches(this.req.headers['if-none-match'])) return this.sendEmpty(304, ['etag', etag, ...vary, ...headers]);
+    if (!coding) return this.send(200, contentType, rep.body, ['etag', etag, ...vary, ...headers]);
+    const body = await rep.in(coding, effort);
+    this.send(200, contentType, body, ['etag', etag, ...vary, 'content-encoding', coding, ...headers]);
   }
 
   /** An answer without a body (204, 304). */

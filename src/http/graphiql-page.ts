@@ -1,3 +1,5 @@
+import { hash } from 'node:crypto';
+
 /**
  * The GraphiQL page, self-hosted (it works offline and under our CSP). Before GraphiQL sends
  * anything it asks for an API key (kept in the browser's local storage), checks it against
@@ -72,14 +74,45 @@ function bootstrap(options: Record<string, unknown>): string {
   })();`;
 }
 
-export async function renderGraphiQLPage(): Promise<string> {
+/** GraphiQL as a small page and the files it loads, each with an address that carries its hash. */
+export interface GraphiQLParts {
+  page: string;
+  script: { path: string; body: string };
+  style: { path: string; body: string };
+}
+
+const hashed = (name: string, ext: string, body: string) => ({ path: `/graphiql/${name}.${hash('sha1', body, 'hex').slice(0, 12)}.${ext}`, body });
+
+/**
+ * Yoga's GraphiQL page is one 9 MB HTML file: its script (8 MB), its styles (0.8 MB) and an icon
+ * (0.15 MB) inline. Here the script and styles become files of their own (the icon is ours), which a browser keeps for a year (their address
+ * changes with their content), and a page of a few kilobytes that asks for the key first.
+ */
+export async function renderGraphiQLParts(): Promise<GraphiQLParts> {
   // The page's bundle is 9 MB of JavaScript: loaded only when someone first asks for the page.
   const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
   const options = { endpoint: '/graphql', title: 'ski-zip-gateway', defaultQuery: DEFAULT_QUERY, headers: '{}' };
   const html = renderGraphiQL(options);
-  const call = html.lastIndexOf('YogaGraphiQL.renderYogaGraphiQL(');
-  const end = html.indexOf('</script>', call);
-  if (call === -1 || end === -1) throw new Error('unexpected GraphiQL page layout');
-  const page = html.slice(0, call) + bootstrap(options) + '\n' + html.slice(end);
-  return page.replace(/<body[^>]*>/, (tag) => tag + KEY_FORM);
+  const between = (from: number, open: string, close: string) => {
+    const start = html.indexOf(open, from);
+    const end = html.indexOf(close, start + open.length);
+    if (start === -1 || end === -1) throw new Error(`unexpected GraphiQL page layout (${open})`);
+    return { start, end, text: html.slice(start + open.length, end) };
+  };
+  const style = between(0, '<style>', '</style>');
+  const body = html.indexOf('<body');
+  const script = between(body, '<script>', '</script>');
+  const call = script.text.lastIndexOf('YogaGraphiQL.renderYogaGraphiQL(');
+  if (call === -1) throw new Error('unexpected GraphiQL page layout (render call)');
+  const scriptFile = hashed('graphiql', 'js', script.text.slice(0, call));
+  const styleFile = hashed('graphiql', 'css', style.text);
+  const page = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>ski-zip-gateway · GraphiQL</title><link rel="icon" href="/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="${styleFile.path}"></head>
+<body id="body" class="no-focus-outline"><noscript>You need to enable JavaScript to run GraphiQL.</noscript><div id="root"></div>${KEY_FORM}
+<script src="${scriptFile.path}"></script>
+<script>${bootstrap(options)}</script>
+</body></html>
+`;
+  return { page, script: scriptFile, style: styleFile };
 }

@@ -59,14 +59,14 @@ export function createGraphQLHandler(schema: GraphQLSchema, executor: Executor, 
    * application/graphql-response+json gets 400 for any request error; a plain application/json
    * client gets 200 for parse and validation errors (`jsonStatus`) and 400 for bad variables or JSON.
    */
-  function respond(ex: Exchange, result: ExecutionResult, jsonStatus: number, codeForUncoded?: string): void {
+  function respond(ex: Exchange, result: ExecutionResult, jsonStatus: number, codeForUncoded?: string): Promise<void> {
     const wantsGraphQLResponse = (ex.req.headers.accept ?? '').includes(GRAPHQL_RESPONSE);
     // Over the key's cost budget is 429 with its RateLimit headers, like any other rate limit.
     const limited = result.errors?.find((e): e is CostLimitedError => e instanceof CostLimitedError);
     const status = limited ? 429 : wantsGraphQLResponse && result.data === undefined ? 400 : jsonStatus;
     const body = JSON.stringify(finalizeResult(result, ex.requestId, codeForUncoded));
     if (limited) ex.replaceHeaders(limited.headers);
-    ex.send(status, `${wantsGraphQLResponse ? GRAPHQL_RESPONSE : 'application/json'}; charset=utf-8`, body, ['cache-control', CACHE_NONE]);
+    return ex.sendCompressible(status, `${wantsGraphQLResponse ? GRAPHQL_RESPONSE : 'application/json'}; charset=utf-8`, body, ['cache-control', CACHE_NONE]);
   }
 
   return {

@@ -5,7 +5,7 @@ import type { Exchange } from './exchange.js';
 import { API_HEADERS, PAGE_HEADERS } from './headers.js';
 import { sendProblem } from './problem.js';
 import { StaticAsset } from './static-asset.js';
-import { renderGraphiQLPage } from './graphiql-page.js';
+import { renderGraphiQLParts, type GraphiQLParts } from './graphiql-page.js';
 import { PROJECT_ROOT } from '../paths.js';
 
 /** Page loads per client address per minute, for what is served without a key. */
@@ -19,7 +19,7 @@ const INDEX_LINKS = [
 ] as const;
 
 const INDEX_HTML = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>ski-zip-gateway</title>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>ski-zip-gateway</title><link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}code{background:#f3f3f3;padding:0 .2em}</style></head>
 <body><h1>ski-zip-gateway</h1>
 <p>US ZIP codes and ski resort conditions, over REST and GraphQL. Every API request needs a key in the
@@ -30,7 +30,7 @@ const INDEX_HTML = `<!doctype html>
 
 const DOCS_HTML = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>ski-zip-gateway · API reference</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="/favicon.svg" type="image/svg+xml"></head>
 <body><div id="app"></div>
 <script src="/docs/scalar.js"></script>
 <script>
@@ -44,16 +44,35 @@ const DOCS_HTML = `<!doctype html>
 </body></html>
 `;
 
+/** A mountain, as every page's icon (and /favicon.ico, which browsers ask for by themselves). */
+const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" rx="12" fill="#0b1220"/><path d="M6 52 26 18l10 16 6-8 16 26z" fill="#e6edf3"/><path d="m26 18-6 10 6-3 4 4z" fill="#9ecbff"/></svg>`;
+
+/** Files whose address carries their hash: a browser keeps them for a year. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
 /**
- * What is served without a key: the index at /, GraphiQL, the API reference (Scalar, from its
- * npm package: no CDN) and the OpenAPI document. Large pages are compressed and revalidated by
- * ETag, and every one of them is limited per client address, so nobody can pull them in a loop.
+ * What is served without a key: the index at /, GraphiQL (a small page, its script and styles as
+ * long-cached files), the API reference (Scalar, from its npm package: no CDN), the OpenAPI
+ * document and the icon. Large files are compressed and revalidated by ETag, and every one of them
+ * is limited per client address, so nobody can pull them in a loop.
  */
 export function createPages(openApi: () => object) {
   const perAddress = new RateLimiterMemory({ points: PAGE_LOADS_PER_MINUTE, duration: 60, keyPrefix: 'page' });
   const html = 'text/html; charset=utf-8';
+  let graphiql: Promise<GraphiQLParts> | null = null;
+  const graphiqlParts = () => {
+    graphiql ??= renderGraphiQLParts();
+    graphiql.catch(() => (graphiql = null));
+    return graphiql;
+  };
+  const graphiqlFiles = {
+    script: new StaticAsset('text/javascript; charset=utf-8', async () => (await graphiqlParts()).script.body, IMMUTABLE),
+    style: new StaticAsset('text/css; charset=utf-8', async () => (await graphiqlParts()).style.body, IMMUTABLE),
+  };
   const assets = new Map<string, { asset: StaticAsset; headers: readonly string[] }>([
-    ['/graphql', { asset: new StaticAsset(html, renderGraphiQLPage), headers: PAGE_HEADERS }],
+    ['/graphql', { asset: new StaticAsset(html, async () => (await graphiqlParts()).page), headers: PAGE_HEADERS }],
+    ['/favicon.svg', { asset: new StaticAsset('image/svg+xml', () => FAVICON_SVG, 'public, max-age=86400'), headers: PAGE_HEADERS }],
+    ['/favicon.ico', { asset: new StaticAsset('image/svg+xml', () => FAVICON_SVG, 'public, max-age=86400'), headers: PAGE_HEADERS }],
     ['/docs', { asset: new StaticAsset(html, () => DOCS_HTML), headers: PAGE_HEADERS }],
     ['/docs/scalar.js', { asset: new StaticAsset('text/javascript; charset=utf-8', scalarBundle), headers: PAGE_HEADERS }],
     ['/openapi.json', { asset: new StaticAsset('application/json; charset=utf-8', () => JSON.stringify(openApi(), null, 2)), headers: API_HEADERS }],
@@ -68,13 +87,24 @@ export function createPages(openApi: () => object) {
     const wantsHtml = (ex.req.headers.accept ?? '').includes('text/html');
     if (ex.path === '/graphql') return wantsHtml ? '/graphql' : null;
     if (ex.path === '/') return wantsHtml ? '/' : '/index.json';
+    if (ex.path.startsWith('/graphiql/')) return ex.path;
     return assets.has(ex.path) ? ex.path : null;
+  }
+
+  /** GraphiQL's script or styles by their hashed address; an address of another build is 404. */
+  async function graphiqlFile(path: string): Promise<{ asset: StaticAsset; headers: readonly string[] } | null> {
+    const parts = await graphiqlParts();
+    if (path === parts.script.path) return { asset: graphiqlFiles.script, headers: PAGE_HEADERS };
+    if (path === parts.style.path) return { asset: graphiqlFiles.style, headers: PAGE_HEADERS };
+    return null;
   }
 
   return {
     pageOf,
     async serve(ex: Exchange, page: string): Promise<void> {
-      const { asset, headers } = assets.get(page)!;
+      const found = assets.get(page) ?? (page.startsWith('/graphiql/') ? await graphiqlFile(page) : null);
+      if (!found) return sendProblem(ex, { status: 404, code: 'NOT_FOUND', detail: `No such file: ${ex.path}` });
+      const { asset, headers } = found;
       ex.baseHeaders = headers;
       try {
         await perAddress.consume(ex.req.socket.remoteAddress ?? 'unknown');

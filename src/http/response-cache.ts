@@ -1,11 +1,5 @@
-import { hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-
-export interface CachedAnswer {
-  body: string;
-  /** Strong ETag: a hash of the body, so it is right across restarts and replicas. */
-  etag: string;
-}
+import { Representations } from './compression.js';
 
 /** Bits of the admission filter: 2^20 (128 KiB), reset when half of them are set. */
 const FILTER_BITS = 1 << 20;
@@ -24,31 +18,39 @@ const FILTER_BITS = 1 << 20;
  * or more are the ones worth keeping.
  */
 export class ResponseCache {
-  private readonly lru: LRUCache<string, CachedAnswer> | null;
+  private readonly lru: LRUCache<string, Representations> | null;
   private readonly seen = new Uint32Array(FILTER_BITS / 32);
   private seenCount = 0;
   /** Lookups since start, for /metrics. */
   readonly stats = { hits: 0, misses: 0, stored: 0 };
 
   constructor(maxBytes: number) {
-    this.lru = maxBytes > 0 ? new LRUCache({ maxSize: maxBytes, sizeCalculation: (v, k) => v.body.length + k.length + 96 }) : null;
+    this.lru = maxBytes > 0 ? new LRUCache({ maxSize: maxBytes, sizeCalculation: (v, k) => v.body.length + v.encodedBytes + k.length + 96 }) : null;
   }
 
-  get(key: string): CachedAnswer | undefined {
+  get(key: string): Representations | undefined {
     const answer = this.lru?.get(key);
     if (answer) this.stats.hits++;
     else this.stats.misses++;
     return answer;
   }
 
-  /** The answer with its ETag, stored when its key has been asked for before. */
-  put(key: string, body: string): CachedAnswer {
-    const answer = { body, etag: etagOf(body) };
+  /**
+   * The answer with its ETags, stored when its key has been asked for before. Its compressed
+   * representations are made when first asked for and kept with it (counted in its size then).
+   */
+  put(key: string, body: string): Representations {
+    const answer = new Representations(Buffer.from(body));
     if (this.lru && this.admit(key)) {
       this.lru.set(key, answer);
       this.stats.stored++;
     }
     return answer;
+  }
+
+  /** Counts what a kept answer's new representation holds (the LRU sizes an entry when it is set). */
+  resized(key: string, answer: Representations): void {
+    if (this.lru?.peek(key) === answer) this.lru.set(key, answer);
   }
 
   private admit(key: string): boolean {
@@ -80,17 +82,3 @@ function fnv1a(s: string): number {
   return h >>> 0;
 }
 
-export function etagOf(body: string): string {
-  return `"${hash('sha1', body, 'base64url')}"`;
-}
-
-/** Whether an If-None-Match header matches this ETag (weak comparison, lists and `*` allowed). */
-export function matchesEtag(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  for (const part of header.split(',')) {
-    const tag = part.trim();
-    if (tag === etag || tag === `W/${etag}`) return true;
-  }
-  return false;
-}

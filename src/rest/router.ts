@@ -6,7 +6,7 @@ import { CostLimitedError } from '../auth/cost-budget.js';
 import { CACHE_NONE, CACHE_REVALIDATE, JSON_TYPE } from '../http/headers.js';
 import type { Exchange } from '../http/exchange.js';
 import { sendProblem, type Problem } from '../http/problem.js';
-import { matchesEtag, type ResponseCache } from '../http/response-cache.js';
+import type { ResponseCache } from '../http/response-cache.js';
 import type { Freshness, RestRoute } from './route.js';
 
 interface MountedRoute {
@@ -112,13 +112,15 @@ export function createRestRouter({ routes, executor, cache, versionOf, makeConte
         }
         const body = JSON.stringify(route.shape(result.data as never, params));
         if (!key) {
-          ex.send(200, JSON_TYPE, body, ['cache-control', CACHE_NONE]);
+          await ex.sendCompressible(200, JSON_TYPE, body, ['cache-control', CACHE_NONE]);
           return true;
         }
         answer = cache.put(key, body);
       }
-      if (matchesEtag(ex.req.headers['if-none-match'], answer.etag)) ex.sendEmpty(304, ['etag', answer.etag, 'cache-control', CACHE_REVALIDATE]);
-      else ex.send(200, JSON_TYPE, answer.body, ['etag', answer.etag, 'cache-control', CACHE_REVALIDATE]);
+      // A kept answer is compressed once and keeps what it made (the cache counts those bytes).
+      const held = answer.encodedBytes;
+      await ex.sendRepresentation(JSON_TYPE, answer, ['cache-control', CACHE_REVALIDATE]);
+      if (answer.encodedBytes !== held) cache.resized(key!, answer);
     } catch (err) {
       sendProblem(ex, problemOf(err, ex, makeContext(ex, true)));
     }

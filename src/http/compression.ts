@@ -1,0 +1,120 @@
+import { hash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib';
+import Negotiator from 'negotiator';
+import type { IncomingMessage } from 'node:http';
+
+/** The content codings the server writes besides the body as it is. */
+export type Coding = 'br' | 'gzip';
+
+/**
+ * Bodies below this many bytes go out as they are: a ZIP record (about 230 bytes) compressed costs
+ * more CPU than its saved bytes are worth, and a TCP segment carries it whole either way. Chosen
+ * from `npm run bench` (BENCHMARKS.md, "Compression").
+ */
+export const COMPRESS_MIN_BYTES = 1400;
+
+/**
+ * How to compress each kind of content, measured on real answers (BENCHMARKS.md, "Compression").
+ * JSON answers prefer gzip 6: as small as brotli 4 for our JSON (13,351 against 13,357 bytes for a
+ * 224,909-byte page of ZIPs) at a quarter of its cost on small bodies (brotli's setup is about
+ * 0.15 ms), and brotli 6 would save only 6 % more. Static assets (GraphiQL's 8 MB script, the
+ * docs' bundle) are compressed once per process, so they prefer brotli 6. The levels are fixed per
+ * kind, so a representation is the same bytes whenever it is made (its ETag is strong).
+ */
+const LEVELS = {
+  answer: { br: 4, gzip: 6, prefer: ['gzip', 'br', 'identity'] },
+  asset: { br: 6, gzip: 9, prefer: ['br', 'gzip', 'identity'] },
+} as const;
+
+/**
+ * Bodies up to this size are compressed on the event loop (a 32 KB gzip takes about 0.2 ms): a
+ * hand-off to zlib's threads and back costs a turn of the event loop, which a cheap request
+ * should not wait for behind heavy work. Larger ones are compressed in zlib's threads.
+ */
+const SYNC_MAX_BYTES = 32 * 1024;
+
+export type Effort = keyof typeof LEVELS;
+
+const brotli = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
+const options = (coding: Coding, level: number, size: number) =>
+  coding === 'br' ? { params: { [constants.BROTLI_PARAM_QUALITY]: level, [constants.BROTLI_PARAM_SIZE_HINT]: size, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } } : { level };
+
+/**
+ * The coding to answer with, as the client's Accept-Encoding allows (q-values, `*` and
+ * `identity;q=0` included), in this effort's order of preference; null for the body as it is.
+ */
+export function codingFor(req: IncomingMessage, effort: Effort): Coding | null {
+  const header = req.headers['accept-encoding'];
+  if (!header) return null;
+  const { prefer } = LEVELS[effort];
+  // negotiator 1.x takes the server's order of preference for ties (its published types predate it).
+  const negotiator = new Negotiator({ headers: { 'accept-encoding': header } }) as unknown as { encoding(available: string[], options: { preferred: string[] }): string | undefined };
+  const best = negotiator.encoding([...prefer], { preferred: [...prefer] });
+  return best === 'br' || best === 'gzip' ? best : null;
+}
+
+/** Compresses a body: small ones at once, large ones in zlib's thread pool. */
+export async function encode(body: Buffer, coding: Coding, effort: Effort): Promise<Buffer> {
+  const opts = options(coding, LEVELS[effort][coding], body.length);
+  if (body.length <= SYNC_MAX_BYTES) return coding === 'br' ? brotliCompressSync(body, opts) : gzipSync(body, opts);
+  return coding === 'br' ? brotli(body, opts) : gzipAsync(body, opts);
+}
+
+/**
+ * One answer in each representation it has been asked for: the body as it is, and br or gzip made
+ * on first request and kept. Each representation has its own strong ETag (`"<hash>"`, `"<hash>.br"`,
+ * `"<hash>.gz"`), as RFC 9110 wants of strong validators; a conditional request matches any of them,
+ * since they are the same content.
+ */
+export class Representations {
+  readonly etag: string;
+  private readonly encoded: Partial<Record<Coding, Buffer | Promise<Buffer>>> = {};
+
+  constructor(readonly body: Buffer) {
+    this.etag = `"${hash('sha1', body, 'base64url')}"`;
+  }
+
+  /** Bytes held by the compressed representations made so far. */
+  get encodedBytes(): number {
+    let n = 0;
+    for (const b of Object.values(this.encoded)) if (Buffer.isBuffer(b)) n += b.length;
+    return n;
+  }
+
+  /** Whether this body is worth compressing at all. */
+  get compressible(): boolean {
+    return this.body.length >= COMPRESS_MIN_BYTES;
+  }
+
+  etagOf(coding: Coding | null): string {
+    return coding === null ? this.etag : `${this.etag.slice(0, -1)}.${coding === 'br' ? 'br' : 'gz'}"`;
+  }
+
+  /** Whether If-None-Match names this answer, in any representation (weak comparison, lists, `*`). */
+  matches(header: string | undefined): boolean {
+    if (!header) return false;
+    if (header.trim() === '*') return true;
+    const base = this.etag.slice(1, -1);
+    for (const part of header.split(',')) {
+      const tag = part.trim().replace(/^W\//, '');
+      if (tag === this.etag || tag === `"${base}.br"` || tag === `"${base}.gz"`) return true;
+    }
+    return false;
+  }
+
+  /** The body in this coding, compressed on first use and kept. */
+  async in(coding: Coding, effort: Effort): Promise<Buffer> {
+    const have = this.encoded[coding];
+    if (have) return have;
+    const made = encode(this.body, coding, effort);
+    this.encoded[coding] = made;
+    try {
+      return (this.encoded[coding] = await made);
+    } catch (err) {
+      delete this.encoded[coding];
+      throw err;
+    }
+  }
+}
