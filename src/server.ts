@@ -6,24 +6,32 @@ const config = loadConfig();
 const app = await startApp({ config });
 app.logger.info({ url: app.url }, `serving REST at ${app.url}/api and GraphQL at ${app.url}/graphql`);
 
+/** How long the last log lines may take to reach stdout at exit; a reader that does not take them is not waited for. */
+const LOG_FLUSH_MS = 1000;
+
 // SIGTERM (or Ctrl-C): stop accepting, let requests in flight finish within the grace period,
 // then close every connection, stop background work and exit. Always: a timer ends the process
-// if anything holds it past the grace period, and a second signal ends it at once.
+// if anything holds it past the grace period, and a second signal ends it at once. Nothing on the
+// way out writes synchronously (logger.ts), so a stuck log reader cannot hold the process.
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
-    if (stopping) process.exit(1);
+    if (stopping) {
+      app.logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
     stopping = true;
     app.logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
     setTimeout(() => {
-      flushLogs();
+      app.logger.error({ graceMs: config.shutdownGraceMs }, 'shutdown did not finish in time: exiting');
       process.exit(1);
-    }, config.shutdownGraceMs + 5000).unref();
+    }, config.shutdownGraceMs + LOG_FLUSH_MS + 1000).unref();
     void app
       .close(config.shutdownGraceMs)
+      .then(() => app.logger.info('shut down'))
       .catch((err) => app.logger.error({ err }, 'shutdown failed'))
-      .finally(() => {
-        flushLogs();
+      .finally(async () => {
+        await flushLogs(LOG_FLUSH_MS);
         process.exit(0);
       });
   });

@@ -51,4 +51,26 @@ describe('shutdown', () => {
     expect(code).toBe(0);
     expect(at - sent).toBeLessThan(GRACE_MS + 3000);
   }, 30_000);
+
+  it("SIGTERM while stdout's reader has stopped reading (a full pipe), or exits meanwhile: every process ends gracefully, 20 times", async () => {
+    const once = async (i: number) => {
+      const { child, url, exited } = start();
+      const base = await url;
+      // Stop reading its stdout: the pipe fills, and so does the logger's buffer behind it.
+      child.stdout!.pause();
+      const long = `/api/zip/${'x'.repeat(8000)}`;
+      for (let j = 0; j < 40; j++) await fetch(base + long, { headers: { 'x-api-key': TEST_KEY } }).then((r) => r.arrayBuffer());
+      child.kill('SIGTERM');
+      // Half of the runs: the reader goes away while the server stops.
+      if (i % 2 === 1) setImmediate(() => child.stdout!.destroy());
+      // Before, the process never exited here (a synchronous flush retried the full pipe forever);
+      // this bound only keeps a failure from hanging the suite.
+      const exit = await Promise.race([exited, new Promise<null>((r) => setTimeout(() => r(null), GRACE_MS + 15_000))]);
+      if (!exit) child.kill('SIGKILL');
+      expect(exit, `run ${i}: the process exited`).not.toBeNull();
+      // 0: the graceful path (the hard-exit timer exits with 1).
+      expect(exit!.code, `run ${i}`).toBe(0);
+    };
+    for (let i = 0; i < 20; i += 4) await Promise.all([i, i + 1, i + 2, i + 3].map(once));
+  }, 120_000);
 });
