@@ -24,6 +24,7 @@ import { createExecutor } from './graphql/executor.js';
 import { createFinalizer } from './graphql/finalize.js';
 import { SnapshotStore } from './snapshots/store.js';
 import { DataVersion } from './data-version.js';
+import { warmUp } from './warm-up.js';
 import { createRestRouter } from './rest/router.js';
 import { routes } from './rest/routes.js';
 import { AuthGuard } from './auth/guard.js';
@@ -37,6 +38,7 @@ import { Deadlines } from './http/deadline.js';
 import { ResponseCache } from './http/response-cache.js';
 import { rawProblemResponse } from './http/problem.js';
 import { limitConnections } from './http/connections.js';
+import { StreamLimiter } from './http/streams.js';
 import { createPages } from './http/pages.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { openApiDocument } from './rest/openapi.js';
@@ -174,6 +176,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const guard = redisKeys ? new ClusterGuard(redisKeys, now, config.auth, logger) : new AuthGuard(keys, usage, now, config.auth);
   const executor = createExecutor({ schema, introspection: config.introspection });
   const deadlines = new Deadlines(config.executionTimeoutMs);
+  /** Set once the first requests would run at warm speed (warm-up.ts): readiness waits for it. */
+  let warmed = false;
+  const streams = new StreamLimiter(config.streams);
   const cache = new ResponseCache(config.responseCacheBytes);
   metrics = createMetrics({
     cache: () => ({ ...cache.stats, bytes: cache.bytes }),
@@ -196,19 +201,19 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     handlers: {
       pages: createPages(() => openApiDocument(routes, APP_VERSION)),
       ready: () => {
-        const waiting = weatherWindow.ready ? [] : ['the weather window of today'];
+        const waiting = [...(weatherWindow.ready ? [] : ['the weather window of today']), ...(warmed ? [] : ['warming up'])];
         // Without Redis a replica still serves (local limits, its own data): ready, and says so.
         const notes = redis && !redis.up() ? ['redis unreachable: local limits and local data until it is back'] : [];
         return { ready: waiting.length === 0, waiting, notes };
       },
-      graphql: createGraphQLHandler(schema, executor, createFinalizer({ hideSuggestions: !config.introspection }), services, config, (ex) => newContext(ex)),
+      graphql: createGraphQLHandler(schema, executor, createFinalizer({ hideSuggestions: !config.introspection }), services, config, (ex) => newContext(ex), streams),
       rest: rest.handle,
     },
   });
 
   // Time-outs are checked every second (node's default is 30 s, which let a slowloris live 39 s).
   const server: Server = createServer({ connectionsCheckingInterval: 1000 }, dispatch);
-  const connections = limitConnections(server, config.connections, logger);
+  const connections = limitConnections(server, config.connections, logger, streams);
   // Requests node:http cannot parse (oversized headers or URL, broken syntax) never reach a
   // handler: answer them as problem+json too, instead of node's bare status line.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
@@ -238,7 +243,13 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     await turn();
     services.resortIndex.warm();
     await rest.warm();
-  })().catch((err) => logger.error({ err }, 'warming up failed'));
+    await weatherWindow.ensureCurrent();
+    const [zip] = repos.zips.all();
+    const [first, second] = repos.resorts.all();
+    if (zip && first && second) await warmUp(routes, executor, newContext, { zip: zip.zip, state: zip.stateCode, city: zip.city, id: first.id, with: second.id });
+  })()
+    .catch((err) => logger.error({ err }, 'warming up failed'))
+    .finally(() => (warmed = true));
   const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
 
   return {

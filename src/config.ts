@@ -28,6 +28,9 @@ const EnvSchema = z.object({
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  STREAMS_PER_KEY: z.coerce.number().int().min(1).max(1000).default(4),
+  MAX_STREAMS: z.coerce.number().int().min(1).optional(),
+  STREAM_MAX_LIFETIME_MS: z.coerce.number().int().min(1000).default(3_600_000),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(100_000),
   EXECUTION_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   COST_UNITS_PER_REQUEST: z.coerce.number().int().min(100).default(2_000),
@@ -70,6 +73,8 @@ export interface Config {
   introspection: boolean;
   maxBodyBytes: number;
   connections: { maxConnections: number; headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
+  /** Event streams (SSE, multipart): per key, in all (below maxConnections), and how long one may last. */
+  streams: { perKey: number; total: number; maxLifetimeMs: number };
   /** On SIGTERM: how long requests in flight may finish before every connection is closed. */
   shutdownGraceMs: number;
   executionTimeoutMs: number;
@@ -106,6 +111,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid environment:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  // Streams may take at most half of the connections by default: other requests always find one.
+  const maxStreams = e.MAX_STREAMS ?? Math.max(1, Math.floor(e.MAX_CONNECTIONS / 2));
+  if (maxStreams >= e.MAX_CONNECTIONS) throw new Error(`Invalid environment:\nMAX_STREAMS: must be below MAX_CONNECTIONS (${e.MAX_CONNECTIONS}), so that other requests always find a connection`);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -122,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     introspection: e.GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== 'production',
     maxBodyBytes: e.MAX_BODY_BYTES,
     connections: { maxConnections: e.MAX_CONNECTIONS, headersTimeoutMs: e.HEADERS_TIMEOUT_MS, requestTimeoutMs: e.REQUEST_TIMEOUT_MS, keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS },
+    streams: { perKey: e.STREAMS_PER_KEY, total: maxStreams, maxLifetimeMs: e.STREAM_MAX_LIFETIME_MS },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     executionTimeoutMs: e.EXECUTION_TIMEOUT_MS,
     responseCacheBytes: Math.round(e.RESPONSE_CACHE_MB * 1024 * 1024),

@@ -88,7 +88,7 @@ export class AuthGuard {
       window.count = 1;
     } else this.windows.set(key.id, { second, count: 1 });
 
-    const used = this.usage.take(key.id, month, key.monthlyQuota);
+    const used = this.usage.take(key.id, month, key.monthlyQuota, key.ratePerSecond);
     if (used === null) return quotaUsedUp(key, known.policy, now);
     return allowed(key, used, known.policy, now, known.quota);
   }

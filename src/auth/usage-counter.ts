@@ -3,9 +3,11 @@ import type { KeyRepository } from '../repositories/keys.js';
 /**
  * Monthly request counts per key. Counting in SQLite on every request cost a third of the
  * throughput (a write transaction each), so counts are kept in memory, checked against the quota
- * there, and written in one transaction per second and at shutdown. The last second of counts is
- * lost if the process is killed, which can only undercount: a client gets at most that many extra
- * requests, and no other data is at stake. One serving process per database is assumed.
+ * there, and written in one transaction per second and at shutdown — and at once when a key's
+ * unwritten count reaches its per-second rate, whatever the timer does (a busy event loop can
+ * delay it). So a process killed with `kill -9` loses at most one second's worth of each key's
+ * requests (its rate), which can only undercount: a client gets at most that many extra requests,
+ * and no other data is at stake. One serving process per database is assumed.
  */
 export class UsageCounter {
   private readonly totals = new Map<string, number>();
@@ -20,8 +22,11 @@ export class UsageCounter {
     this.timer.unref();
   }
 
-  /** The month's count after this request, or null when the quota is used up (nothing counted). */
-  take(keyId: number, month: string, quota: number): number | null {
+  /**
+   * The month's count after this request, or null when the quota is used up (nothing counted).
+   * `writeAfter`: unwritten requests of this key that are written at once (its per-second rate).
+   */
+  take(keyId: number, month: string, quota: number, writeAfter = Infinity): number | null {
     const k = `${keyId}|${month}`;
     const total = this.totals.get(k) ?? this.keys.usage(keyId, month);
     if (total >= quota) {
@@ -32,6 +37,10 @@ export class UsageCounter {
     const p = this.pending.get(k) ?? { keyId, month, requests: 0 };
     p.requests++;
     this.pending.set(k, p);
+    if (p.requests >= writeAfter) {
+      this.pending.delete(k);
+      this.keys.addUsage([p]);
+    }
     return total + 1;
   }
 

@@ -1,5 +1,6 @@
 import { GraphQLError, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { complexityFromQuery } from '@pothos/plugin-complexity';
+import { LRUCache } from 'lru-cache';
 
 /** The most work one operation may ask for: fields resolved, lists weighted by their size. */
 export const COST_LIMITS = { complexity: 250_000, depth: 14, breadth: 400 } as const;
@@ -10,39 +11,50 @@ export interface OperationCost {
   breadth: number;
 }
 
+/** Variables whose numeric part is longer than this are costed each time, not remembered. */
+const MAX_MEMO_KEY_CHARS = 256;
+/** Bytes of memo keys kept per document. */
+const MEMO_BYTES_PER_DOCUMENT = 16 * 1024;
+
 /**
  * The cost of an operation with its variables, from the schema's declared field costs. Memoized
  * per document (parsed documents are cached, REST documents are fixed) and numeric variables,
- * the only inputs a cost may depend on (see builder.ts). Null when the variables do not coerce:
- * execution then reports that, without running anything.
+ * the only inputs a cost may depend on (see builder.ts), in a memo bounded in bytes: a client
+ * sending ever new large variables is costed each time and fills nothing. Null when the variables
+ * do not coerce: execution then reports that, without running anything.
  */
 export function createCostAnalysis(schema: GraphQLSchema) {
-  const memo = new WeakMap<DocumentNode, Map<string, OperationCost | null>>();
+  const memo = new WeakMap<DocumentNode, LRUCache<string, { cost: OperationCost | null }>>();
 
   return function costOf(document: DocumentNode, variables: Readonly<Record<string, unknown>> | null | undefined): OperationCost | null {
-    let byVariables = memo.get(document);
-    if (!byVariables) memo.set(document, (byVariables = new Map()));
     const key = numericKey(variables);
-    let cost = byVariables.get(key);
-    if (cost === undefined) {
-      try {
-        cost = complexityFromQuery(document, { schema, variables: (variables ?? {}) as Record<string, unknown> });
-      } catch {
-        cost = null;
-      }
-      if (byVariables.size >= 256) byVariables.clear();
-      byVariables.set(key, cost);
+    const remembered = key.length <= MAX_MEMO_KEY_CHARS;
+    let byVariables = memo.get(document);
+    const hit = remembered ? byVariables?.get(key) : undefined;
+    if (hit) return hit.cost;
+    let cost: OperationCost | null;
+    try {
+      cost = complexityFromQuery(document, { schema, variables: (variables ?? {}) as Record<string, unknown> });
+    } catch {
+      cost = null;
+    }
+    if (remembered) {
+      if (!byVariables) memo.set(document, (byVariables = new LRUCache({ maxSize: MEMO_BYTES_PER_DOCUMENT, sizeCalculation: (_v, k) => k.length + 64 })));
+      byVariables.set(key, { cost });
     }
     return cost;
   };
 }
 
+/** The numeric variables, as text (stops growing past the memo's limit: such keys are not kept). */
 function numericKey(variables: Readonly<Record<string, unknown>> | null | undefined): string {
   if (!variables) return '';
   let key = '';
   for (const name in variables) {
     const v = variables[name];
-    if (typeof v === 'number' || (typeof v === 'object' && v !== null)) key += `${name}=${typeof v === 'number' ? v : JSON.stringify(v)};`;
+    if (typeof v === 'number') key += `${name}=${v};`;
+    else if (typeof v === 'object' && v !== null) key += `${name}=${JSON.stringify(v)};`;
+    if (key.length > MAX_MEMO_KEY_CHARS) return key;
   }
   return key;
 }

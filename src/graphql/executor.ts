@@ -58,12 +58,14 @@ export type GraphQLPlugin = Plugin<any>;
  */
 export function createExecutor(options: ExecutorOptions): Executor {
   const costOf = createCostAnalysis(options.schema);
-  const plugins = createPlugins(options.introspection, costOf);
+  const compiled = new WeakSet<DocumentNode>();
+  const plugins = createPlugins(options.introspection, costOf, compiled);
   const getEnveloped = envelop({ plugins: [useEngine({ parse, validate, execute, subscribe, specifiedRules }), useSchema(options.schema), ...plugins] });
   return {
     plugins,
     check(document) {
       const e = getEnveloped({});
+      compiled.add(document);
       try {
         return e.validate(e.schema, document);
       } catch (err) {
@@ -100,7 +102,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
   };
 }
 
-function createPlugins(introspection: boolean, costOf: ReturnType<typeof createCostAnalysis>): GraphQLPlugin[] {
+function createPlugins(introspection: boolean, costOf: ReturnType<typeof createCostAnalysis>, compiled: WeakSet<DocumentNode>): GraphQLPlugin[] {
   const options = { introspection, costOf };
   const armor = new EnvelopArmor({
     maxDepth: { n: QUERY_LIMITS.maxDepth },
@@ -112,27 +114,47 @@ function createPlugins(introspection: boolean, costOf: ReturnType<typeof createC
     blockFieldSuggestion: { enabled: !options.introspection },
   });
   return [
-    useParserCache({ documentCache: keepFirst(1000), errorCache: keepFirst(1000) }),
-    useValidationCache({ cache: keepFirst(1000) }),
+    useParserCache({
+      // A kept document may be compiled by graphql-jit (its compiled form lives as long as it does).
+      documentCache: boundedCache<DocumentNode>(CACHE_BYTES.documents, (key) => key.length * DOCUMENT_BYTES_PER_CHAR, (document) => compiled.add(document)),
+      errorCache: boundedCache<Error>(CACHE_BYTES.validations, (key) => key.length + 512),
+    }),
+    useValidationCache({ cache: boundedCache<readonly GraphQLError[]>(CACHE_BYTES.validations, (key) => key.length + 512) }),
     ...armor.protect().plugins,
     ...(options.introspection ? [] : [useDisableIntrospection()]),
     useCost(options.costOf),
-    useGraphQlJit({}, { onError: () => {} }),
+    // Only documents that are kept (the parse cache's, the REST operations) are compiled: compiling
+    // costs more than running once, and a one-off document would be compiled for nothing.
+    useGraphQlJit({}, { onError: () => {}, enableIf: (args) => compiled.has(args.document) }),
     useErrorPolicy(),
   ];
 }
 
 /**
- * A bounded cache for the parse and validation caches that writes a key only once: those plugins
- * store their result again on every hit, and an LRU write (with its TTL bookkeeping) cost more
- * than the lookup it saved. Entries never go stale (the schema is fixed for the process).
+ * Documents longer than this are parsed, validated and run each time they come, never kept: a
+ * client sending ever new large documents cannot fill memory with them (or with their compiled
+ * forms). Our longest REST operation is about 1.5 KB; GraphiQL's introspection query about 2 KB.
  */
-function keepFirst<V extends object>(max: number) {
-  const lru = new LRUCache<string, V>({ max });
+export const MAX_CACHED_DOCUMENT_CHARS = 16 * 1024;
+
+/** Bytes the parse and validation caches may hold, each (estimated: a parsed document takes about ten times its text). */
+const CACHE_BYTES = { documents: 16 * 1024 * 1024, validations: 4 * 1024 * 1024 } as const;
+const DOCUMENT_BYTES_PER_CHAR = 10;
+
+/**
+ * A cache for the parse and validation plugins, bounded in bytes (lru-cache's maxSize), that keeps
+ * nothing whose key is over MAX_CACHED_DOCUMENT_CHARS and writes a key only once: those plugins
+ * store their result again on every hit, and an LRU write cost more than the lookup it saved.
+ * Entries never go stale (the schema is fixed for the process). `onKept` hears of each kept value.
+ */
+function boundedCache<V extends object>(maxBytes: number, bytesOf: (key: string) => number, onKept?: (value: V) => void) {
+  const lru = new LRUCache<string, V>({ maxSize: maxBytes, sizeCalculation: (_v, key) => bytesOf(key) });
   return {
     get: (key: string) => lru.get(key),
     set: (key: string, value: V) => {
-      if (!lru.has(key)) lru.set(key, value);
+      if (key.length > MAX_CACHED_DOCUMENT_CHARS + 512 || lru.has(key)) return;
+      lru.set(key, value);
+      onKept?.(value);
     },
   };
 }

@@ -14,9 +14,10 @@ export interface ConnectionLimits {
  * Connections cannot pile up: idle and trickling clients are cut by the header, request and
  * keep-alive time-outs (checked every second, so they hold what they say), and when the cap is
  * reached the oldest idle connection makes room for the new one — a flood of idle sockets costs
- * its sender its oldest sockets, not the next client its request.
+ * its sender its oldest sockets, not the next client its request. Without an idle one, an event
+ * stream makes room (http/streams.ts).
  */
-export function limitConnections(server: Server, limits: ConnectionLimits, logger: Logger): { open(): number } {
+export function limitConnections(server: Server, limits: ConnectionLimits, logger: Logger, streams?: { evictOne(): boolean }): { open(): number } {
   server.headersTimeout = limits.headersTimeoutMs;
   server.requestTimeout = limits.requestTimeoutMs;
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
@@ -38,6 +39,9 @@ export function limitConnections(server: Server, limits: ConnectionLimits, logge
         return;
       }
     }
+    // No connection is idle: an event stream gives way (the oldest of the key holding the most),
+    // else the new connection is refused.
+    if (streams?.evictOne()) return;
     open.delete(socket);
     socket.destroy();
   });

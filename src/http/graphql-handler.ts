@@ -8,6 +8,9 @@ import { readBody } from './body.js';
 import { CostLimitedError } from '../auth/cost-budget.js';
 import type { Exchange } from './exchange.js';
 import { CACHE_NONE } from './headers.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-guard.js';
+import { sendProblem } from './problem.js';
+import type { StreamLimiter } from './streams.js';
 
 type MakeContext = (ex: Exchange) => GraphQLContext;
 
@@ -20,11 +23,15 @@ const GRAPHQL_RESPONSE = 'application/graphql-response+json';
  * executor's plugin list; so limits, masking and codes are the same on both. (The GraphiQL page
  * is served by http/pages.ts.)
  */
-export function createGraphQLHandler(schema: GraphQLSchema, executor: Executor, finalizeResult: FinalizeResult, services: Services, config: Config, makeContext: MakeContext) {
+export function createGraphQLHandler(schema: GraphQLSchema, executor: Executor, finalizeResult: FinalizeResult, services: Services, config: Config, makeContext: MakeContext, streams: StreamLimiter) {
   let yoga: Promise<YogaHandler> | null = null;
   const loadYoga = () => (yoga ??= import('./yoga-handler.js').then((m) => m.createYogaHandler(schema, executor.plugins, finalizeResult, services.logger)));
 
   async function viaYoga(ex: Exchange, body?: Buffer): Promise<void> {
+    if (wantsStream(ex.req)) {
+      const refused = streams.admit(ex);
+      if (refused) return sendProblem(ex, refused);
+    }
     const handler = await loadYoga();
     if (body) (ex.req as IncomingMessage & { body?: Buffer }).body = body;
     ex.applyHeaders(CACHE_NONE);
@@ -72,24 +79,64 @@ export function createGraphQLHandler(schema: GraphQLSchema, executor: Executor, 
   return {
     async handle(ex: Exchange): Promise<void> {
       const { req } = ex;
+      // Yoga serves one endpoint; /v1/graphql is the same one.
+      if (req.url?.startsWith('/v1/')) req.url = req.url.slice(3);
       if (req.method === 'POST') {
+        const media = mediaTypeOf(req);
+        if (!POST_MEDIA_TYPES.includes(media)) return unsupportedMediaType(ex, media);
         const body = await readBody(req, config.maxBodyBytes);
-        if (isFastPath(req)) return fast(ex, body);
+        if (media !== 'application/graphql' && nestsDeeperThan(body)) return tooDeep(ex, 'body');
+        if (isFastPath(req, media)) return fast(ex, body);
         return viaYoga(ex, body);
       }
-      return viaYoga(ex);
+      if (req.method === 'GET') {
+        const params = new URLSearchParams(ex.query);
+        for (const name of ['variables', 'extensions']) {
+          const value = params.get(name);
+          if (value && nestsDeeperThan(value)) return tooDeep(ex, name);
+        }
+        return viaYoga(ex);
+      }
+      sendProblem(ex, { status: 405, code: 'METHOD_NOT_ALLOWED', detail: `${req.method} is not allowed on /graphql; use GET or POST.`, headers: ['allow', 'GET, POST'] });
     },
   };
 }
 
+/** What POST /graphql reads: JSON (and its older GraphQL name), or a query as plain GraphQL text. */
+const POST_MEDIA_TYPES = ['application/json', 'application/graphql+json', 'application/graphql'];
+
+function mediaTypeOf(req: IncomingMessage): string {
+  return (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+}
+
+function unsupportedMediaType(ex: Exchange, media: string): void {
+  const bound = POST_MEDIA_TYPES.join(', ');
+  sendProblem(ex, {
+    status: 415,
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    detail: `POST /graphql takes ${bound}; the request's content-type is ${media ? JSON.stringify(media) : 'missing'}.`,
+    errors: [{ name: 'content-type', value: media || null, bound, message: `content-type must be one of ${bound}` }],
+    headers: ['accept-post', bound],
+  });
+}
+
+/** JSON nested past MAX_JSON_DEPTH: refused before anything parses or walks it. */
+function tooDeep(ex: Exchange, name: string): void {
+  const bound = `JSON nested at most ${MAX_JSON_DEPTH} levels deep`;
+  sendProblem(ex, { status: 400, code: 'BAD_REQUEST', detail: `The request's ${name} nests deeper than ${MAX_JSON_DEPTH} levels.`, errors: [{ name, bound, message: `${name} must be ${bound}` }] });
+}
+
 export type YogaHandler = (ex: Exchange, context: GraphQLContext) => Promise<void>;
 
-/** A JSON POST that wants a single JSON result (not a stream). */
-function isFastPath(req: IncomingMessage): boolean {
-  const type = req.headers['content-type'] ?? '';
-  if (!type.startsWith('application/json')) return false;
+/** Whether the client asks for an event stream (SSE or multipart), which holds its connection. */
+function wantsStream(req: IncomingMessage): boolean {
   const accept = req.headers.accept;
-  return !accept || !(accept.includes('text/event-stream') || accept.includes('multipart/mixed'));
+  return accept !== undefined && (accept.includes('text/event-stream') || accept.includes('multipart/mixed'));
+}
+
+/** A JSON POST that wants a single JSON result (not a stream). */
+function isFastPath(req: IncomingMessage, media: string): boolean {
+  return media === 'application/json' && !wantsStream(req);
 }
 
 interface PlainRequest {

@@ -98,7 +98,9 @@ export class WeatherWindow {
       // Let requests in between slices.
       await new Promise((resolve) => setImmediate(resolve));
     }
-    if (total > 0) {
+    // A fill that finished after the day changed is not the current one: it prunes nothing (the
+    // current day's fill does), so it never drops rows that day's window needs.
+    if (total > 0 && this.today() === fill.today) {
       this.weather.prune(addDays(windowFor(fill.today).from, -30));
       this.logger.info({ today: fill.today, resorts: total, ms: Math.round(performance.now() - started) }, 'weather window written');
     }

@@ -1,0 +1,35 @@
+import type { GraphQLContext, RequestInfo } from './graphql/context.js';
+import type { Executor } from './graphql/executor.js';
+import type { RestRoute } from './rest/route.js';
+import { validate } from './validation/validate.js';
+
+/** Real values for every route's path parameters (the ZIP and resort data are the server's own). */
+export interface WarmUpSamples {
+  zip: string;
+  state: string;
+  city: string;
+  id: string;
+  with: string;
+}
+
+/**
+ * Runs each documented GET route's operation once, in-process, before the server says it is ready:
+ * V8 compiles the resolvers, graphql-jit compiles the operations, the resorts' snapshots are built
+ * and the rankings computed, so the first requests a load balancer sends run at warm speed instead
+ * of paying for all of that (measured: 380–540 ms for cheap requests right after /readyz turned
+ * 200, 30–50 ms warm). One route per turn of the event loop, so requests are served in between.
+ * Histories (provider calls, costed per point) and routes that change things are left out.
+ */
+export async function warmUp(routes: readonly RestRoute[], executor: Executor, newContext: (request: RequestInfo, options: { argsValidated: boolean }) => GraphQLContext, samples: WarmUpSamples): Promise<void> {
+  const request: RequestInfo = { requestId: 'warm-up', signal: new AbortController().signal, scopes: '', keyId: null, keyRate: 0, due: Number.POSITIVE_INFINITY };
+  for (const route of routes) {
+    if ((route.method ?? 'GET') !== 'GET' || route.freshness === 'none' || route.path.endsWith('/history')) continue;
+    const raw: Record<string, unknown> = {};
+    for (const [, name] of route.path.matchAll(/:(\w+)/g)) raw[name!] = samples[name as keyof WarmUpSamples];
+    if ('with' in (route.params as unknown as { shape: object }).shape) raw.with = samples.with;
+    const params = validate(route.params, raw);
+    const variables = (route.variables ? route.variables(params) : params) as Record<string, unknown>;
+    await executor.begin(newContext(request, { argsValidated: true })).execute(route.operation, variables);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}

@@ -1,0 +1,208 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import fc from 'fast-check';
+import type { RunningApp } from '../src/app.js';
+import { expectProblem, getJson, privateDatabase, startTestServer, TEST_KEY, type HttpResult } from './helpers/server.js';
+import { spawnServer } from './helpers/process.js';
+
+/**
+ * One ordinary key playing the attacker against the bundle: event streams, memory, nesting, odd
+ * requests, and a crash. Each case here failed on the server before these bounds existed.
+ */
+
+const sse = (url: string, key: string, signal?: AbortSignal) =>
+  fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': key },
+    body: JSON.stringify({ query: 'subscription { syncProgress { state } }' }),
+    signal,
+  });
+
+/** Reads a stream until it ends or its connection is cut: what ended it. */
+async function endOf(res: Response): Promise<'ended' | 'cut'> {
+  const reader = res.body!.getReader();
+  try {
+    for (;;) if ((await reader.read()).done) return 'ended';
+  } catch {
+    return 'cut';
+  }
+}
+
+describe('event streams are bounded per key, in all, and in time', () => {
+  let app: RunningApp;
+  const keys = ['szg_stream_key_a', 'szg_stream_key_b', 'szg_stream_key_c'];
+  beforeAll(async () => {
+    app = await startTestServer({ config: { apiKeys: keys, apiKeysRate: 1000, streams: { perKey: 3, total: 5, maxLifetimeMs: 60_000 } } });
+  });
+  afterAll(() => app?.close());
+
+  it('a key past its share gets 429 problem+json; others are still served; a closed stream frees its slot', async () => {
+    const aborts = [new AbortController(), new AbortController(), new AbortController()];
+    const held = await Promise.all(aborts.map((a) => sse(app.url, keys[0]!, a.signal)));
+    expect(held.map((r) => r.status)).toEqual([200, 200, 200]);
+    const refused = await getJson(app, '/graphql', {
+      method: 'POST',
+      apiKey: keys[0]!,
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: 'subscription { syncProgress { state } }' }),
+    });
+    const problem = expectProblem(refused, 429);
+    expect(problem.code).toBe('TOO_MANY_STREAMS');
+    expect(problem.errors?.[0]).toMatchObject({ name: 'streams', bound: 'at most 3 open at once per key' });
+    // Everyone else is served: the probe, an ordinary request of the same key, another key's stream.
+    expect((await fetch(`${app.url}/livez`)).status).toBe(200);
+    expect((await getJson(app, '/api/zip/90210', { apiKey: keys[0]! })).status).toBe(200);
+    const other = new AbortController();
+    expect((await sse(app.url, keys[1]!, other.signal)).status).toBe(200);
+    // Closing one stream of the first key lets it open another.
+    aborts[0]!.abort();
+    await held[0]!.body?.cancel().catch(() => {});
+    let again: Response | null = null;
+    for (let i = 0; i < 50 && (!again || again.status !== 200); i++) {
+      await again?.body?.cancel().catch(() => {});
+      again = await sse(app.url, keys[0]!);
+    }
+    expect(again!.status).toBe(200);
+    for (const a of [...aborts, other]) a.abort();
+    await again!.body!.cancel();
+  });
+
+  it('past the total (below the connection cap) a stream is 503, and ordinary requests still answer', async () => {
+    // A server of its own: the streams of the test before may still be closing on the other.
+    const app = await startTestServer({ config: { apiKeys: keys, apiKeysRate: 1000, streams: { perKey: 3, total: 5, maxLifetimeMs: 60_000 } } });
+    onTestFinished(() => app.close());
+    const aborts = Array.from({ length: 5 }, () => new AbortController());
+    const opened = await Promise.all(aborts.map((a, i) => sse(app.url, keys[i % 3]!, a.signal)));
+    expect(opened.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    const refused = await getJson(app, '/graphql', {
+      method: 'POST',
+      apiKey: keys[2]!,
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: 'subscription { syncProgress { state } }' }),
+    });
+    expect(expectProblem(refused, 503).code).toBe('TOO_MANY_STREAMS');
+    expect((await getJson(app, '/api/states', { apiKey: keys[2]! })).status).toBe(200);
+    for (const a of aborts) a.abort();
+  });
+
+  it('a stream is closed when its lifetime is over (the client reconnects)', async () => {
+    const short = await startTestServer({ config: { apiKeys: [TEST_KEY], streams: { perKey: 2, total: 4, maxLifetimeMs: 1000 } } });
+    try {
+      const res = await sse(short.url, TEST_KEY);
+      expect(res.status).toBe(200);
+      expect(['ended', 'cut']).toContain(await endOf(res));
+      // Its slot is free again.
+      const next = await sse(short.url, TEST_KEY);
+      expect(next.status).toBe(200);
+      await next.body!.cancel();
+    } finally {
+      await short.close();
+    }
+  });
+});
+
+describe('JSON nesting is bounded before anything walks it', () => {
+  let app: RunningApp;
+  beforeAll(async () => {
+    app = await startTestServer();
+  });
+  afterAll(() => app?.close());
+
+  const nested = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+  const post = (body: string, type = 'application/json') =>
+    getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': type }, body });
+
+  it('variables nested 5,000 deep are a 400 naming the bound, on every way into /graphql', async () => {
+    const deep = nested(5000);
+    const cases: [string, Promise<HttpResult>][] = [
+      ['json', post(`{"query":"query($v: ResortFilter) { resorts(filter: $v) { total } }","variables":{"v":${deep}}}`)],
+      ['graphql+json', post(`{"query":"{ __typename }","variables":${deep}}`, 'application/graphql+json')],
+      ['extensions', post(`{"query":"{ __typename }","extensions":${deep}}`)],
+      // (A URL carries less: 40 levels, past the bound, in the query string.)
+      ['GET variables', getJson(app, `/graphql?query=${encodeURIComponent('{ __typename }')}&variables=${encodeURIComponent(nested(40))}`)],
+      ['GET extensions', getJson(app, `/v1/graphql?query=${encodeURIComponent('{ __typename }')}&extensions=${encodeURIComponent(nested(40))}`)],
+    ];
+    for (const [name, request] of cases) {
+      const r = await request;
+      const problem = expectProblem(r, 400);
+      expect(problem.errors?.[0]?.bound, name).toBe('JSON nested at most 32 levels deep');
+      expect(JSON.stringify(r.body)).not.toMatch(/stack|Maximum call/i);
+    }
+  });
+
+  it('fuzzed: any nesting gives an answer, never a 500; past 32 levels a 400', async () => {
+    const shape = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'large', withCrossShrink: true }, fc.integer(), fc.string({ maxLength: 5 }), fc.constant(null), tie('object'), tie('array')),
+      object: fc.dictionary(fc.string({ maxLength: 3 }), tie('value'), { maxKeys: 2 }),
+      array: fc.array(tie('value'), { maxLength: 2 }),
+    }));
+    await fc.assert(
+      fc.asyncProperty(shape.value, fc.integer({ min: 0, max: 80 }), async (inner, wrap) => {
+        const variables = JSON.parse(nested(wrap).replace('1', JSON.stringify(inner) || 'null'));
+        const r = await post(JSON.stringify({ query: 'query($f: ResortFilter) { resorts(filter: $f, paging: { limit: 1 }) { total } }', variables: { f: variables } }));
+        expect(r.status).toBeLessThan(500);
+        // The body itself and `variables` are two levels around the wrapping.
+        if (wrap + 2 > 32) expect(r.status).toBe(400);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe('odd requests get problem+json', () => {
+  let app: RunningApp;
+  beforeAll(async () => {
+    app = await startTestServer();
+  });
+  afterAll(() => app?.close());
+
+  it('GET /v1/graphql is served like /graphql', async () => {
+    const r = await getJson(app, `/v1/graphql?query=${encodeURIComponent('{ zip(zip: "90210") { city } }')}`);
+    expect(r.status).toBe(200);
+    expect(r.body.data.zip.city).toBe('Beverly Hills');
+  });
+
+  it('POST /graphql as text/plain is a 415 naming the types it takes; PUT is a 405', async () => {
+    const r = await getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{ __typename }' });
+    const problem = expectProblem(r, 415);
+    expect(problem.errors?.[0]).toMatchObject({ name: 'content-type', value: 'text/plain', bound: 'application/json, application/graphql+json, application/graphql' });
+    expect(r.headers.get('accept-post')).toContain('application/json');
+    const put = await getJson(app, '/graphql', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' });
+    expect(expectProblem(put, 405).code).toBe('METHOD_NOT_ALLOWED');
+    expect(put.headers.get('allow')).toBe('GET, POST');
+  });
+});
+
+describe('memory', () => {
+  it('10,000 requests with distinct large variables leave the resident size where it was', async () => {
+    const server = spawnServer(privateDatabase('gateway-memory-'), { API_KEYS: TEST_KEY, API_KEYS_RATE: '1000000', API_KEYS_QUOTA: '1000000000' });
+    const base = await server.url;
+    const rss = () => Number(readFileSync(`/proc/${server.child.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)![1]) / 1024;
+    const filler = 'x'.repeat(24_000);
+    const send = (i: number) =>
+      fetch(`${base}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY },
+        // 50 documents, each with ever new variables (an object: the cost analysis looks at those).
+        body: JSON.stringify({ query: `{ zipStats { totalZips } } #${i % 50}`, variables: { f: { q: `${i}`, region: filler.slice(i % 97) } } }),
+      }).then(async (r) => {
+        expect(r.status).toBe(200);
+        await r.arrayBuffer();
+      });
+    const batch = async (from: number, n: number) => {
+      for (let i = from; i < from + n; i += 8) await Promise.all(Array.from({ length: 8 }, (_, j) => send(i + j)));
+    };
+    try {
+      await batch(0, 1000);
+      const before = rss();
+      await batch(1000, 10_000);
+      const after = rss();
+      // The memo, the parse, validation and compiled-query caches are bounded in bytes: what is
+      // left is the heap's own growth, not ten thousand kept variables (240 MB of them).
+      expect(after - before).toBeLessThan(64);
+    } finally {
+      server.child.kill('SIGKILL');
+      await server.exited;
+    }
+  }, 120_000);
+});
