@@ -42,7 +42,7 @@ interface Sample {
 type RequestOf = (i: number) => autocannon.Request;
 
 /** Sends `amount` requests (or runs for SECONDS) and reads the server's CPU time around it. */
-async function measure(server: ServerProcess, request: RequestOf, amount?: number, headers: Record<string, string> = {}, alsoCounted: ServerProcess[] = []): Promise<Sample> {
+async function measure(server: ServerProcess, request: RequestOf, amount?: number, headers: Record<string, string> = {}, alsoCounted: ServerProcess[] = [], seconds = SECONDS): Promise<Sample> {
   let i = 0;
   // CPU of the server, and of the servers it calls (a gateway's upstream), for the whole chain.
   const cpuOfAll = () => [server, ...alsoCounted].reduce((sum, p) => sum + cpuSeconds(p.pid), 0);
@@ -50,7 +50,7 @@ async function measure(server: ServerProcess, request: RequestOf, amount?: numbe
   const result = await autocannon({
     url: server.url,
     connections: CONNECTIONS,
-    ...(amount ? { amount } : { duration: SECONDS }),
+    ...(amount ? { amount } : { duration: seconds }),
     headers: { 'x-api-key': KEY, ...headers },
     requests: [{ setupRequest: (r) => ({ ...r, ...request(i++), headers: { ...r.headers, ...request(i - 1).headers } }) }],
   });
@@ -92,6 +92,14 @@ const gqlLookup: RequestOf = (i) => ({
 });
 const resortDetail: RequestOf = (i) => ({ path: `/api/resorts/${resorts[i % resorts.length]}` });
 const nearby: RequestOf = (i) => ({ path: `/api/zip/${zips[i % zips.length]}/nearby?radiusMiles=25&limit=50` });
+/** What a client asks first: a ranking, a resort, a ZIP, a GraphQL lookup (each answer new: no cache). */
+const firstSecond: RequestOf = (i) =>
+  [
+    { path: `/api/conditions/top-snow?limit=${1 + (i % 50)}` },
+    { path: `/api/resorts/${resorts[i % resorts.length]}?units=${i % 2 ? 'imperial' : 'metric'}` },
+    zipLookup(i),
+    gqlLookup(i + 7),
+  ][i % 4]!;
 /** A large answer (about 225 KB of JSON), as REST (kept in the response cache) and as GraphQL (computed each time). */
 const STATES = ['CA', 'TX', 'NY', 'PA', 'IL', 'OH', 'FL', 'MI'];
 const bigRest: RequestOf = (i) => ({ path: `/api/states/${STATES[i % STATES.length]}/zipcodes?limit=1000` });
@@ -161,6 +169,13 @@ for (let run = 0; run < RUNS; run++) {
   }
 
   const ours = await startServer(serverCommand(), serverEnv, probe);
+  // The first second after /readyz turns 200 (what a load balancer sends first), before any
+  // warm-up of the bench's own; the same requests warm come at the end of this server's rows.
+  for (;;) {
+    if ((await fetch(`${ours.url}/readyz`)).ok) break;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  record('ours: first second after /readyz turns 200 (rankings, resort detail, ZIP, GraphQL)', await measure(ours, firstSecond, undefined, {}, [], 1), ours);
   await warmUp(ours, false);
   await warmUp(ours, true);
   record('ours: REST /api/zip/{zip} with a key', await measure(ours, zipLookup, zips.length), ours);
@@ -174,6 +189,7 @@ for (let run = 0; run < RUNS; run++) {
   if (etag) {
     record('ours: REST /api/zip/{zip}, If-None-Match → 304', await measure(ours, () => ({ path: '/api/zip/90210' }), undefined, { 'if-none-match': etag }), ours);
   }
+  record('ours: the same requests, warm', await measure(ours, firstSecond, undefined, {}, [], 1), ours);
   // Compression: the same large answers as they are, and in each coding (bytes per answer in the name's row).
   for (const [coding, header] of [['identity', {}], ['br', { 'accept-encoding': 'br' }], ['gzip', { 'accept-encoding': 'gzip' }]] as const) {
     record(`ours: REST 1,000 ZIPs of a state (kept answers), ${coding}`, await measure(ours, bigRest, undefined, header), ours);

@@ -206,3 +206,55 @@ describe('memory', () => {
     }
   }, 120_000);
 });
+
+describe('ready means warm', () => {
+  it('once ready, the first ranking over every resort costs what a later one does: the warm-up built the snapshots', async () => {
+    const app = await startTestServer({ privateDb: true, countStatements: true, now: () => new Date('2027-01-20T15:00:00Z') });
+    try {
+      expect((await fetch(`${app.url}/readyz`)).status).toBe(200);
+      const statementsOf = async (path: string) => {
+        const before = app.statementCount();
+        expect((await getJson(app, path)).status).toBe(200);
+        return app.statementCount() - before;
+      };
+      // Different limits: neither answer comes from the response cache.
+      const first = await statementsOf('/api/conditions/top-snow?limit=5');
+      const later = await statementsOf('/api/conditions/top-snow?limit=6');
+      expect(first).toBe(later);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('usage after a crash', () => {
+  it("kill -9 right after a burst loses fewer requests than the key's per-second rate", async () => {
+    const db = privateDatabase('gateway-usage-');
+    const env = { API_KEYS: 'szg_usage_crash_key', API_KEYS_QUOTA: '1000', API_KEYS_RATE: '40' };
+    const first = spawnServer(db, env);
+    const base = await first.url;
+    // Bursts of 40 requests (the key's rate) until one is answered whole, inside one second: then
+    // the process is killed before the once-a-second timer could write them.
+    let answered = 0;
+    for (let whole = false; !whole; ) {
+      const burst = await Promise.all(Array.from({ length: 40 }, () => fetch(`${base}/api/zip/90210`, { headers: { 'x-api-key': 'szg_usage_crash_key' } })));
+      const ok = burst.filter((r) => r.status === 200).length;
+      answered += ok;
+      whole = ok === 40;
+    }
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const second = spawnServer(db, env);
+    try {
+      const r = await fetch(`${await second.url}/api/zip/90210`, { headers: { 'x-api-key': 'szg_usage_crash_key' } });
+      const remaining = Number(r.headers.get('ratelimit-remaining'));
+      const counted = 1000 - remaining - 1;
+      // Fewer than one second's worth (the rate) may be lost: a key's 40th unwritten request writes them.
+      expect(answered - counted).toBeLessThan(40);
+      expect(answered - counted).toBeGreaterThanOrEqual(0);
+    } finally {
+      second.child.kill('SIGKILL');
+      await second.exited;
+    }
+  });
+});
