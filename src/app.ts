@@ -190,7 +190,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     executor,
     cache,
     versionOf: (freshness) => dataVersion.of(freshness),
-    makeContext: (ex, argsValidated) => newContext(ex, { argsValidated }),
+    makeContext: (ex) => newContext(ex),
   });
   const dispatch = createDispatcher({
     guard,

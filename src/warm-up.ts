@@ -20,7 +20,7 @@ export interface WarmUpSamples {
  * 200, 30–50 ms warm). One route per turn of the event loop, so requests are served in between.
  * Histories (provider calls, costed per point) and routes that change things are left out.
  */
-export async function warmUp(routes: readonly RestRoute[], executor: Executor, newContext: (request: RequestInfo, options: { argsValidated: boolean }) => GraphQLContext, samples: WarmUpSamples): Promise<void> {
+export async function warmUp(routes: readonly RestRoute[], executor: Executor, newContext: (request: RequestInfo) => GraphQLContext, samples: WarmUpSamples): Promise<void> {
   const request: RequestInfo = { requestId: 'warm-up', signal: new AbortController().signal, scopes: '', keyId: null, keyRate: 0, due: Number.POSITIVE_INFINITY };
   for (const route of routes) {
     if ((route.method ?? 'GET') !== 'GET' || route.freshness === 'none' || route.path.endsWith('/history')) continue;
@@ -29,7 +29,7 @@ export async function warmUp(routes: readonly RestRoute[], executor: Executor, n
     if ('with' in (route.params as unknown as { shape: object }).shape) raw.with = samples.with;
     const params = validate(route.params, raw);
     const variables = (route.variables ? route.variables(params) : params) as Record<string, unknown>;
-    await executor.begin(newContext(request, { argsValidated: true })).execute(route.operation, variables);
+    await executor.begin(newContext(request)).execute(route.operation, variables);
     await new Promise((resolve) => setImmediate(resolve));
   }
 }

@@ -2,6 +2,9 @@ import SchemaBuilder from '@pothos/core';
 import { GraphQLScalarType } from 'graphql';
 import { GraphQLDate, GraphQLDateTimeISO } from 'graphql-scalars';
 import ComplexityPlugin from '@pothos/plugin-complexity';
+import ValidationPlugin from '@pothos/plugin-validation';
+import { BadInputError } from '../errors.js';
+import type { ParamIssue } from '../validation/validate.js';
 import type { GraphQLContext } from './context.js';
 
 /**
@@ -14,8 +17,9 @@ import type { GraphQLContext } from './context.js';
  * A complexity function reads numeric arguments only (limits, days, years, radii): cost.ts keys
  * its memo by the numeric variables, so a cost that depended on a string would be mis-cached.
  *
- * DataLoaders live in the request context (graphql/loaders.ts) and argument validation is the
- * shared zod layer (validation/), because the REST shims need the very same loaders and validation.
+ * Arguments are validated where they are declared (Pothos' validation plugin) with the shared zod
+ * schemas the REST shims parse their parameters with (validation/). DataLoaders live in the request
+ * context (graphql/loaders.ts).
  */
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
@@ -23,7 +27,13 @@ export const builder = new SchemaBuilder<{
   Scalars: { Date: { Input: string; Output: string }; DateTime: { Input: Date; Output: string | Date } };
 }>({
   defaultFieldNullability: false,
-  plugins: [ComplexityPlugin],
+  plugins: [ComplexityPlugin, ValidationPlugin],
+  // Arguments are parsed with the shared parameter schemas (validation/args.ts): one BAD_USER_INPUT
+  // error listing each parameter, the value received and its bound, as REST's problem+json does.
+  validation: {
+    validationError: (failure) =>
+      new BadInputError(failure.issues.map((issue) => (issue as ParamIssue).problem ?? { name: issue.path?.map(String).join('.') || 'input', value: null, bound: issue.message, message: issue.message })),
+  },
   complexity: {
     defaultComplexity: 1,
     defaultListMultiplier: 10,

@@ -43,11 +43,6 @@ export interface GraphQLContext extends Services {
   readonly logger: Logger;
   /** Aborted when the client goes away or the deadline passes (made on first use). */
   readonly signal: AbortSignal | undefined;
-  /**
-   * Set by the REST shims, whose parameters were validated (with the same schemas) before the
-   * operation ran: resolvers then take their arguments as they are instead of validating again.
-   */
-  argsValidated: boolean;
   /** What the operation costs, once the cost analysis has run. */
   cost?: number;
   /** The key's scopes (space-separated; 'admin' may start sync runs). */
@@ -70,16 +65,12 @@ export interface RequestInfo {
   readonly due: number;
 }
 
-export interface ContextOptions {
-  argsValidated?: boolean;
-}
-
 /**
  * Builds request contexts over the shared services. A context is a small object whose prototype
  * carries the services, so creating one copies nothing; loaders and the child logger are made
  * only when a resolver asks for them.
  */
-export function contextFactory(services: Services): (request: RequestInfo, options?: ContextOptions) => GraphQLContext {
+export function contextFactory(services: Services): (request: RequestInfo) => GraphQLContext {
   const proto = Object.create(services, {
     loaders: {
       get(this: { _loaders?: Loaders }) {
@@ -118,11 +109,10 @@ export function contextFactory(services: Services): (request: RequestInfo, optio
       },
     },
   });
-  return (request, options = {}) => {
+  return (request) => {
     const ctx = Object.create(proto) as GraphQLContext & { _request: RequestInfo };
     ctx.requestId = request.requestId;
     ctx._request = request;
-    ctx.argsValidated = options.argsValidated ?? false;
     return ctx;
   };
 }
@@ -135,7 +125,6 @@ export function plainContext(services: Services, ctx: GraphQLContext): GraphQLCo
   return {
     ...services,
     requestId: ctx.requestId,
-    argsValidated: false,
     loaders: new RequestLoaders(services),
     logger: ctx.logger,
     scopes: ctx.scopes,

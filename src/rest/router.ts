@@ -24,7 +24,7 @@ export interface RestRouterDeps {
   cache: ResponseCache;
   /** The data version a route's answer depends on (part of its cache key). */
   versionOf: (freshness: Freshness) => string;
-  makeContext: (ex: Exchange, argsValidated: boolean) => GraphQLContext;
+  makeContext: (ex: Exchange) => GraphQLContext;
 }
 
 /**
@@ -100,7 +100,7 @@ export function createRestRouter({ routes, executor, cache, versionOf, makeConte
       let answer = key ? cache.get(key) : undefined;
       if (!answer) {
         // What is computed is charged to the key's cost budget (by the executor); a kept answer costs nothing.
-        const context = makeContext(ex, true);
+        const context = makeContext(ex);
         const result = await executor.begin(context).execute(document, variables);
         ex.cost = context.cost ?? 0;
         if (ex.answered) return true;
@@ -122,7 +122,7 @@ export function createRestRouter({ routes, executor, cache, versionOf, makeConte
       await ex.sendRepresentation(JSON_TYPE, answer, ['cache-control', CACHE_REVALIDATE]);
       if (answer.encodedBytes !== held) cache.resized(key!, answer);
     } catch (err) {
-      sendProblem(ex, problemOf(err, ex, makeContext(ex, true)));
+      sendProblem(ex, problemOf(err, ex, makeContext(ex)));
     }
     return true;
   }

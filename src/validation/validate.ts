@@ -3,21 +3,27 @@ import { BadInputError, type ParamProblem } from '../errors.js';
 
 /**
  * Parses parameters with their declared schema, turning every zod issue into a ParamProblem that
- * names the parameter, the value received and the bound. REST and GraphQL both call this, once
- * per request: a REST shim validates its parameters before running its operation and marks the
- * context (`argsValidated`), so the resolvers take those already-parsed values as they are. (The
- * schemas are idempotent on their own output, so the values are what parsing them again gives.)
+ * names the parameter, the value received and the bound. The REST shims parse their query and
+ * path values with it; GraphQL fields parse their arguments with the same schemas through Pothos'
+ * validation plugin (validation/args.ts). The schemas are idempotent on their own output, so a
+ * REST shim's parsed values parse again to themselves when its operation runs.
  */
-export function validate<S extends z.ZodType>(schema: S, input: Record<string, unknown>, ctx?: { argsValidated: boolean }): z.output<S> {
-  if (ctx?.argsValidated) return input as z.output<S>;
+export function validate<S extends z.ZodType>(schema: S, input: Record<string, unknown>): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw new BadInputError(result.error.issues.map((issue) => toProblem(issue, input)));
+  throw new BadInputError(result.error.issues.map((issue) => problemOf(issue, input)));
+}
+
+/** A standard-schema issue that carries its problem as our errors name it. */
+export interface ParamIssue {
+  readonly message: string;
+  readonly path: readonly PropertyKey[];
+  readonly problem: ParamProblem;
 }
 
 type Issue = z.core.$ZodIssue;
 
-function toProblem(issue: Issue, input: Record<string, unknown>): ParamProblem {
+export function problemOf(issue: Issue, input: Record<string, unknown>): ParamProblem {
   const name = issue.path.map(String).join('.') || 'input';
   const value = input[String(issue.path[0])];
   const bound = boundOf(issue, value);

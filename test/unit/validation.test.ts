@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
 import { BadInputError, type ParamProblem } from '../../src/errors.js';
 import { validate } from '../../src/validation/validate.js';
 import { CityParams, NearbyParams, StateZipsParams, ZipParams } from '../../src/validation/params.js';
-import { CompareParams, HistoryParams, InsightsParams, NearbyResortsParams, OpenNowParams, RankingParams, ResortListParams, ResortParams } from '../../src/validation/resort-params.js';
+import { CompareParams, HistoryParams, InsightsParams, NearbyResortsParams, OpenNowParams, RankingParams, ResortHistoryParams, ResortListParams, ResortParams } from '../../src/validation/resort-params.js';
 import { SyncHistoryParams } from '../../src/validation/sync-params.js';
 
 /** The declared bounds, called directly: the values REST passes (strings) and GraphQL passes (numbers). */
@@ -64,11 +65,20 @@ describe('ZIP parameters', () => {
     expect(bound(CityParams, { city: 'x'.repeat(101) })).toEqual([['city', 'at most 100 characters']]);
   });
 
-  it('values already validated by the REST shim pass through untouched', () => {
-    const ctx = { argsValidated: true };
-    const input = { zip: 'not checked again' };
-    expect(validate(ZipParams, input, ctx)).toBe(input);
-    expect(() => validate(ZipParams, input, { argsValidated: false })).toThrow(BadInputError);
+  it("parsing what a REST shim parsed gives the same values (its operation's fields parse them again)", () => {
+    const cases: [z.ZodType, Record<string, unknown>][] = [
+      [ZipParams, { zip: '90210' }],
+      [NearbyParams, { zip: '10001', radiusMiles: '2.5', limit: '7' }],
+      [StateZipsParams, { state: 'vt', limit: '20', offset: '40' }],
+      [CityParams, { city: '  St. Louis ', state: 'mo' }],
+      [ResortListParams, { q: ' alta ', country: 'us', continent: 'north-america', limit: '5', units: 'imperial' }],
+      [ResortHistoryParams, { id: 'Vail', days: '7', years: '2', radiusKm: '5', units: 'metric' }],
+    ];
+    for (const [schema, raw] of cases) {
+      const once = validate(schema, raw);
+      expect(validate(schema, once as Record<string, unknown>)).toEqual(once);
+    }
+    expect(() => validate(ZipParams, { zip: 'nope' })).toThrow(BadInputError);
   });
 });
 

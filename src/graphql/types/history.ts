@@ -5,7 +5,7 @@ import { localDate } from '../../domain/local-time.js';
 import { toUnits, UNIT_LABELS, type Units } from '../../domain/units.js';
 import { TimeoutError, UpstreamFailedError } from '../../errors.js';
 import { UpstreamError } from '../../providers/upstream.js';
-import { validate } from '../../validation/validate.js';
+import { argsOf } from '../../validation/args.js';
 import { HISTORY_BOUNDS, HistoryParams } from '../../validation/resort-params.js';
 import { ResortRef } from './resort.js';
 import { UnitLabelsRef, unitsArg } from './units.js';
@@ -112,19 +112,16 @@ builder.objectField(ResortRef, 'history', (t) =>
     description: `Historical baseline. days ${HISTORY_BOUNDS.days.min}–${HISTORY_BOUNDS.days.max} (default ${HISTORY_BOUNDS.days.default}), years ${HISTORY_BOUNDS.years.min}–${HISTORY_BOUNDS.years.max} (default ${HISTORY_BOUNDS.years.default}), radiusKm ${HISTORY_BOUNDS.radiusKm.min}–${HISTORY_BOUNDS.radiusKm.max} (default ${HISTORY_BOUNDS.radiusKm.default}). Costs days × (years + 1) × 7 sample points. A provider failure is UPSTREAM_FAILED; past the request deadline, TIMEOUT.`,
     // What it computes: every sample point, every day of the window, in every year asked for.
     complexity: (args) => ({ field: historyCost(args), multiplier: 1 }),
-    args: {
-      days: t.arg.int({ defaultValue: HISTORY_BOUNDS.days.default }),
-      years: t.arg.int({ defaultValue: HISTORY_BOUNDS.years.default }),
-      radiusKm: t.arg.float({ defaultValue: HISTORY_BOUNDS.radiusKm.default }),
-      units: t.arg(unitsArg),
-    },
-    resolve: async (resort, args, ctx) => {
-      const p = validate(HistoryParams, {
-        days: args.days ?? undefined,
-        years: args.years ?? undefined,
-        radiusKm: args.radiusKm ?? undefined,
-        units: args.units ?? undefined,
-      }, ctx);
+    args: t.validate(
+      {
+        days: t.arg.int({ defaultValue: HISTORY_BOUNDS.days.default }),
+        years: t.arg.int({ defaultValue: HISTORY_BOUNDS.years.default }),
+        radiusKm: t.arg.float({ defaultValue: HISTORY_BOUNDS.radiusKm.default }),
+        units: t.arg(unitsArg),
+      },
+      argsOf(HistoryParams),
+    ),
+    resolve: async (resort, p, ctx) => {
       try {
         const result = await ctx.history.get(resort, { days: p.days, years: p.years, radiusKm: p.radiusKm }, localDate(ctx.now(), resort.timezone), { signal: ctx.signal, deadline: ctx.deadline });
         return { ...result, units: p.units };

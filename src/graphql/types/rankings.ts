@@ -6,7 +6,7 @@ import { addDays } from '../../domain/dates.js';
 import { stormOutlookView } from '../../snapshots/views.js';
 import { networkSnow, openNow, openTrailsPct, STORM_WATCH_MIN_CM, stormWatch, topSnow, type NetworkSnow, type ResortSnowTotal } from '../../domain/rankings.js';
 import { toUnits, UNIT_LABELS, type Units } from '../../domain/units.js';
-import { validate } from '../../validation/validate.js';
+import { argsOf } from '../../validation/args.js';
 import { InsightsParams, OpenNowParams, RankingParams, RESORT_BOUNDS } from '../../validation/resort-params.js';
 import { ResortRef } from './resort.js';
 import { SnowSurfaceEnum } from './conditions.js';
@@ -136,9 +136,8 @@ builder.queryFields((t) => ({
   topSnow: t.field({
     nullable: true,
     type: TopSnowRef,
-    args: { limit: t.arg.int({ description: `1–${RESORT_BOUNDS.rankingLimit.max}.`, defaultValue: RESORT_BOUNDS.rankingLimit.default }), units: t.arg(unitsArg) },
-    resolve: async (_root, args, ctx) => {
-      const { limit, units } = validate(RankingParams, { limit: args.limit ?? undefined, units: args.units ?? undefined }, ctx);
+    args: t.validate({ limit: t.arg.int({ description: `1–${RESORT_BOUNDS.rankingLimit.max}.`, defaultValue: RESORT_BOUNDS.rankingLimit.default }), units: t.arg(unitsArg) }, argsOf(RankingParams)),
+    resolve: async (_root, { limit, units }, ctx) => {
       const snaps = await allSnapshots(ctx);
       const ranked = topSnow(snaps.map((s) => ({ resort: s.resort, report: s.report, s })), limit);
       return { units, entries: ranked.map((r) => r.s).map(rank(units)) };
@@ -147,9 +146,8 @@ builder.queryFields((t) => ({
   openNow: t.field({
     nullable: true,
     type: OpenNowRef,
-    args: { minOpenTrailsPct: t.arg.float({ description: '0–100.', defaultValue: RESORT_BOUNDS.minOpenTrailsPct.default }), units: t.arg(unitsArg) },
-    resolve: async (_root, args, ctx) => {
-      const { minOpenTrailsPct, units } = validate(OpenNowParams, { minOpenTrailsPct: args.minOpenTrailsPct ?? undefined, units: args.units ?? undefined }, ctx);
+    args: t.validate({ minOpenTrailsPct: t.arg.float({ description: '0–100.', defaultValue: RESORT_BOUNDS.minOpenTrailsPct.default }), units: t.arg(unitsArg) }, argsOf(OpenNowParams)),
+    resolve: async (_root, { minOpenTrailsPct, units }, ctx) => {
       const snaps = await allSnapshots(ctx);
       const ranked = openNow(snaps.map((s) => ({ resort: s.resort, report: s.report, s })), minOpenTrailsPct);
       return { units, minOpenTrailsPct, entries: ranked.map((r) => r.s).map(rank(units)) };
@@ -158,9 +156,8 @@ builder.queryFields((t) => ({
   stormWatch: t.field({
     nullable: true,
     type: StormWatchRef,
-    args: { limit: t.arg.int({ description: `1–${RESORT_BOUNDS.rankingLimit.max}.`, defaultValue: RESORT_BOUNDS.rankingLimit.default }), units: t.arg(unitsArg) },
-    resolve: async (_root, args, ctx) => {
-      const { limit, units } = validate(RankingParams, { limit: args.limit ?? undefined, units: args.units ?? undefined }, ctx);
+    args: t.validate({ limit: t.arg.int({ description: `1–${RESORT_BOUNDS.rankingLimit.max}.`, defaultValue: RESORT_BOUNDS.rankingLimit.default }), units: t.arg(unitsArg) }, argsOf(RankingParams)),
+    resolve: async (_root, { limit, units }, ctx) => {
       const snaps = await allSnapshots(ctx);
       const ranked = stormWatch(snaps.map((s) => ({ resort: s.resort, outlook: stormOutlookView(s), s })), limit);
       return { units, entries: ranked.map((r) => r.s).map(rank(units)) };
@@ -169,9 +166,8 @@ builder.queryFields((t) => ({
   snowInsights: t.field({
     nullable: true,
     type: SnowInsightsRef,
-    args: { days: t.arg.int({ description: `1–${RESORT_BOUNDS.insightsDays.max}.`, defaultValue: RESORT_BOUNDS.insightsDays.default }), units: t.arg(unitsArg) },
-    resolve: async (_root, args, ctx) => {
-      const { days, units } = validate(InsightsParams, { days: args.days ?? undefined, units: args.units ?? undefined }, ctx);
+    args: t.validate({ days: t.arg.int({ description: `1–${RESORT_BOUNDS.insightsDays.max}.`, defaultValue: RESORT_BOUNDS.insightsDays.default }), units: t.arg(unitsArg) }, argsOf(InsightsParams)),
+    resolve: async (_root, { days, units }, ctx) => {
       const to = await ctx.weatherWindow.ensureCurrent();
       const from = addDays(to, -(days - 1));
       const resorts = new Map(ctx.repos.resorts.all().map((r) => [r.id, r]));

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { builder, byLimit } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
 import type { ResortSnapshot } from '../../snapshots/snapshot.js';
@@ -5,7 +6,7 @@ import type { ResortRecord } from '../../repositories/resorts.js';
 import { NotFoundError } from '../../errors.js';
 import { haversineMiles, KM_PER_MILE } from '../../domain/geo.js';
 import { toUnits, UNIT_LABELS } from '../../domain/units.js';
-import { validate } from '../../validation/validate.js';
+import { argsOf, dropNulls } from '../../validation/args.js';
 import { NearbyOptions, ZIP_BOUNDS } from '../../validation/params.js';
 import { CompareParams, NearbyResortsParams, RESORT_BOUNDS, ResortListParams, ResortParams, UnitsOnly } from '../../validation/resort-params.js';
 import { conditionsView, liftSummaryView, trailSummaryView, weatherView, forecastView } from '../../snapshots/views.js';
@@ -66,9 +67,8 @@ ResortRef.implement({
     inventorySource: t.exposeString('inventorySource', { description: '"generated": trail and lift names and grades are generated, not real.' }),
     elevation: t.field({
       type: ElevationRef,
-      args: { units: t.arg(unitsArg) },
-      resolve: (r, args, ctx) => {
-        const { units } = validate(UnitsOnly, args, ctx);
+      args: t.validate({ units: t.arg(unitsArg) }, argsOf(UnitsOnly)),
+      resolve: (r, { units }) => {
         return {
           base: toUnits.elevation(r.baseElevation, units),
           summit: toUnits.elevation(r.summitElevation, units),
@@ -79,28 +79,27 @@ ResortRef.implement({
     }),
     conditions: t.field({
       type: ConditionsRef,
-      args: { units: t.arg(unitsArg) },
-      resolve: async (r, args, ctx) => conditionsView(await snapshot(ctx, r), validate(UnitsOnly, args, ctx).units),
+      args: t.validate({ units: t.arg(unitsArg) }, argsOf(UnitsOnly)),
+      resolve: async (r, { units }, ctx) => conditionsView(await snapshot(ctx, r), units),
     }),
     weather: t.field({
       type: WeatherRef,
-      args: { units: t.arg(unitsArg) },
-      resolve: async (r, args, ctx) => weatherView(await snapshot(ctx, r), validate(UnitsOnly, args, ctx).units),
+      args: t.validate({ units: t.arg(unitsArg) }, argsOf(UnitsOnly)),
+      resolve: async (r, { units }, ctx) => weatherView(await snapshot(ctx, r), units),
     }),
     forecast: t.field({
       type: [ForecastDayRef],
       complexity: { field: 1, multiplier: 7 },
       description: 'Daily forecast, today and the next six days.',
-      args: { units: t.arg(unitsArg) },
-      resolve: async (r, args, ctx) => forecastView(await snapshot(ctx, r), validate(UnitsOnly, args, ctx).units),
+      args: t.validate({ units: t.arg(unitsArg) }, argsOf(UnitsOnly)),
+      resolve: async (r, { units }, ctx) => forecastView(await snapshot(ctx, r), units),
     }),
     trails: t.field({
       type: [TrailRef],
       // The largest resorts have a few hundred trails.
       complexity: { field: 1, multiplier: 150 },
-      args: { units: t.arg({ ...unitsArg, description: `${unitsArg.description} For trail lengths.` }) },
-      resolve: async (r, args, ctx) => {
-        const { units } = validate(UnitsOnly, args, ctx);
+      args: t.validate({ units: t.arg({ ...unitsArg, description: `${unitsArg.description} For trail lengths.` }) }, argsOf(UnitsOnly)),
+      resolve: async (r, { units }, ctx) => {
         return (await snapshot(ctx, r)).trails.map((trail) => ({ ...trail, units }));
       },
     }),
@@ -111,10 +110,9 @@ ResortRef.implement({
       type: [NearbyZipRef],
       nullable: true,
       description: `US ZIP codes near the resort, nearest first (radiusMiles > 0 and <= ${ZIP_BOUNDS.radiusMiles.max}, default ${ZIP_BOUNDS.radiusMiles.default}; limit 1–${ZIP_BOUNDS.nearbyLimit.max}, default ${ZIP_BOUNDS.nearbyLimit.default}). Empty outside the US.`,
-      args: { radiusMiles: t.arg.float({ defaultValue: ZIP_BOUNDS.radiusMiles.default }), limit: t.arg.int({ defaultValue: ZIP_BOUNDS.nearbyLimit.default }) },
+      args: t.validate({ radiusMiles: t.arg.float({ defaultValue: ZIP_BOUNDS.radiusMiles.default }), limit: t.arg.int({ defaultValue: ZIP_BOUNDS.nearbyLimit.default }) }, argsOf(NearbyOptions)),
       complexity: byLimit(ZIP_BOUNDS.nearbyLimit.default),
-      resolve: (r, args, ctx): NearbyZip[] => {
-        const { radiusMiles, limit } = validate(NearbyOptions, args, ctx);
+      resolve: (r, { radiusMiles, limit }, ctx): NearbyZip[] => {
         return ctx.zipIndex.get().nearby(r.lat, r.lng, radiusMiles, limit);
       },
     }),
@@ -126,10 +124,9 @@ builder.objectField(ZipRef, 'nearbyResorts', (t) =>
     type: [NearbyResortRef],
     nullable: true,
     description: `Ski resorts near this ZIP code, nearest first (radiusMiles > 0 and <= ${RESORT_BOUNDS.nearbyResortsRadius.max}, default ${RESORT_BOUNDS.nearbyResortsRadius.default}; limit 1–${RESORT_BOUNDS.nearbyResortsLimit.max}, default ${RESORT_BOUNDS.nearbyResortsLimit.default}).`,
-    args: { radiusMiles: t.arg.float({ defaultValue: RESORT_BOUNDS.nearbyResortsRadius.default }), limit: t.arg.int({ defaultValue: RESORT_BOUNDS.nearbyResortsLimit.default }) },
+    args: t.validate({ radiusMiles: t.arg.float({ defaultValue: RESORT_BOUNDS.nearbyResortsRadius.default }), limit: t.arg.int({ defaultValue: RESORT_BOUNDS.nearbyResortsLimit.default }) }, argsOf(NearbyResortsParams)),
     complexity: byLimit(RESORT_BOUNDS.nearbyResortsLimit.default),
-    resolve: (zip, args, ctx) => {
-      const { radiusMiles, limit } = validate(NearbyResortsParams, args, ctx);
+    resolve: (zip, { radiusMiles, limit }, ctx) => {
       return ctx.resortIndex.get().nearby(zip.lat, zip.lng, radiusMiles, limit).map(({ item, distanceMiles }) => ({ resort: item, distanceMiles }));
     },
   }),
@@ -210,17 +207,22 @@ builder.queryFields((t) => ({
     type: ResortRef,
     nullable: true,
     description: 'One resort by id. An unknown id is a NOT_FOUND error.',
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) => loadResort(ctx, validate(ResortParams, { id: String(args.id) }, ctx).id),
+    args: t.validate({ id: t.arg.id({ required: true }) }, argsOf(ResortParams, (a: { id: string | number }) => ({ id: String(a.id) }))),
+    resolve: (_root, { id }, ctx) => loadResort(ctx, id),
   }),
   resorts: t.field({
     nullable: true,
     type: ResortPageRef,
     description: 'Resorts matching a filter, by name, one page at a time.',
-    args: { filter: t.arg({ type: ResortFilterInput }), paging: t.arg({ type: PagingInput }) },
-    complexity: (args) => byLimit(RESORT_BOUNDS.listLimit.default)({ limit: args.paging?.limit }),
+    args: t.validate(
+      { filter: t.arg({ type: ResortFilterInput }), paging: t.arg({ type: PagingInput }) },
+      argsOf(ResortListParams, (a: { filter?: Record<string, unknown> | null; paging?: Record<string, unknown> | null }) => ({ ...dropNulls(a.filter ?? {}), ...dropNulls(a.paging ?? {}) })),
+    ),
+    // The cost analysis reads the arguments as validated (the page's limit, flattened).
+    complexity: (args) => byLimit(RESORT_BOUNDS.listLimit.default)({ limit: (args as z.output<typeof ResortListParams>).limit }),
     resolve: (_root, args, ctx) => {
-      const p = validate(ResortListParams, { ...dropNulls(args.filter ?? {}), ...dropNulls(args.paging ?? {}) }, ctx);
+      // The parsed parameters (Pothos types transformed arguments as nullable input fields).
+      const p = args as z.output<typeof ResortListParams>;
       const { total, resorts } = ctx.repos.resorts.search(p, p.limit, p.offset);
       for (const r of resorts) ctx.loaders.resortById.prime(r.id, r);
       return { total, limit: p.limit, offset: p.offset, resorts };
@@ -230,9 +232,11 @@ builder.queryFields((t) => ({
     nullable: true,
     type: ComparisonRef,
     description: 'Two resorts side by side with the differences (first minus second).',
-    args: { id: t.arg.id({ required: true }), with: t.arg.id({ required: true }), units: t.arg(unitsArg) },
-    resolve: async (_root, args, ctx) => {
-      const p = validate(CompareParams, { id: String(args.id), with: String(args.with), units: args.units ?? undefined }, ctx);
+    args: t.validate(
+      { id: t.arg.id({ required: true }), with: t.arg.id({ required: true }), units: t.arg(unitsArg) },
+      argsOf(CompareParams, (a: { id: string | number; with: string | number; units?: string | null }) => ({ id: String(a.id), with: String(a.with), units: a.units ?? undefined })),
+    ),
+    resolve: async (_root, p, ctx) => {
       const [a, b] = await Promise.all([loadResort(ctx, p.id), (async () => {
         const r = await ctx.loaders.resortById.load(p.with);
         if (!r) throw new NotFoundError('Resort', 'with', p.with);
@@ -244,7 +248,3 @@ builder.queryFields((t) => ({
   }),
 }));
 
-/** GraphQL passes explicit nulls for omitted input fields; the shared schemas treat absent as default. */
-export function dropNulls<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined)) as Partial<T>;
-}

@@ -1,7 +1,7 @@
 import { builder, byLimit } from '../builder.js';
 import type { StateRecord, ZipRecord } from '../../repositories/zips.js';
 import { NotFoundError } from '../../errors.js';
-import { validate } from '../../validation/validate.js';
+import { argsOf } from '../../validation/args.js';
 import { CityParams, StatePaging, StateParams, ZIP_BOUNDS } from '../../validation/params.js';
 import type { GraphQLContext } from '../context.js';
 import { ZipRef } from './zip.js';
@@ -28,14 +28,14 @@ StateRef.implement({
       nullable: true,
       description: 'The state’s ZIP codes in ZIP order, one page.',
       complexity: byLimit(ZIP_BOUNDS.stateLimit.default),
-      args: {
-        limit: t.arg.int({ description: `Page size, 1–${ZIP_BOUNDS.stateLimit.max}.`, defaultValue: ZIP_BOUNDS.stateLimit.default }),
-        offset: t.arg.int({ description: 'ZIPs to skip, >= 0.', defaultValue: 0 }),
-      },
-      resolve: (state, args, ctx) => {
-        const { limit, offset } = validate(StatePaging, args, ctx);
-        return ctx.loaders.zipsByState.load({ stateCode: state.stateCode, limit, offset });
-      },
+      args: t.validate(
+        {
+          limit: t.arg.int({ description: `Page size, 1–${ZIP_BOUNDS.stateLimit.max}.`, defaultValue: ZIP_BOUNDS.stateLimit.default }),
+          offset: t.arg.int({ description: 'ZIPs to skip, >= 0.', defaultValue: 0 }),
+        },
+        argsOf(StatePaging),
+      ),
+      resolve: (state, { limit, offset }, ctx) => ctx.loaders.zipsByState.load({ stateCode: state.stateCode, limit, offset }),
     }),
   }),
 });
@@ -70,19 +70,21 @@ builder.queryFields((t) => ({
     type: StateRef,
     nullable: true,
     description: 'One state by its two-letter code, case-insensitive. Unknown codes are NOT_FOUND.',
-    args: { code: t.arg.string({ required: true }) },
-    resolve: (_root, args, ctx) => loadState(ctx, validate(StateParams, { state: args.code }, ctx).state),
+    args: t.validate({ code: t.arg.string({ required: true }) }, argsOf(StateParams, (a: { code: string }) => ({ state: a.code }))),
+    resolve: (_root, { state }, ctx) => loadState(ctx, state),
   }),
   city: t.field({
     type: CityRef,
     nullable: true,
     description: 'ZIP codes of a city by name (case-insensitive), optionally in one state. No match is NOT_FOUND.',
-    args: {
-      name: t.arg.string({ required: true, description: `1–${ZIP_BOUNDS.cityMaxLength} characters.` }),
-      state: t.arg.string({ description: 'Optional two-letter state code.' }),
-    },
-    resolve: (_root, args, ctx) => {
-      const { city, state } = validate(CityParams, { city: args.name, state: args.state ?? undefined }, ctx);
+    args: t.validate(
+      {
+        name: t.arg.string({ required: true, description: `1–${ZIP_BOUNDS.cityMaxLength} characters.` }),
+        state: t.arg.string({ description: 'Optional two-letter state code.' }),
+      },
+      argsOf(CityParams, (a: { name: string; state?: string | null }) => ({ city: a.name, state: a.state ?? undefined })),
+    ),
+    resolve: (_root, { city, state }, ctx) => {
       const zipcodes = ctx.repos.zips.findByCity(city, state ?? null);
       if (zipcodes.length === 0) throw new NotFoundError('City', 'city', state ? `${city}, ${state}` : city);
       return { city: zipcodes[0]!.city, stateCode: state ?? null, zipcodes };

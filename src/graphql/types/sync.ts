@@ -2,7 +2,7 @@ import { builder } from '../builder.js';
 import { ForbiddenError, hasScope } from '../../auth/scopes.js';
 import type { SyncRunRecord } from '../../repositories/sync.js';
 import type { SyncStatus } from '../../sync/runner.js';
-import { validate } from '../../validation/validate.js';
+import { argsOf } from '../../validation/args.js';
 import { SYNC_BOUNDS, SyncHistoryParams } from '../../validation/sync-params.js';
 import { SYNC_RUN_STATUSES, SYNC_STATES, SYNC_TRIGGERS } from '../../repositories/sync.js';
 
@@ -47,9 +47,9 @@ builder.queryFields((t) => ({
     nullable: true,
     type: [SyncRunRef],
     description: `Recent runs, newest first; limit 1–${SYNC_BOUNDS.historyLimit.max}, default ${SYNC_BOUNDS.historyLimit.default}.`,
-    args: { limit: t.arg.int({ defaultValue: SYNC_BOUNDS.historyLimit.default }) },
+    args: t.validate({ limit: t.arg.int({ defaultValue: SYNC_BOUNDS.historyLimit.default }) }, argsOf(SyncHistoryParams)),
     complexity: (args) => ({ field: 1, multiplier: typeof args.limit === 'number' && args.limit > 0 ? Math.min(args.limit, 1000) : SYNC_BOUNDS.historyLimit.default }),
-    resolve: (_r, args, ctx) => ctx.sync.history(validate(SyncHistoryParams, { limit: args.limit ?? undefined }, ctx).limit),
+    resolve: (_r, { limit }, ctx) => ctx.sync.history(limit),
   }),
 }));
 

@@ -2,7 +2,7 @@ import { builder, byLimit } from '../builder.js';
 import type { ZipRecord } from '../../repositories/zips.js';
 import type { NearbyZip } from '../../domain/zip-spatial-index.js';
 import { NotFoundError } from '../../errors.js';
-import { validate } from '../../validation/validate.js';
+import { argsOf } from '../../validation/args.js';
 import { NearbyOptions, NearbyParams, ZIP_BOUNDS, ZipParams } from '../../validation/params.js';
 import type { GraphQLContext } from '../context.js';
 import { StateRef } from './state.js';
@@ -56,14 +56,14 @@ ZipRef.implement({
       nullable: true,
       description: 'Other ZIP codes within the radius, nearest first. The ZIP itself is not included.',
       complexity: byLimit(ZIP_BOUNDS.nearbyLimit.default),
-      args: {
-        radiusMiles: t.arg.float({ description: radiusDoc, defaultValue: ZIP_BOUNDS.radiusMiles.default }),
-        limit: t.arg.int({ description: limitDoc, defaultValue: ZIP_BOUNDS.nearbyLimit.default }),
-      },
-      resolve: (zip, args, ctx) => {
-        const { radiusMiles, limit } = validate(NearbyOptions, args, ctx);
-        return nearbyOf(ctx, zip, radiusMiles, limit);
-      },
+      args: t.validate(
+        {
+          radiusMiles: t.arg.float({ description: radiusDoc, defaultValue: ZIP_BOUNDS.radiusMiles.default }),
+          limit: t.arg.int({ description: limitDoc, defaultValue: ZIP_BOUNDS.nearbyLimit.default }),
+        },
+        argsOf(NearbyOptions),
+      ),
+      resolve: (zip, { radiusMiles, limit }, ctx) => nearbyOf(ctx, zip, radiusMiles, limit),
     }),
   }),
 });
@@ -104,21 +104,23 @@ builder.queryFields((t) => ({
     type: ZipRef,
     nullable: true,
     description: 'One ZIP code. An unknown ZIP is a NOT_FOUND error; a malformed one BAD_USER_INPUT.',
-    args: { zip: t.arg.string({ required: true, description: 'Exactly 5 digits.' }) },
-    resolve: (_root, args, ctx) => loadZip(ctx, validate(ZipParams, args, ctx).zip),
+    args: t.validate({ zip: t.arg.string({ required: true, description: 'Exactly 5 digits.' }) }, argsOf(ZipParams)),
+    resolve: (_root, { zip }, ctx) => loadZip(ctx, zip),
   }),
   nearbyZips: t.field({
     nullable: true,
     type: NearbyResultRef,
     description: 'ZIP codes within a radius of a ZIP, nearest first, the center ZIP itself excluded.',
     complexity: byLimit(ZIP_BOUNDS.nearbyLimit.default),
-    args: {
-      zip: t.arg.string({ required: true, description: 'Exactly 5 digits.' }),
-      radiusMiles: t.arg.float({ description: radiusDoc, defaultValue: ZIP_BOUNDS.radiusMiles.default }),
-      limit: t.arg.int({ description: limitDoc, defaultValue: ZIP_BOUNDS.nearbyLimit.default }),
-    },
-    resolve: (_root, args, ctx) => {
-      const { zip, radiusMiles, limit } = validate(NearbyParams, args, ctx);
+    args: t.validate(
+      {
+        zip: t.arg.string({ required: true, description: 'Exactly 5 digits.' }),
+        radiusMiles: t.arg.float({ description: radiusDoc, defaultValue: ZIP_BOUNDS.radiusMiles.default }),
+        limit: t.arg.int({ description: limitDoc, defaultValue: ZIP_BOUNDS.nearbyLimit.default }),
+      },
+      argsOf(NearbyParams),
+    ),
+    resolve: (_root, { zip, radiusMiles, limit }, ctx) => {
       // The center comes from the spatial index, which holds every ZIP's centroid: no SQL.
       const index = ctx.zipIndex.get();
       const center = index.point(zip);

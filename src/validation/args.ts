@@ -1,0 +1,32 @@
+import type { z } from 'zod';
+import { problemOf, type ParamIssue } from './validate.js';
+
+/** Drops arguments given as null: a parameter schema reads an absent value as its default. */
+export const dropNulls = (args: Record<string, unknown>): Record<string, unknown> => {
+  const out: Record<string, unknown> = {};
+  for (const k in args) if (args[k] !== null && args[k] !== undefined) out[k] = args[k];
+  return out;
+};
+
+/**
+ * A GraphQL field's arguments validated with a parameter schema (declared once in validation/
+ * and shared with the REST shims), as a standard schema for Pothos' validation plugin: declared
+ * with the arguments (`args: t.validate({ … }, argsOf(Schema))`), the resolver gets the parsed
+ * values (defaults, case folded, numbers from strings). `fromArgs` maps GraphQL's argument names
+ * onto the schema's where they differ. A failure carries each problem as REST names it (the
+ * builder's `validationError` turns them into one BAD_USER_INPUT error).
+ */
+export function argsOf<S extends z.ZodType, A = Record<string, unknown>>(schema: S, fromArgs: (args: A) => Record<string, unknown> = dropNulls as never) {
+  return {
+    '~standard': {
+      version: 1 as const,
+      vendor: 'ski-zip-gateway',
+      validate(args: unknown): { value: z.output<S>; issues?: undefined } | { issues: ParamIssue[] } {
+        const input = fromArgs(args as A);
+        const result = schema.safeParse(input);
+        if (result.success) return { value: result.data };
+        return { issues: result.error.issues.map((issue) => ({ message: issue.message, path: issue.path, problem: problemOf(issue, input) })) };
+      },
+    },
+  };
+}
