@@ -244,9 +244,13 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     services.resortIndex.warm();
     await rest.warm();
     await weatherWindow.ensureCurrent();
-    const [zip] = repos.zips.all();
-    const [first, second] = repos.resorts.all();
-    if (zip && first && second) await warmUp(routes, executor, newContext, { zip: zip.zip, state: zip.stateCode, city: zip.city, id: first.id, with: second.id });
+    const zips = repos.zips.all();
+    const resorts = repos.resorts.all();
+    const samplesOf = (round: number) => {
+      const zip = zips[(round * 997) % zips.length]!;
+      return { zip: zip.zip, state: zip.stateCode, city: zip.city, id: resorts[round % resorts.length]!.id, with: resorts[(round + 1) % resorts.length]!.id };
+    };
+    if (zips.length > 0 && resorts.length > 1) await warmUp(routes, executor, newContext, samplesOf, config.warmUpRounds);
   })()
     .catch((err) => logger.error({ err }, 'warming up failed'))
     .finally(() => (warmed = true));

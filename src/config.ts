@@ -87,6 +87,12 @@ export interface Config {
    * one). Not an environment setting; tests lower it to build imported-scale lists in many turns.
    */
   snapshotChunk: number;
+  /**
+   * How many times each documented GET route runs in-process before the server says it is ready
+   * (warm-up.ts): enough for V8 to optimize the request path (20). Not an environment setting;
+   * the tests' in-process servers lower it to 1 (they measure no first-request latency).
+   */
+  warmUpRounds: number;
   /** Where conditions and history come from: the offline generator or Open-Meteo. */
   provider: 'simulated' | 'open-meteo';
   openMeteo: { forecast: string; archive: string };
@@ -135,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     executionTimeoutMs: e.EXECUTION_TIMEOUT_MS,
     responseCacheBytes: Math.round(e.RESPONSE_CACHE_MB * 1024 * 1024),
     snapshotChunk: 250,
+    warmUpRounds: 20,
     costBudget: { unitsPerRequest: e.COST_UNITS_PER_REQUEST, windowSeconds: e.COST_WINDOW_SECONDS },
     provider: e.PROVIDER,
     openMeteo: { forecast: e.OPEN_METEO_FORECAST_URL, archive: e.OPEN_METEO_ARCHIVE_URL },

@@ -82,6 +82,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       apiKeysRate: 1_000_000,
       // Scheduled sync runs are off in tests unless a test turns them on.
       syncIntervalMinutes: 0,
+      // One warm-up round: what readiness waits for is done, without optimizing for speed.
+      warmUpRounds: 1,
       ...options.config,
     },
     now: options.now,
