@@ -1,6 +1,9 @@
+import { RESORT_FIELDS, SQL_TYPES } from '../domain/resort-fields.js';
+
 /**
- * The database schema. Bump SCHEMA_VERSION with any change here: a database built with another
- * version is rebuilt (atomically) at the next start, so nobody runs on a stale layout.
+ * The database schema. A database built from another text of it (its hash is part of the sources'
+ * fingerprint, db/fingerprint.ts) or another SCHEMA_VERSION is rebuilt (atomically) at the next
+ * start, so nobody runs on a stale layout.
  */
 export const SCHEMA_VERSION = 5;
 
@@ -75,9 +78,10 @@ CREATE TABLE resorts (
   summit_elevation INTEGER NOT NULL,
   lift_count       INTEGER NOT NULL,
   trail_count      INTEGER NOT NULL,
-  website          TEXT,
   -- IANA zone from the coordinates (geo-tz): the resort's local days.
   timezone         TEXT NOT NULL,
+  -- Descriptive facts (src/domain/resort-fields.ts), NULL when unknown.
+${Object.values(RESORT_FIELDS).map((f) => `  ${f.column} ${SQL_TYPES[f.type]},`).join('\n')}
   inventory_source TEXT NOT NULL,
   -- 'curated' (data/resorts.json) or 'imported' (npm run import).
   origin           TEXT NOT NULL DEFAULT 'curated'

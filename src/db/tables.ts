@@ -5,6 +5,8 @@
  * and forgotten in another.
  */
 
+import { RESORT_FIELDS } from '../domain/resort-fields.js';
+
 type Columns = Readonly<Record<string, string>>;
 
 export interface Table<C extends Columns> {
@@ -54,9 +56,13 @@ export const RESORTS = table('resorts', {
   summitElevation: 'summit_elevation',
   liftCount: 'lift_count',
   trailCount: 'trail_count',
-  website: 'website',
   timezone: 'timezone',
+  ...columnsOf(RESORT_FIELDS),
 });
+
+function columnsOf<F extends Record<string, { column: string }>>(fields: F): { [K in keyof F]: F[K]['column'] } {
+  return Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, f.column])) as { [K in keyof F]: F[K]['column'] };
+}
 
 /** Inventory rows carry their position in the resort's list (`ordinal`) beside the domain facts. */
 export const TRAILS = table('trails', {

@@ -1,5 +1,7 @@
-/** A catalogue resort as the domain code sees it (metres, degrees). */
-export interface ResortFacts {
+import type { DescriptiveFacts } from './resort-fields.js';
+
+/** A catalogue resort as the domain code sees it (metres, degrees), with its descriptive facts. */
+export interface ResortFacts extends DescriptiveFacts {
   id: string;
   name: string;
   countryCode: string;
@@ -12,7 +14,6 @@ export interface ResortFacts {
   summitElevation: number;
   liftCount: number;
   trailCount: number;
-  website: string | null;
   /** IANA time zone: the resort's local days and hours. */
   timezone: string;
 }

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { SkiAreaFeature } from 'openskidata-format';
+import type { DescriptiveFacts } from '../domain/resort-fields.js';
 
 /** A ski area as either source describes it, reduced to what the catalogue keeps. */
-export interface ImportedArea {
+export interface ImportedArea extends DescriptiveFacts {
   source: 'openskimap' | 'openskistats';
   sourceId: string;
   /** OpenSkiMap's id of the same area (OpenSkiStats ids are OpenSkiMap ids), for runs and lifts. */
@@ -18,7 +19,6 @@ export interface ImportedArea {
   maxElevation: number | null;
   liftCount: number;
   runCount: number;
-  website: string | null;
 }
 
 const finite = z.number().refine(Number.isFinite);

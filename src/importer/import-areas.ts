@@ -3,6 +3,8 @@ import { countryInfo } from '../domain/countries.js';
 import { haversineMiles, KM_PER_MILE } from '../domain/geo.js';
 import { inventoryWriter, resortInsert } from '../db/inventory-writer.js';
 import type { ResortFacts } from '../domain/resort.js';
+import { descriptiveFacts } from '../domain/resort-fields.js';
+import { RESORTS } from '../db/tables.js';
 import type { ImportedArea } from './formats.js';
 import { slugify, uniqueSlug } from './slug.js';
 import { timeZoneAt } from '../db/sources/time-zones.js';
@@ -40,8 +42,8 @@ function facts(id: string, a: ImportedArea, country: NonNullable<ReturnType<type
     summitElevation: Math.max(base + 1, Math.round(a.maxElevation ?? base + 1)),
     liftCount: a.liftCount,
     trailCount: a.runCount,
-    website: a.website,
     timezone: timeZoneAt(a.lat, a.lng),
+    ...descriptiveFacts(a),
   };
 }
 
@@ -57,9 +59,8 @@ export function importAreas(db: Db, areas: readonly ImportedArea[], options: Are
   const exists = db.prepare<[string], { id: string }>('SELECT id FROM resorts WHERE id = ?');
   const originOf = db.prepare<[string], { origin: string; inventory: string }>('SELECT origin, inventory_source AS inventory FROM resorts WHERE id = ?');
   const insert = resortInsert(db, 'imported');
-  const update = db.prepare(`UPDATE resorts SET name = @name, country_code = @countryCode, country_name = @countryName, region = @region,
-    continent = @continent, lat = @lat, lng = @lng, base_elevation = @baseElevation, summit_elevation = @summitElevation,
-    lift_count = @liftCount, trail_count = @trailCount, website = @website, timezone = @timezone WHERE id = @id AND origin = 'imported'`);
+  const assignments = Object.entries(RESORTS.columns).filter(([field]) => field !== 'id').map(([field, column]) => `${column} = @${field}`);
+  const update = db.prepare(`UPDATE resorts SET ${assignments.join(', ')} WHERE id = @id AND origin = 'imported'`);
   const inventory = inventoryWriter(db);
   const curated = db
     .prepare<[], { id: string; name: string; lat: number; lng: number }>("SELECT id, name, lat, lng FROM resorts WHERE origin = 'curated'")

@@ -1,4 +1,5 @@
 import { UNIT_LABELS } from '../domain/units.js';
+import { descriptiveFacts } from '../domain/resort-fields.js';
 import { CompareParams, InsightsParams, OpenNowParams, RankingParams, ResortHistoryParams, ResortListParams, ResortParams } from '../validation/resort-params.js';
 import { route } from './route.js';
 import * as R from './responses.js';
@@ -78,7 +79,7 @@ export const resortRoutes = [
       const c = r.conditions;
       return {
         ...identity(r),
-        website: r.website,
+        ...descriptiveFacts(r),
         elevation: r.elevation,
         units: UNIT_LABELS[p.units],
         source: c.source,

@@ -3,6 +3,7 @@ import { DIFFICULTIES, LIFT_TYPES } from '../domain/resort.js';
 import { GROOMING_STATUSES, LIFT_STATUSES, OPERATING_STATUSES, SNOW_SURFACES, TRAIL_STATUSES } from '../domain/conditions.js';
 import { WEATHER_SUMMARIES } from '../domain/weather/current.js';
 import { UNIT_SYSTEMS } from '../domain/units.js';
+import { RESORT_FIELDS } from '../domain/resort-fields.js';
 import { SYNC_RUN_STATUSES, SYNC_STATES, SYNC_TRIGGERS } from '../repositories/sync.js';
 
 /**
@@ -21,6 +22,12 @@ const obj = <T extends z.ZodRawShape>(shape: T, description?: string) => {
   const o = z.strictObject(shape);
   return description ? o.meta({ description }) : o;
 };
+
+const SCALARS = { String: str, Int: int, Float: num } as const;
+/** A resort's descriptive facts (src/domain/resort-fields.ts), each null when unknown. */
+const descriptive = Object.fromEntries(
+  Object.entries(RESORT_FIELDS).map(([name, f]) => [name, SCALARS[f.type].nullable().meta({ description: f.description })]),
+) as { [F in keyof typeof RESORT_FIELDS]: z.ZodNullable<(typeof SCALARS)[(typeof RESORT_FIELDS)[F]['type']]> };
 
 // ZIP API ---------------------------------------------------------------------------------------
 
@@ -155,7 +162,7 @@ export const ResortDetail = obj({
   continent: str,
   location: GeoPoint,
   timezone: str.meta({ description: 'IANA time zone; `date`, the season and the forecast are local days there.' }),
-  website: str.nullable(),
+  ...descriptive,
   elevation: Elevation,
   units: UnitLabels,
   source: str,

@@ -3,11 +3,17 @@ import path from 'node:path';
 import { z } from 'zod';
 import { countryInfo } from '../../domain/countries.js';
 import type { ResortFacts } from '../../domain/resort.js';
+import { descriptiveFacts, RESORT_FIELDS } from '../../domain/resort-fields.js';
 import { dataFile } from '../../paths.js';
 import { timeZoneAt } from './time-zones.js';
 
 /** The curated catalogue, committed under data/: public facts written down by hand. */
 export const RESORT_CATALOGUE = dataFile('resorts.json');
+
+/** Each descriptive fact under its own name, null or absent when unknown. */
+const descriptiveChecks = Object.fromEntries(Object.entries(RESORT_FIELDS).map(([name, f]) => [name, f.check.nullable().optional()])) as {
+  [F in keyof typeof RESORT_FIELDS]: z.ZodOptional<z.ZodNullable<(typeof RESORT_FIELDS)[F]['check']>>;
+};
 
 const Entry = z
   .object({
@@ -21,12 +27,12 @@ const Entry = z
     summit: z.number().int().min(0).max(7000),
     lifts: z.number().int().min(1).max(200),
     trails: z.number().int().min(1).max(500),
-    website: z.url().nullable(),
     /**
      * Why base or summit differ by more than 150 m from OpenSkiMap's lift-served range for the
      * area (the catalogue test checks the rest): a lift it lacks, an area it splits or merges.
      */
     elevationNote: z.string().min(10).optional(),
+    ...descriptiveChecks,
   })
   .refine((r) => r.summit > r.base, { message: 'summit must be above base' })
   .refine((r) => countryInfo(r.country) !== null, { message: 'unknown country code' });
@@ -57,8 +63,8 @@ export function loadResortCatalogue(file = RESORT_CATALOGUE): ResortFacts[] {
       summitElevation: r.summit,
       liftCount: r.lifts,
       trailCount: r.trails,
-      website: r.website,
       timezone: timeZoneAt(r.lat, r.lng),
+      ...descriptiveFacts(r),
     };
   });
 }

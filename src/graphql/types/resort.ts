@@ -4,6 +4,7 @@ import type { GraphQLContext } from '../context.js';
 import type { ResortSnapshot } from '../../snapshots/snapshot.js';
 import type { ResortRecord } from '../../repositories/resorts.js';
 import { NotFoundError } from '../../errors.js';
+import { RESORT_FIELD_NAMES, RESORT_FIELDS } from '../../domain/resort-fields.js';
 import { haversineMiles, KM_PER_MILE } from '../../domain/geo.js';
 import { toUnits, UNIT_LABELS } from '../../domain/units.js';
 import { argsOf, dropNulls } from '../../validation/args.js';
@@ -61,7 +62,12 @@ ResortRef.implement({
     timezone: t.exposeString('timezone', {
       description: 'IANA time zone, from the coordinates (e.g. America/Denver). Dates, the season, forecasts and the history window are in this zone’s local days.',
     }),
-    website: t.exposeString('website', { nullable: true }),
+    ...Object.fromEntries(
+      RESORT_FIELD_NAMES.map((name) => {
+        const { type, description } = RESORT_FIELDS[name] as { type: 'String' | 'Int' | 'Float'; description: string };
+        return [name, t.field({ type: type as 'String', nullable: true, description, resolve: (r) => (r[name] ?? null) as string | null })];
+      }),
+    ),
     liftCount: t.exposeInt('liftCount'),
     trailCount: t.exposeInt('trailCount'),
     inventorySource: t.exposeString('inventorySource', { description: '"generated": trail and lift names and grades are generated, not real.' }),
