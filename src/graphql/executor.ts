@@ -61,10 +61,13 @@ export function createExecutor(options: ExecutorOptions): Executor {
   const compiled = new WeakSet<DocumentNode>();
   const plugins = createPlugins(options.introspection, costOf, compiled);
   const getEnveloped = envelop({ plugins: [useEngine({ parse, validate, execute, subscribe, specifiedRules }), useSchema(options.schema), ...plugins] });
+  // One enveloped instance for every request: no plugin here reads the initial context (the
+  // request's context reaches execution as its contextValue), and making one per request cost
+  // a dozen closures each time.
+  const e = getEnveloped({});
   return {
     plugins,
     check(document) {
-      const e = getEnveloped({});
       compiled.add(document);
       try {
         return e.validate(e.schema, document);
@@ -74,7 +77,6 @@ export function createExecutor(options: ExecutorOptions): Executor {
       }
     },
     begin(context) {
-      const e = getEnveloped(context);
       return {
         context,
         prepare(source) {

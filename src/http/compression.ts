@@ -72,8 +72,16 @@ export class Representations {
   readonly etag: string;
   private readonly encoded: Partial<Record<Coding, Buffer | Promise<Buffer>>> = {};
 
-  constructor(readonly body: Buffer) {
-    this.etag = `"${hash('sha1', body, 'base64url')}"`;
+  /**
+   * The body as it goes out uncompressed. A small answer stays the string it was made as (most go
+   * out as they are, and a string costs neither a copy nor an external allocation); a large one is
+   * encoded once here, not on every send and every compression.
+   */
+  readonly body: string | Buffer;
+
+  constructor(body: string | Buffer) {
+    this.body = typeof body === 'string' && body.length >= COMPRESS_MIN_BYTES ? Buffer.from(body) : body;
+    this.etag = `"${hash('sha1', this.body, 'base64url')}"`;
   }
 
   /** Bytes held by the compressed representations made so far. */
@@ -108,7 +116,7 @@ export class Representations {
   async in(coding: Coding, effort: Effort): Promise<Buffer> {
     const have = this.encoded[coding];
     if (have) return have;
-    const made = encode(this.body, coding, effort);
+    const made = encode(Buffer.isBuffer(this.body) ? this.body : Buffer.from(this.body), coding, effort);
     this.encoded[coding] = made;
     try {
       return (this.encoded[coding] = await made);

@@ -3,6 +3,7 @@ import { API_HEADERS } from './headers.js';
 import { codingFor, COMPRESS_MIN_BYTES, encode, type Effort, type Representations } from './compression.js';
 
 const VARY = ['vary', 'accept-encoding'] as const;
+const NO_HEADERS: readonly string[] = [];
 
 /**
  * One request and its response as the dispatcher hands it on: the path without the /v1 prefix
@@ -113,14 +114,14 @@ export class Exchange {
    * A kept answer (the response cache, a page): 304 when the client has it in any representation,
    * else the representation its Accept-Encoding asks for, each with its own ETag, compressed once.
    */
-  async sendRepresentation(contentType: string, rep: Representations, headers: readonly string[] = [], effort: Effort = 'answer'): Promise<void> {
+  sendRepresentation(contentType: string, rep: Representations, headers: readonly string[] = [], effort: Effort = 'answer'): Promise<void> | void {
     const coding = rep.compressible ? codingFor(this.req, effort) : null;
-    const vary = rep.compressible ? VARY : [];
+    const vary = rep.compressible ? VARY : NO_HEADERS;
     const etag = rep.etagOf(coding);
     if (rep.matches(this.req.headers['if-none-match'])) return this.sendEmpty(304, ['etag', etag, ...vary, ...headers]);
+    // Most answers go out as they are, at once: no promise, no turn of the event loop.
     if (!coding) return this.send(200, contentType, rep.body, ['etag', etag, ...vary, ...headers]);
-    const body = await rep.in(coding, effort);
-    this.send(200, contentType, body, ['etag', etag, ...vary, 'content-encoding', coding, ...headers]);
+    return rep.in(coding, effort).then((body) => this.send(200, contentType, body, ['etag', etag, ...vary, 'content-encoding', coding, ...headers]));
   }
 
   /** An answer without a body (204, 304). */

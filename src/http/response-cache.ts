@@ -40,7 +40,7 @@ export class ResponseCache {
    * representations are made when first asked for and kept with it (counted in its size then).
    */
   put(key: string, body: string): Representations {
-    const answer = new Representations(Buffer.from(body));
+    const answer = new Representations(body);
     if (this.lru && this.admit(key)) {
       this.lru.set(key, answer);
       this.stats.stored++;

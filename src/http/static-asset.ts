@@ -21,7 +21,7 @@ export class StaticAsset {
   load(): Promise<Representations> {
     this.made ??= (async () => {
       const body = await this.make();
-      const rep = new Representations(typeof body === 'string' ? Buffer.from(body) : body);
+      const rep = new Representations(body);
       if (rep.compressible) await Promise.all([rep.in('br', 'asset'), rep.in('gzip', 'asset')]);
       return rep;
     })();

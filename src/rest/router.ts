@@ -119,8 +119,11 @@ export function createRestRouter({ routes, executor, cache, versionOf, makeConte
       }
       // A kept answer is compressed once and keeps what it made (the cache counts those bytes).
       const held = answer.encodedBytes;
-      await ex.sendRepresentation(JSON_TYPE, answer, ['cache-control', CACHE_REVALIDATE]);
-      if (answer.encodedBytes !== held) cache.resized(key!, answer);
+      const sending = ex.sendRepresentation(JSON_TYPE, answer, ['cache-control', CACHE_REVALIDATE]);
+      if (sending) {
+        await sending;
+        if (answer.encodedBytes !== held) cache.resized(key!, answer);
+      }
     } catch (err) {
       sendProblem(ex, problemOf(err, ex, makeContext(ex)));
     }
