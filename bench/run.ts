@@ -20,6 +20,17 @@ const CONNECTIONS = 10;
 const KEY = 'szg_bench_key';
 
 await buildOnce();
+/**
+ * BENCH_BASELINE=<directory>: another checkout of this project (e.g. `git worktree add /tmp/base
+ * <commit>`, with node_modules), whose bundle runs beside ours in this very run, so a change's
+ * before and after are measured side by side on the same machine state.
+ */
+const BASELINE = process.env.BENCH_BASELINE ? path.resolve(process.env.BENCH_BASELINE) : null;
+if (BASELINE) {
+  const { buildDist } = (await import(path.join(BASELINE, 'scripts', 'build.mjs'))) as { buildDist: (outdir: string) => Promise<void> };
+  await buildDist(path.join(BASELINE, 'dist'));
+}
+const baselineCommand = () => [...serverCommand().slice(0, -1), path.join(BASELINE!, 'dist', 'server.js')];
 const dir = mkdtempSync(path.join(tmpdir(), 'gateway-bench-'));
 const dbPath = path.join(dir, 'bench.sqlite');
 buildDatabase(dbPath);
@@ -195,6 +206,17 @@ for (let run = 0; run < RUNS; run++) {
     record(`ours: GraphQL 1,000 ZIPs of a state (computed each time), ${coding}`, await measure(ours, bigGraphQL, undefined, header), ours);
   }
   await ours.stop();
+
+  if (BASELINE) {
+    const base = await startServer(baselineCommand(), serverEnv, probe);
+    await warmUp(base, false);
+    await warmUp(base, true);
+    record('baseline: REST /api/zip/{zip} with a key', await measure(base, zipLookup, zips.length), base);
+    record('baseline: GraphQL ZIP lookup with variables and a key', await measure(base, gqlLookup, zips.length), base);
+    record('baseline: REST /api/zip/{zip}/nearby (25 mi, limit 50)', await measure(base, nearby, zips.length), base);
+    record('baseline: REST /api/resorts/{id}', await measure(base, resortDetail), base);
+    await base.stop();
+  }
 
   if (process.env.BENCH_QUICK) continue;
   const upstream = await startServer(serverCommand(), serverEnv, probe);
