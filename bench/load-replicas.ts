@@ -22,10 +22,10 @@ const replicaCount = Number(process.env.LOAD_REPLICAS ?? 3);
 
 await buildOnce();
 const dir = mkdtempSync(path.join(tmpdir(), 'gateway-load-replicas-'));
-// A real redis-server (Debian's), on a free port with its own data directory.
+// A real redis-server (Debian's), on a socket with its own data directory.
 const redisServer = await startRedis();
 const REDIS_URL = redisServer.url;
-const redis = new Redis(REDIS_URL);
+const redis = new Redis({ path: REDIS_URL.slice('unix://'.length) });
 
 // Keys made once, in Redis, seen by every replica: the mix's (a quota far above what it sends)
 // and the heavy client's (an ordinary free plan).

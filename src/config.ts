@@ -48,7 +48,7 @@ const EnvSchema = z.object({
   UPSTREAM_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(4),
   UPSTREAM_BREAKER_RESET_MS: z.coerce.number().int().min(10).default(30_000),
   SYNC_INTERVAL_MINUTES: z.coerce.number().min(0).default(60),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL').optional(),
+  REDIS_URL: z.string().regex(/^(rediss?:\/\/|unix:\/\/\/)/, 'a redis://, rediss:// or unix:///path URL').optional(),
   REPLICA_ID: z.string().min(1).max(100).optional(),
 });
 
@@ -98,7 +98,11 @@ export interface Config {
   openMeteo: { forecast: string; archive: string };
   /** Live lift status from Liftie for resorts that map to a Liftie id. */
   liftie: { enabled: boolean; url: string };
-  upstream: { timeoutMs: number; retries: number; concurrency: number; backoffMs: number; resetTimeoutMs: number; maxBytes: number };
+  upstream: {
+    timeoutMs: number; retries: number; concurrency: number; backoffMs: number; resetTimeoutMs: number; maxBytes: number;
+    /** Attempts within a minute before the breaker may open (default 5); a test of other failures sets it out of reach. */
+    volumeThreshold?: number;
+  };
   /** The longest a sync run may take; what is not fetched by then counts as failed. */
   syncRunBudgetMs: number;
   /** Minutes between scheduled sync runs; 0 turns the schedule off. */

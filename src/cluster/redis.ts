@@ -26,9 +26,12 @@ export function connectRedis(url: string, logger: Logger): RedisLink {
     retryStrategy: (attempt: number) => Math.min(200 * attempt, 2000),
     lazyConnect: false,
   };
-  const cmd = new Redis(url, options);
+  // unix:///path/to/redis.sock: a Redis on this machine, by its socket.
+  const socket = url.startsWith('unix://') ? { path: url.slice('unix://'.length) } : null;
+  const cmd = socket ? new Redis({ ...options, ...socket }) : new Redis(url, options);
   // The subscriber queues its SUBSCRIBE commands until it is connected, and replays them after.
-  const sub = new Redis(url, { ...options, enableOfflineQueue: true, maxRetriesPerRequest: null });
+  const subOptions = { ...options, enableOfflineQueue: true, maxRetriesPerRequest: null };
+  const sub = socket ? new Redis({ ...subOptions, ...socket }) : new Redis(url, subOptions);
   let wasUp = false;
   cmd.on('ready', () => {
     if (!wasUp) logger.info({ redis: redact(url) }, 'redis connected');
