@@ -24,5 +24,8 @@ export default defineConfig({
     // mocks modules, stubs globals or changes the environment; each file starts its own servers.
     isolate: false,
     sequence: { sequencer: SlowestFirst },
+    // The totals reporter records failed files, hooks and unhandled errors beside the tests, for
+    // the closing line CI prints (scripts/test-totals.mjs).
+    reporters: ['default', './test/reporters/totals.ts'],
   },
 });

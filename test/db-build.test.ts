@@ -13,7 +13,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function freshCopy(name: string): string {
   const file = path.join(dir, name);
-  copyDatabase(inject('dbPath'), file);
+  copyDatabase(inject('templatePath'), file);
   return file;
 }
 
@@ -47,7 +47,7 @@ describe('database build', () => {
     db.close();
     expect(ensureDatabase(file)).toBe(true);
     expect(databaseVersion(file)).toBe(SCHEMA_VERSION);
-    expect(zipCount(file)).toBe(zipCount(inject('dbPath')));
+    expect(zipCount(file)).toBe(zipCount(inject('templatePath')));
   });
 
   it('a build that fails midway leaves the previous database untouched and no temp file', () => {

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -14,8 +14,6 @@ import { buildDist } from '../scripts/build.mjs';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** The database test servers share (they may write weather into it). */
-    dbPath: string;
     /** The same database as built, never opened by a server: private copies are plain file copies of it. */
     templatePath: string;
     /** Where the run's temporary files go; removed when the run ends. */
@@ -24,7 +22,7 @@ declare module 'vitest' {
 }
 
 /**
- * Builds one real SQLite database for the run, which every test server opens (or copies), and
+ * Builds one real SQLite database for the run, which each test file's servers get a copy of, and
  * the bundles the spawned processes run (.test-dist/, the same build as npm start's).
  */
 export default async function setup(project: TestProject) {
@@ -33,9 +31,6 @@ export default async function setup(project: TestProject) {
   const templatePath = path.join(runDir, 'template.sqlite');
   buildDatabase(templatePath);
   await writeTodaysWindow(templatePath);
-  const dbPath = path.join(runDir, 'shared.sqlite');
-  copyFileSync(templatePath, dbPath);
-  project.provide('dbPath', dbPath);
   project.provide('templatePath', templatePath);
   project.provide('runDir', runDir);
   return () => rmSync(runDir, { recursive: true, force: true });

@@ -121,9 +121,8 @@ describe('Open-Meteo adapter', () => {
 
   it('times out a provider that does not answer', async () => {
     fake.mode = 'hang';
-    const t0 = performance.now();
+    // The time-out's own error (not a socket error, nor the test's time-out) is what ended it.
     await expect(meteo(upstream({ retries: 0, timeoutMs: 150 })).daily(vail, '2027-01-10', TODAY, TODAY)).rejects.toThrow(/timed out \(after 150 ms\)/);
-    expect(performance.now() - t0).toBeLessThan(5000);
   });
 
   it('rejects malformed responses: not JSON, or not the documented shape', async () => {

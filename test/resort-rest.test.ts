@@ -49,6 +49,7 @@ describe.each(['', '/v1'])('resort REST paths under "%s"', (prefix) => {
     expect(utah.body.resorts.map((x: { id: string }) => x.id)).toContain('alta');
     expect(utah.body.resorts.every((x: { region: string }) => x.region === 'Utah')).toBe(true);
     const oc = await get('/api/resorts?continent=oceania&limit=200');
+    expect(oc.body.resorts.length).toBeGreaterThan(3);
     expect(oc.body.resorts.every((x: { country: string }) => ['AU', 'NZ'].includes(x.country))).toBe(true);
     const sa = await get('/api/resorts?continent=South-America');
     expect(sa.body.total).toBeGreaterThan(5);
@@ -214,7 +215,9 @@ describe.each(['', '/v1'])('resort REST paths under "%s"', (prefix) => {
     const all = await get('/api/conditions/open-now?minOpenTrailsPct=0');
     const strict = await get('/api/conditions/open-now?minOpenTrailsPct=100');
     expect(all.body.count).toBeGreaterThanOrEqual(r.body.count);
+    expect(strict.body.resorts.length).toBeGreaterThan(0);
     expect(strict.body.resorts.every((e: { openTrailsPct: number }) => e.openTrailsPct === 100)).toBe(true);
+    expect(strict.body.count).toBeLessThan(r.body.count);
     expect((await get('/api/conditions/open-now?minOpenTrailsPct=99.5')).status).toBe(200);
     for (const [q, bound] of [['minOpenTrailsPct=-0.1', '>= 0'], ['minOpenTrailsPct=100.1', '<= 100'], ['minOpenTrailsPct=lots', 'a finite number']]) {
       expect(expectProblem(await get(`/api/conditions/open-now?${q}`), 400).errors![0]!.bound).toBe(bound);

@@ -24,16 +24,32 @@ describe('ETags and conditional requests', () => {
   let app: RunningApp;
   let now = new Date(`${DAY}T12:00:00Z`);
   const apiKey = 'szg_cache_test_key';
+  const adminKey = 'szg_cache_admin_key';
   beforeAll(async () => {
-    app = await startTestServer({ privateDb: true, now: () => now, config: { apiKeys: [apiKey], apiKeysQuota: 1000, apiKeysRate: 1000 } });
+    app = await startTestServer({ privateDb: true, now: () => now, config: { apiKeys: [apiKey, adminKey], apiAdminKeys: [adminKey], apiKeysQuota: 1000, apiKeysRate: 1000 } });
   });
   afterAll(() => app.close());
 
-  it('every GET answer has a strong ETag that is the same for the same answer', async () => {
+  /** The response cache's counters, from /metrics. */
+  const cacheCounts = async () => {
+    const text = await (await fetch(`${app.url}/metrics`, { headers: { 'x-api-key': adminKey } })).text();
+    const count = (result: string) => Number(text.match(new RegExp(`^response_cache_lookups\\{result="${result}"\\} (\\d+)`, 'm'))![1]);
+    return { hit: count('hit'), miss: count('miss'), stored: count('stored') };
+  };
+
+  it('every GET answer has a strong ETag that is the same for the same answer; the second stores it, the third is a hit', async () => {
     for (const p of ['/api/zip/90210', '/api/resorts/vail', '/api/states', '/api/conditions/top-snow']) {
+      const before = await cacheCounts();
       const a = await getJson(app, p, { apiKey });
+      const afterFirst = await cacheCounts();
       const b = await getJson(app, p, { apiKey });
+      const afterSecond = await cacheCounts();
       const c = await getJson(app, p, { apiKey });
+      const afterThird = await cacheCounts();
+      // Answers are stored on the second request for them (a one-off is never kept), served from the third.
+      expect(afterFirst, p).toEqual({ hit: before.hit, miss: before.miss + 1, stored: before.stored });
+      expect(afterSecond, p).toEqual({ hit: before.hit, miss: before.miss + 2, stored: before.stored + 1 });
+      expect(afterThird, p).toEqual({ hit: before.hit + 1, miss: before.miss + 2, stored: before.stored + 1 });
       expect(a.status, p).toBe(200);
       // A strong tag per representation: the body's hash, with .gz or .br when compressed.
       expect(a.headers.get('etag'), p).toMatch(/^"[\w-]{27}(\.gz|\.br)?"$/);

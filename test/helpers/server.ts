@@ -60,6 +60,19 @@ export function privateDatabase(prefix = 'gateway-db-', { weather = true } = {})
 
 const privateCopy = () => privateDatabase();
 
+/**
+ * The database a test file's servers share unless they ask for a private one: a copy of the
+ * template per test file, so what one file's servers write (weather, keys, usage) never meets
+ * another file's, whatever order the files run in.
+ */
+const fileDatabases = new Map<string, string>();
+function fileDatabase(): string {
+  const file = expect.getState().testPath ?? 'outside-a-test';
+  let db = fileDatabases.get(file);
+  if (!db) fileDatabases.set(file, (db = privateDatabase(`gateway-${path.basename(file, '.test.ts')}-`)));
+  return db;
+}
+
 /** A fixed instant as the server's clock. */
 export const clockAt = (iso: string) => () => new Date(iso);
 
@@ -72,7 +85,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       ...base,
       port: 0,
       host: '127.0.0.1',
-      dbPath: options.dbPath ?? (options.privateDb ? privateCopy() : inject('dbPath')),
+      dbPath: options.dbPath ?? (options.privateDb ? privateCopy() : fileDatabase()),
       logLevel: 'silent',
       countStatements: options.countStatements ?? false,
       apiKeys: [TEST_KEY],
@@ -140,7 +153,9 @@ export function expectProblem(r: HttpResult, status: number) {
     code: expect.stringMatching(/^[A-Z_]+$/),
   });
   // The same id as the header, so a client can quote either.
-  if (r.headers.get('x-request-id')) expect(r.body.requestId).toBe(r.headers.get('x-request-id'));
+  expect(r.body.requestId).toBe(r.headers.get('x-request-id'));
+  // A list of parameter errors, when there is one, names at least one parameter.
+  if ('errors' in r.body) expect(r.body.errors.length).toBeGreaterThan(0);
   for (const e of r.body.errors ?? []) expect(e).toMatchObject({ name: expect.any(String), bound: expect.any(String), message: expect.any(String) });
   expect(JSON.stringify(r.body)).not.toMatch(/\bat .+\.(ts|js):\d+|SQLITE|node_modules/);
   return r.body as { code: string; detail: string; errors?: { name: string; value: unknown; bound: string; message: string }[] };
