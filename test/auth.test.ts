@@ -146,6 +146,29 @@ describe('keys made with the CLI', () => {
   });
 });
 
+describe('keys made with the CLI: defaults, scopes and revocation by id', () => {
+  it('a key made with no limits has the documented defaults (10,000 a month, 25 a second); --scope admin may read /metrics; revoke takes the id that list shows', async () => {
+    const dbPath = privateDb();
+    const app = await startTestServer({ dbPath });
+    try {
+      const plain = (await keysCli(dbPath, 'create', '--name', 'plain')).stdout.match(/szg_[\w-]+/)![0];
+      const admin = (await keysCli(dbPath, 'create', '--name', 'operator', '--scope', 'admin')).stdout.match(/szg_[\w-]+/)![0];
+      const ok = await getJson(app, '/api/stats', { apiKey: plain });
+      expect(ok.headers.get('ratelimit-policy')).toMatch(/^10000;w=\d+, 25;w=1$/);
+      expectProblem(await getJson(app, '/metrics', { apiKey: plain }), 403);
+      expect((await getJson(app, '/metrics', { apiKey: admin })).status).toBe(200);
+      const listed = (await keysCli(dbPath, 'list')).stdout;
+      const id = listed.match(/^\s*(\d+)\s+operator\s/m)![1]!;
+      expect(listed).toMatch(/operator .*scopes: admin/);
+      expect((await keysCli(dbPath, 'revoke', id)).status).toBe(0);
+      expectProblem(await getJson(app, '/metrics', { apiKey: admin }), 401);
+      expect((await getJson(app, '/api/stats', { apiKey: plain })).status).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('quotas and rate limits', () => {
   // Each test has a key of its own: copies of the shared database carry other tests' usage.
   const ownKey = () => `szg_quota_${Math.random().toString(36).slice(2)}`;

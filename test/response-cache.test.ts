@@ -7,6 +7,7 @@ import { expectProblem, getJson, startTestServer, privateDatabase } from './help
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
 import { until } from './helpers/wait.js';
 import { cliCommand } from './helpers/process.js';
+import { bundle } from './helpers/bundle.js';
 
 /**
  * Answers as versions of the data: every GET answer is a pure function of its path, parameters
@@ -180,5 +181,45 @@ describe('data versions that come from outside the request', () => {
     } finally {
       await second.close();
     }
+  });
+});
+
+describe('the cache switched off, and answers across restarts', () => {
+  const adminKey = 'szg_cache_off_admin';
+  const lookups = async (app: RunningApp) => {
+    const text = await (await fetch(`${app.url}/metrics`, { headers: { 'x-api-key': adminKey } })).text();
+    return Number(text.match(/^response_cache_lookups\{result="stored"\} (\d+)/m)![1]);
+  };
+
+  it('RESPONSE_CACHE_MB=0 keeps nothing, and answers are the same', async () => {
+    const { loadConfig } = await bundle();
+    const off = loadConfig({ RESPONSE_CACHE_MB: '0' });
+    expect(off.responseCacheBytes).toBe(0);
+    const app = await startTestServer({ config: { responseCacheBytes: off.responseCacheBytes, apiKeys: [adminKey], apiAdminKeys: [adminKey] } });
+    try {
+      const answers = [];
+      for (let i = 0; i < 3; i++) answers.push(await getJson(app, '/api/resorts/vail', { apiKey: adminKey }));
+      expect(await lookups(app)).toBe(0);
+      expect(new Set(answers.map((a) => a.headers.get('etag'))).size).toBe(1);
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('an answer has the same ETag after a restart (a hash of the body, not of the process)', async () => {
+    const dbPath = privateDb();
+    const now = () => new Date(`${DAY}T12:00:00Z`);
+    const tags: (string | null)[][] = [];
+    for (let i = 0; i < 2; i++) {
+      const app = await startTestServer({ dbPath, now });
+      try {
+        tags.push(await Promise.all(['/api/zip/90210', '/api/resorts/vail', '/api/states'].map((p) => getJson(app, p).then((r) => r.headers.get('etag')))));
+      } finally {
+        await app.close();
+      }
+    }
+    expect(tags[0]!.every((t) => typeof t === 'string' && t.length > 2)).toBe(true);
+    expect(tags[1]).toEqual(tags[0]);
   });
 });
