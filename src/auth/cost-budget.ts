@@ -42,6 +42,8 @@ export interface BudgetHolder {
  */
 export class CostBudget {
   private readonly limiters = new Map<number, RateLimiterAbstract>();
+  /** Units drawn ahead for each key's small charges, and when the limiter's window that holds them ends. */
+  private readonly reserves = new Map<number, { units: number; until: number }>();
 
   constructor(
     readonly unitsPerRequest: number,
@@ -61,12 +63,42 @@ export class CostBudget {
     return limiter;
   }
 
-  /** Spends `cost` of the key's budget, or answers why not. Requests without a key (AUTH=off) are not counted. */
-  async charge(holder: BudgetHolder | null, cost: number): Promise<CostLimitedError | null> {
+  /**
+   * Spends `cost` of the key's budget, or answers why not. Requests without a key (AUTH=off) are
+   * not counted. A charge under a hundredth of the key's budget (a ZIP lookup costs a few units of
+   * a free key's 500,000) is drawn from a slice of that size taken from the limiter ahead and kept
+   * until the limiter's window ends, so most charges need no promise (the limiter answers every
+   * call with one) and no round trip. A key may so be refused up to a slice early, or spend up to a
+   * slice into the next window; a charge that does not fit in a slice is counted exactly.
+   */
+  charge(holder: BudgetHolder | null, cost: number): CostLimitedError | null | Promise<CostLimitedError | null> {
     if (holder === null || cost <= 0) return null;
+    const reserve = this.reserves.get(holder.id);
+    if (reserve && reserve.units >= cost && reserve.until > Date.now()) {
+      reserve.units -= cost;
+      return null;
+    }
+    return this.draw(holder, cost);
+  }
+
+  private async draw(holder: BudgetHolder, cost: number): Promise<CostLimitedError | null> {
     const budget = this.budgetOf(holder);
     const limiter = this.limiterFor(budget);
     const key = String(holder.id);
+    const slice = Math.floor(budget / SLICES_PER_BUDGET);
+    if (cost < slice) {
+      try {
+        const res = await limiter.consume(key, slice);
+        const left = this.reserves.get(holder.id);
+        const kept = left && left.until > Date.now() ? left.units : 0;
+        this.reserves.set(holder.id, { units: kept + slice - cost, until: Date.now() + res.msBeforeNext });
+        return null;
+      } catch (res) {
+        if (!(res instanceof RateLimiterRes)) throw res;
+        // No whole slice left: give it back and count this charge exactly.
+        await limiter.reward(key, slice);
+      }
+    }
     try {
       await limiter.consume(key, cost);
       return null;
@@ -79,3 +111,6 @@ export class CostBudget {
     }
   }
 }
+
+/** A key's budget is drawn ahead in slices of this fraction (1 %) for its small charges. */
+const SLICES_PER_BUDGET = 100;

@@ -167,13 +167,17 @@ function boundedCache<V extends object>(maxBytes: number, bytesOf: (key: string)
  */
 function useCost(costOf: ReturnType<typeof createCostAnalysis>): Plugin<GraphQLContext> {
   return {
-    async onExecute({ args, setResultAndStopExecution }) {
+    onExecute({ args, setResultAndStopExecution }) {
       const cost = costOf(args.document, args.variableValues);
       if (!cost) return;
       const ctx = args.contextValue as GraphQLContext;
       ctx.cost = cost.complexity;
-      const error = overLimit(cost) ?? (await ctx.costBudget.charge(ctx.budgetHolder, cost.complexity));
-      if (error) setResultAndStopExecution({ errors: [error] });
+      const refuse = (error: GraphQLError | null) => void (error && setResultAndStopExecution({ errors: [error] }));
+      const tooMuch = overLimit(cost);
+      if (tooMuch) return refuse(tooMuch);
+      // Most charges are settled at once (cost-budget.ts); only a draw from the limiter is awaited.
+      const charged = ctx.costBudget.charge(ctx.budgetHolder, cost.complexity);
+      return charged instanceof Promise ? charged.then(refuse) : refuse(charged);
     },
   };
 }

@@ -218,6 +218,25 @@ describe('the cost budget', () => {
     expect(await budget.charge(holder, 1)).not.toBeNull();
   });
 
+  it('small charges are drawn from a slice of 1 % taken ahead: settled at once, and still no more than the budget', async () => {
+    const budget = new CostBudget(100, 60);
+    const holder = { id: 7, ratePerSecond: 10 };
+    expect(budget.budgetOf(holder)).toBe(60_000);
+    // The first small charge draws a slice of 600 (a promise); the next 599 units need none.
+    const first = budget.charge(holder, 1);
+    expect(first).toBeInstanceOf(Promise);
+    expect(await first).toBeNull();
+    for (let i = 0; i < 599; i++) expect(budget.charge(holder, 1)).toBeNull();
+    expect(budget.charge(holder, 1)).toBeInstanceOf(Promise);
+    // Spend the rest: exactly the budget in all, then refused.
+    let allowed = 601;
+    for (;;) {
+      if ((await budget.charge(holder, 1)) !== null) break;
+      allowed++;
+    }
+    expect(allowed).toBe(60_000);
+  });
+
   it('keys spend their own budgets; no key or no cost is not counted', async () => {
     const budget = new CostBudget(10, 60);
     expect(await budget.charge({ id: 1, ratePerSecond: 1 }, 600)).toBeNull();
