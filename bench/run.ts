@@ -162,6 +162,14 @@ async function hiveGatewayOver(upstream: ServerProcess): Promise<ServerProcess> 
 }
 const serverEnv = { DB_PATH: dbPath, LOG_LEVEL: 'silent', NODE_ENV: 'production', API_KEYS: KEY, API_KEYS_QUOTA: '1000000000', API_KEYS_RATE: '1000000', SYNC_INTERVAL_MINUTES: '0' };
 
+/** The request path's four rows, for our server and for a baseline checkout's. */
+async function recordRequestPath(who: 'ours' | 'baseline', server: ServerProcess) {
+  record(`${who}: REST /api/zip/{zip} with a key`, await measure(server, zipLookup, zips.length), server);
+  record(`${who}: GraphQL ZIP lookup with variables and a key`, await measure(server, gqlLookup, zips.length), server);
+  record(`${who}: REST /api/zip/{zip}/nearby (25 mi, limit 50), every center different`, await measure(server, nearby, zips.length), server);
+  record(`${who}: REST /api/resorts/{id}`, await measure(server, resortDetail), server);
+}
+
 /** Every request of a ZIP row asks for a different ZIP: all 40,977 once, shuffled, so no cache can hide the work. */
 for (let run = 0; run < RUNS; run++) {
   const floor = await startServer(['--import', 'tsx', 'bench/servers/floor.ts'], { DB_PATH: dbPath }, probe);
@@ -186,10 +194,7 @@ for (let run = 0; run < RUNS; run++) {
   record('ours: first second after /readyz turns 200 (ZIP, GraphQL, nearby; every answer new)', await measure(ours, firstSecond(0), undefined, {}, [], 1), ours);
   await warmUp(ours, false);
   await warmUp(ours, true);
-  record('ours: REST /api/zip/{zip} with a key', await measure(ours, zipLookup, zips.length), ours);
-  record('ours: GraphQL ZIP lookup with variables and a key', await measure(ours, gqlLookup, zips.length), ours);
-  record('ours: REST /api/zip/{zip}/nearby (25 mi, limit 50), every center different', await measure(ours, nearby, zips.length), ours);
-  record('ours: REST /api/resorts/{id}', await measure(ours, resortDetail), ours);
+  await recordRequestPath('ours', ours);
   // The same 1,000 ZIPs again and again: answers come from the response cache.
   record('ours: REST /api/zip/{zip}, warm response cache (1,000 ZIPs repeated)', await measure(ours, (i) => zipLookup(i % 1000)), ours);
   const first = await fetch(`${ours.url}/api/zip/90210`, { headers: { 'x-api-key': KEY } });
@@ -211,10 +216,7 @@ for (let run = 0; run < RUNS; run++) {
     const base = await startServer(baselineCommand(), serverEnv, probe);
     await warmUp(base, false);
     await warmUp(base, true);
-    record('baseline: REST /api/zip/{zip} with a key', await measure(base, zipLookup, zips.length), base);
-    record('baseline: GraphQL ZIP lookup with variables and a key', await measure(base, gqlLookup, zips.length), base);
-    record('baseline: REST /api/zip/{zip}/nearby (25 mi, limit 50)', await measure(base, nearby, zips.length), base);
-    record('baseline: REST /api/resorts/{id}', await measure(base, resortDetail), base);
+    await recordRequestPath('baseline', base);
     await base.stop();
   }
 
