@@ -18,7 +18,13 @@ const CityMatchRef = builder.objectRef<CityCount>('CityMatch').implement({
   }),
 });
 
-builder.queryFields((t) => ({
+builder.queryFields((t) => {
+  /** The position a reverse lookup starts from (its bounds are the zod schema's). */
+  const position = () => ({
+    lat: t.arg.float({ required: true, description: '-90 to 90.' }),
+    lng: t.arg.float({ required: true, description: '-180 to 180.' }),
+  });
+  return {
   zips: t.field({
     type: [ZipRef],
     nullable: { list: false, items: true },
@@ -35,8 +41,7 @@ builder.queryFields((t) => ({
     complexity: byLimit(ZIP_BOUNDS.nearbyLimit.default),
     args: t.validate(
       {
-        lat: t.arg.float({ required: true, description: '-90 to 90.' }),
-        lng: t.arg.float({ required: true, description: '-180 to 180.' }),
+        ...position(),
         radiusMiles: t.arg.float({ defaultValue: ZIP_BOUNDS.radiusMiles.default }),
         limit: t.arg.int({ defaultValue: ZIP_BOUNDS.nearbyLimit.default }),
       },
@@ -50,8 +55,7 @@ builder.queryFields((t) => ({
     complexity: byLimit(LOOKUP_BOUNDS.resortsNearLimit.default),
     args: t.validate(
       {
-        lat: t.arg.float({ required: true, description: '-90 to 90.' }),
-        lng: t.arg.float({ required: true, description: '-180 to 180.' }),
+        ...position(),
         radiusKm: t.arg.float({ defaultValue: LOOKUP_BOUNDS.resortsNearRadiusKm.default }),
         limit: t.arg.int({ defaultValue: LOOKUP_BOUNDS.resortsNearLimit.default }),
       },
@@ -79,4 +83,5 @@ builder.queryFields((t) => ({
       return ctx.repos.zips.citiesByPrefix(prefix, state ?? null, limit);
     },
   }),
-}));
+  };
+});
