@@ -1,10 +1,10 @@
-import { GraphQLError, execute, parse, specifiedRules, subscribe, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { GraphQLError, execute, parse, specifiedRules, subscribe, validate, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { envelop, handleStreamOrSingleExecutionResult, useEngine, useSchema, type Plugin } from '@envelop/core';
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { useDisableIntrospection } from '@envelop/disable-introspection';
 import { useParserCache } from '@envelop/parser-cache';
 import { useValidationCache } from '@envelop/validation-cache';
-import { useGraphQlJit } from '@envelop/graphql-jit';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 import type { GraphQLContext } from './context.js';
 import { createCostAnalysis, overLimit } from './cost.js';
@@ -52,9 +52,10 @@ export type GraphQLPlugin = Plugin<any>;
  * - graphql-armor's depth, alias, token and directive limits, and no "did you mean" suggestions
  *   when introspection is off;
  * - parse and validation caches, so a repeated query costs neither again;
- * - one cost analysis before execution (graphql/cost.ts), over the limit is QUERY_TOO_COMPLEX;
- * - graphql-jit: each document compiled once, then run as plain JavaScript;
- * - the error policy: our errors pass with their codes, anything else is masked and logged.
+ * - execution, one plugin (useExecution below): one cost analysis before anything runs
+ *   (graphql/cost.ts; over the limit is QUERY_TOO_COMPLEX) and the key's cost budget, then
+ *   graphql-jit (each kept document compiled once, then run as plain JavaScript), then the error
+ *   policy: our errors pass with their codes, anything else is masked and logged.
  */
 export function createExecutor(options: ExecutorOptions): Executor {
   const costOf = createCostAnalysis(options.schema);
@@ -124,11 +125,7 @@ function createPlugins(introspection: boolean, costOf: ReturnType<typeof createC
     useValidationCache({ cache: boundedCache<readonly GraphQLError[]>(CACHE_BYTES.validations, (key) => key.length + 512) }),
     ...armor.protect().plugins,
     ...(options.introspection ? [] : [useDisableIntrospection()]),
-    useCost(options.costOf),
-    // Only documents that are kept (the parse cache's, the REST operations) are compiled: compiling
-    // costs more than running once, and a one-off document would be compiled for nothing.
-    useGraphQlJit({}, { onError: () => {}, enableIf: (args) => compiled.has(args.document) }),
-    useErrorPolicy(),
+    useExecution(options.costOf, compiled),
   ];
 }
 
@@ -162,12 +159,49 @@ function boundedCache<V extends object>(maxBytes: number, bytesOf: (key: string)
 }
 
 /**
- * Refuses an operation over the cost limits before anything runs, then charges its cost to the
- * key's budget (429 RATE_LIMITED when it does not fit); records the cost on the context.
+ * Execution, as one plugin with one `onExecute` hook: Envelop builds a set of callbacks and
+ * promise helpers for every hook of every request, which cost a REST lookup about 10 µs when
+ * these three steps were three plugins (BENCHMARKS.md). In order:
+ * - the cost limits, before anything runs (QUERY_TOO_COMPLEX), then the key's cost budget
+ *   (429 RATE_LIMITED when it does not fit); the cost is recorded on the context;
+ * - graphql-jit for documents that are kept (the parse cache's, the REST operations): compiling
+ *   costs more than running once, and a one-off document would be compiled for nothing; others,
+ *   and anything graphql-jit cannot compile, run on graphql-js;
+ * - the error policy: errors we raise are GraphQLErrors with an `extensions.code` and pass as
+ *   they are; anything else thrown in a resolver is a bug: the client sees "Unexpected error."
+ *   with code INTERNAL_SERVER_ERROR, and the log gets the whole error with the request id.
+ * Subscriptions (Yoga's SSE) run on graphql-js with the same error policy.
  */
-function useCost(costOf: ReturnType<typeof createCostAnalysis>): Plugin<GraphQLContext> {
+function useExecution(costOf: ReturnType<typeof createCostAnalysis>, compiled: WeakSet<DocumentNode>): Plugin<GraphQLContext> {
+  const jitted = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
+
+  function compiledFor(args: ExecutionArgs): CompiledQuery | null {
+    if (!compiled.has(args.document)) return null;
+    let byOperation = jitted.get(args.document);
+    if (!byOperation) jitted.set(args.document, (byOperation = new Map()));
+    const name = args.operationName ?? '';
+    let query = byOperation.get(name);
+    if (query === undefined) {
+      const made = compileQuery(args.schema, args.document, args.operationName ?? undefined);
+      query = isCompiledQuery(made) ? made : null;
+      byOperation.set(name, query);
+    }
+    return query;
+  }
+
+  const masked = (ctx: GraphQLContext) => (result: ExecutionResult): ExecutionResult =>
+    result.errors?.length ? { ...result, errors: result.errors.map((e) => maskError(e, ctx)) } : result;
+
+  function executeMasked(args: ExecutionArgs): ExecutionResult | Promise<ExecutionResult> {
+    const ctx = args.contextValue as GraphQLContext;
+    const query = compiledFor(args);
+    const result = (query ? query.query(args.rootValue, ctx, args.variableValues) : execute(args)) as ExecutionResult | Promise<ExecutionResult>;
+    return result instanceof Promise ? result.then(masked(ctx)) : masked(ctx)(result);
+  }
+
   return {
-    onExecute({ args, setResultAndStopExecution }) {
+    onExecute({ args, setExecuteFn, setResultAndStopExecution }) {
+      setExecuteFn(executeMasked as typeof execute);
       const cost = costOf(args.document, args.variableValues);
       if (!cost) return;
       const ctx = args.contextValue as GraphQLContext;
@@ -179,27 +213,14 @@ function useCost(costOf: ReturnType<typeof createCostAnalysis>): Plugin<GraphQLC
       const charged = ctx.costBudget.charge(ctx.budgetHolder, cost.complexity);
       return charged instanceof Promise ? charged.then(refuse) : refuse(charged);
     },
-  };
-}
-
-/**
- * Errors we raise are GraphQLErrors with an `extensions.code`; they pass as they are. Anything
- * else thrown in a resolver is a bug: the client sees "Unexpected error." with code
- * INTERNAL_SERVER_ERROR, and the log gets the whole error with the request id.
- */
-function useErrorPolicy(): Plugin<GraphQLContext> {
-  const handle =
-    (ctx: GraphQLContext) =>
-    ({ result, setResult }: { result: ExecutionResult; setResult: (r: ExecutionResult) => void }) => {
-      if (!result.errors?.length) return;
-      setResult({ ...result, errors: result.errors.map((e) => maskError(e, ctx)) });
-    };
-  return {
-    onExecute({ args }) {
-      return { onExecuteDone: (payload) => handleStreamOrSingleExecutionResult(payload, handle(args.contextValue as GraphQLContext)) };
-    },
     onSubscribe({ args }) {
-      return { onSubscribeResult: (payload) => handleStreamOrSingleExecutionResult(payload, handle(args.contextValue as GraphQLContext)) };
+      const ctx = args.contextValue as GraphQLContext;
+      return {
+        onSubscribeResult: (payload) =>
+          handleStreamOrSingleExecutionResult(payload, ({ result, setResult }) => {
+            if (result.errors?.length) setResult({ ...result, errors: result.errors.map((e) => maskError(e, ctx)) });
+          }),
+      };
     },
   };
 }
