@@ -3,7 +3,6 @@ import { envelop, handleStreamOrSingleExecutionResult, useEngine, useSchema, typ
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { useDisableIntrospection } from '@envelop/disable-introspection';
 import { useParserCache } from '@envelop/parser-cache';
-import { useValidationCache } from '@envelop/validation-cache';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 import type { GraphQLContext } from './context.js';
@@ -120,9 +119,9 @@ function createPlugins(introspection: boolean, costOf: ReturnType<typeof createC
     useParserCache({
       // A kept document may be compiled by graphql-jit (its compiled form lives as long as it does).
       documentCache: boundedCache<DocumentNode>(CACHE_BYTES.documents, (key) => key.length * DOCUMENT_BYTES_PER_CHAR, (document) => compiled.add(document)),
-      errorCache: boundedCache<Error>(CACHE_BYTES.validations, (key) => key.length + 512),
+      errorCache: boundedCache<Error>(CACHE_BYTES.parseErrors, (key) => key.length + 512),
     }),
-    useValidationCache({ cache: boundedCache<readonly GraphQLError[]>(CACHE_BYTES.validations, (key) => key.length + 512) }),
+    useValidationMemo(),
     ...armor.protect().plugins,
     ...(options.introspection ? [] : [useDisableIntrospection()]),
     useExecution(options.costOf, compiled),
@@ -136,8 +135,8 @@ function createPlugins(introspection: boolean, costOf: ReturnType<typeof createC
  */
 export const MAX_CACHED_DOCUMENT_CHARS = 16 * 1024;
 
-/** Bytes the parse and validation caches may hold, each (estimated: a parsed document takes about ten times its text). */
-const CACHE_BYTES = { documents: 16 * 1024 * 1024, validations: 4 * 1024 * 1024 } as const;
+/** Bytes the parse cache may hold for documents and for parse errors (estimated: a parsed document takes about ten times its text). */
+const CACHE_BYTES = { documents: 16 * 1024 * 1024, parseErrors: 4 * 1024 * 1024 } as const;
 const DOCUMENT_BYTES_PER_CHAR = 10;
 
 /**
@@ -154,6 +153,30 @@ function boundedCache<V extends object>(maxBytes: number, bytesOf: (key: string)
       if (key.length > MAX_CACHED_DOCUMENT_CHARS + 512 || lru.has(key)) return;
       lru.set(key, value);
       onKept?.(value);
+    },
+  };
+}
+
+/**
+ * Validation results kept per parsed document. The parse cache hands out the same document for the
+ * same text, and the schema and rules are fixed for the process, so a document's result never
+ * changes; a WeakMap lives as long as its documents do (those the parse cache keeps, the REST
+ * operations), so it is bounded with them. Envelop's validation cache keys each lookup by the
+ * schema's hash, every rule's name and the query text, a string of about a kilobyte built on
+ * every request.
+ */
+function useValidationMemo(): Plugin<GraphQLContext> {
+  const results = new WeakMap<DocumentNode, readonly GraphQLError[]>();
+  return {
+    onValidate({ params, validateFn, setValidationFn, setResult }) {
+      const document = params.documentAST;
+      const known = results.get(document);
+      if (known) return setResult(known);
+      setValidationFn((...args) => {
+        const result = validateFn(...args);
+        results.set(document, result);
+        return result;
+      });
     },
   };
 }
