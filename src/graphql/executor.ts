@@ -251,9 +251,7 @@ function useExecution(costOf: ReturnType<typeof createCostAnalysis>, compiled: W
       const ctx = args.contextValue as GraphQLContext;
       return {
         onSubscribeResult: (payload) =>
-          handleStreamOrSingleExecutionResult(payload, ({ result, setResult }) => {
-            if (result.errors?.length) setResult({ ...result, errors: result.errors.map((e) => maskError(e, ctx)) });
-          }),
+          handleStreamOrSingleExecutionResult(payload, ({ result, setResult }) => setResult(masked(ctx)(result))),
       };
     },
   };
