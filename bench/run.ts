@@ -5,7 +5,7 @@
  * generator. Each row is the median of BENCH_RUNS (default 3) fresh server processes.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -26,7 +26,8 @@ await buildOnce();
  * before and after are measured side by side on the same machine state.
  */
 const BASELINE = process.env.BENCH_BASELINE ? path.resolve(process.env.BENCH_BASELINE) : null;
-if (BASELINE) {
+// A baseline whose dist/ is already built is used as it is (its dependencies may differ from ours).
+if (BASELINE && !existsSync(path.join(BASELINE, 'dist', 'server.js'))) {
   const { buildDist } = (await import(path.join(BASELINE, 'scripts', 'build.mjs'))) as { buildDist: (outdir: string) => Promise<void> };
   await buildDist(path.join(BASELINE, 'dist'));
 }
