@@ -34,7 +34,11 @@ afterEach(() => {
 const addKey = (key: string, over: { monthlyQuota?: number; ratePerSecond?: number; scopes?: string } = {}) =>
   keys.create({ name: key.slice(0, 10), plan: 'free', keyHash: hashApiKey(key), createdAt: clock.toISOString(), monthlyQuota: 1000, ratePerSecond: 5, scopes: '', ...over });
 
-const headers = (pairs: readonly string[]) => Object.fromEntries(pairs.flatMap((_, i) => (i % 2 ? [] : [[pairs[i], pairs[i + 1]]])));
+/** Header pairs as an object; an odd list (a name without a value) fails here, not silently. */
+const headers = (pairs: readonly string[]) => {
+  expect(pairs.length % 2, `header list ${JSON.stringify(pairs)}`).toBe(0);
+  return Object.fromEntries(pairs.flatMap((_, i) => (i % 2 ? [] : [[pairs[i], pairs[i + 1]]])));
+};
 
 describe('the key check', () => {
   it('401 without a key, with an unknown, an over-long or a revoked one, with the header that says how to send one', () => {
@@ -108,6 +112,12 @@ describe('the key check', () => {
     // A refused request did not count against the month.
     const r = guard.check('k2');
     expect(r.ok && headers(r.headers)['ratelimit-remaining']).toBe(String(1000 - 7));
+    // The limit holds in every later second too, not only the first one.
+    for (let i = 0; i < 3; i++) expect(guard.check('k2').ok).toBe(true);
+    expect(guard.check('k2').ok).toBe(false);
+    clock = new Date(clock.getTime() + 1000);
+    for (let i = 0; i < 5; i++) expect(guard.check('k2').ok).toBe(true);
+    expect(guard.check('k2').ok).toBe(false);
   });
 
   it('the monthly quota: exactly `quota` requests, then 429 until the month turns', () => {

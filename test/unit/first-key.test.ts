@@ -1,12 +1,15 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/auth/api-key.js';
 import { ensureFirstKey } from '../../src/auth/first-key.js';
 import type { Config } from '../../src/config.js';
 import type { Db } from '../../src/db/open.js';
 import { emptyDatabase } from '../helpers/keys-db.js';
 import { KeyRepository } from '../../src/repositories/keys.js';
+import { connectRedis, waitUntilUp, type RedisLink } from '../../src/cluster/redis.js';
+import { RedisKeyStore } from '../../src/cluster/redis-keys.js';
+import { haveRedis, startRedis, type TestRedis } from '../helpers/redis.js';
 
 let store: ReturnType<typeof emptyDatabase>;
 let db: Db;
@@ -53,5 +56,34 @@ describe('the first key', () => {
     await ensureFirstKey(keys, config({ auth: false }), logger(), now);
     expect(keys.count()).toBe(0);
     expect(lines).toEqual([]);
+  });
+});
+
+describe.skipIf(!haveRedis)('the first key among replicas sharing one Redis', () => {
+  let redis: TestRedis;
+  let links: RedisLink[] = [];
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await Promise.all(links.map((l) => l.close()));
+    await redis.stop();
+  });
+
+  it('replicas starting at once on an empty Redis make exactly one key between them, printed by one', async () => {
+    links = [0, 1, 2].map(() => connectRedis(redis.url, logger()));
+    for (const link of links) expect(await waitUntilUp(link, 5000)).toBe(true);
+    const stores = links.map((l) => new RedisKeyStore(l));
+    lines = [];
+    await Promise.all(stores.map((s) => ensureFirstKey(s, config(), logger(), now)));
+    expect(await stores[0]!.count()).toBe(1);
+    const printed = lines.filter((l) => l.apiKey);
+    expect(printed).toHaveLength(1);
+    const [key] = await stores[1]!.list('2027-01');
+    expect(key).toMatchObject({ name: 'first-key', scopes: 'admin', keyHash: hashApiKey(printed[0]!.apiKey!) });
+    // One that starts later hears that there is one.
+    lines = [];
+    await ensureFirstKey(stores[2]!, config(), logger(), now);
+    expect(lines).toMatchObject([{ level: 30, keys: 1 }]);
   });
 });

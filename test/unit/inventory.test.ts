@@ -48,6 +48,43 @@ describe('generated lifts', () => {
     expect(generateLifts(byId('zermatt'))[1]!.type).toBe('CABLE_CAR');
   });
 
+  it('each rule holds at its exact bound: 8 lifts, 1,200 m and 2,500 m for a cable car; 21 lifts and 1,500 m for a funicular; 600 m for gondolas', () => {
+    const { cableCar, funicular } = LIFT_RULES;
+    const resort = (id: string, liftCount: number, vertical: number, summit = 3000, continent = 'North America'): ResortFacts =>
+      ({ ...byId('vail'), id, continent, liftCount, baseElevation: summit - vertical, summitElevation: summit });
+    const second = (r: ResortFacts) => generateLifts(r)[1]!.type;
+    expect(second(resort('cc', cableCar.minLifts, cableCar.minVerticalM + 1, cableCar.minSummitM + 1))).toBe('CABLE_CAR');
+    expect(second(resort('cc', cableCar.minLifts - 1, cableCar.minVerticalM + 1, cableCar.minSummitM + 1))).not.toBe('CABLE_CAR');
+    expect(second(resort('cc', cableCar.minLifts, cableCar.minVerticalM, cableCar.minSummitM + 1))).not.toBe('CABLE_CAR');
+    expect(second(resort('cc', cableCar.minLifts, cableCar.minVerticalM + 1, cableCar.minSummitM))).not.toBe('CABLE_CAR');
+    // Which lifts draw a big one is random by resort: count over many resorts at the bound.
+    const many = (make: (i: number) => ResortFacts, type: string) =>
+      Array.from({ length: 150 }, (_, i) => generateLifts(make(i)).filter((l) => l.type === type).length).reduce((a, b) => a + b, 0);
+    expect(many((i) => resort(`f${i}`, funicular.minLifts, funicular.minVerticalM + 1, 2400), 'FUNICULAR')).toBeGreaterThan(0);
+    expect(many((i) => resort(`f${i}`, funicular.minLifts - 1, funicular.minVerticalM + 1, 2400), 'FUNICULAR')).toBe(0);
+    expect(many((i) => resort(`f${i}`, funicular.minLifts, funicular.minVerticalM, 2400), 'FUNICULAR')).toBe(0);
+    expect(many((i) => resort(`g${i}`, 12, LIFT_RULES.gondolaMinVerticalM, 2400), 'GONDOLA')).toBeGreaterThan(0);
+    expect(many((i) => resort(`g${i}`, 12, LIFT_RULES.gondolaMinVerticalM - 1, 2400), 'GONDOLA')).toBe(0);
+  });
+
+  it('the random lifts: mostly chairs, some gondolas and surface lifts, more surface lifts in Europe', () => {
+    const types = (continent: string) => {
+      const counts = new Map<string, number>();
+      for (let i = 0; i < 100; i++) {
+        const lifts = generateLifts({ ...byId('vail'), id: `mix${i}`, continent, liftCount: 30 }).slice(2, -1);
+        for (const l of lifts) counts.set(l.type, (counts.get(l.type) ?? 0) + 1);
+      }
+      return counts;
+    };
+    for (const continent of ['Europe', 'North America']) {
+      const c = types(continent);
+      for (const t of ['CHAIRLIFT', 'GONDOLA', 'T_BAR', 'PLATTER', 'ROPE_TOW']) expect(c.get(t), `${continent} ${t}`).toBeGreaterThan(0);
+      expect(c.get('CHAIRLIFT')!).toBeGreaterThan(c.get('GONDOLA')!);
+    }
+    const surface = (c: Map<string, number>) => (c.get('T_BAR') ?? 0) + (c.get('PLATTER') ?? 0) + (c.get('ROPE_TOW') ?? 0);
+    expect(surface(types('Europe'))).toBeGreaterThan(2 * surface(types('North America')));
+  });
+
   it('the access lift first, a learning-area carpet last; seats and capacity fit the type', () => {
     const vail = generateLifts(byId('vail'));
     expect(vail[0]).toMatchObject({ type: 'GONDOLA', openThreshold: 0, source: 'generated' });

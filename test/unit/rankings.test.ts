@@ -24,6 +24,8 @@ describe('top snow', () => {
 
   it('keeps exactly the resorts with snow in the last 72 h, by 24 h, then 72 h, then name, then id', () => {
     expect(ids(topSnow(entries, 50))).toEqual(['f', 'e1', 'e2', 'c', 'b', 'd']);
+    // Whatever order the entries come in: the tie between the two Echos goes by id.
+    expect(ids(topSnow([...entries].reverse(), 50))).toEqual(['f', 'e1', 'e2', 'c', 'b', 'd']);
   });
 
   it('cuts at the limit after ordering', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { addDays, dateRange, dayNumber, dayOfYear, fromDayNumber, isoDate } from '../../src/domain/dates.js';
 import { countryInfo, CONTINENT_NAMES } from '../../src/domain/countries.js';
-import { destinationPoint, haversineMiles, roundMiles } from '../../src/domain/geo.js';
+import { destinationPoint, haversineMiles, KM_PER_MILE, roundMiles } from '../../src/domain/geo.js';
 import { PointIndex } from '../../src/domain/point-index.js';
 import { createRng, hash32, unitFromSeed } from '../../src/domain/random.js';
 import { toUnits, UNIT_LABELS } from '../../src/domain/units.js';
@@ -125,6 +125,20 @@ describe('the point index', () => {
     expect(keys(index.nearby(0, 0, 69.1, 10))).toEqual(['a', 'b', 'c']);
     expect(index.nearby(0, 0, 300, 10).map((x) => x.distanceMiles)).toEqual([0, 69.09, 69.09, 138.19, 207.28]);
     expect(keys(index.nearby(0, 0, 200, 10, 'zz'))).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('an item exactly on the radius is within it, at every scale and bearing', () => {
+    // The KD-tree measures on its own (slightly smaller) Earth with a padded radius; the exact cut
+    // is ours. An item at the radius itself must survive the tree's cut.
+    for (const miles of [0.3, 1, 5, 50, 500, 3000]) {
+      for (const bearing of [0, 45, 90, 200]) {
+        const at = destinationPoint(40, -105, bearing, miles * KM_PER_MILE);
+        const onEdge = new PointIndex([p('center', 40, -105), p('edge', at.lat, at.lng)], (x) => x.key);
+        // Within 1e-9 mi: the two haversine forms differ in the last bits (as in the property below).
+        const radius = haversineMiles(40, -105, at.lat, at.lng) + 1e-9;
+        expect(onEdge.nearby(40, -105, radius, 5).map((x) => x.item.key), `${miles} mi at ${bearing}°`).toEqual(['center', 'edge']);
+      }
+    }
   });
 
   it('a limit that cuts through equally distant items keeps the first by key', () => {

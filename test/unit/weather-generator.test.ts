@@ -3,6 +3,8 @@ import { createHash } from 'node:crypto';
 import { simulateDays, snowLine } from '../../src/domain/weather/generator.js';
 import { coldestDay, normalMeanTemp, seasonAnchorMonthDay, winterness } from '../../src/domain/weather/climate.js';
 import { loadResortCatalogue } from '../../src/db/sources/resort-source.js';
+import { addDays } from '../../src/domain/dates.js';
+import { plannedSeason } from '../../src/domain/season.js';
 
 const resorts = loadResortCatalogue();
 const site = (id: string) => {
@@ -19,6 +21,54 @@ describe('weather generator', () => {
     const wide = simulateDays(site('zermatt'), '2026-12-01', '2027-02-28');
     const narrow = simulateDays(site('zermatt'), '2027-01-10', '2027-01-20');
     expect(narrow).toEqual(wide.filter((d) => d.date >= '2027-01-10' && d.date <= '2027-01-20'));
+    // A window that starts before the season anchor (Aug 1 north, Feb 1 south) runs the previous
+    // season too: the anchor resets the snowpack, so its days are still the same.
+    for (const [id, from, since] of [['vail', '2026-06-01', '2026-09-01'], ['thredbo', '2026-12-01', '2027-03-01']] as const) {
+      const across = simulateDays(site(id), from, '2027-09-30');
+      expect(simulateDays(site(id), since, '2027-09-30')).toEqual(across.filter((d) => d.date >= since));
+    }
+  });
+
+  // The snowpack rule, day by day, from the days' own numbers (each rounded to 0.1, hence the
+  // tolerance): settle 2.5 %, add the day's snow (and at the base 2.5 cm of machine snow on cold
+  // nights from three weeks before opening to closing, up to 60 cm), melt 1.5 cm per degree of
+  // mean above 0 °C and 0.1 cm per mm of rain; rain is the precipitation of a day without snow.
+  it('keeps the snowpack by its rule: settling, new and machine snow, melt by warmth and by rain', () => {
+    const TOLERANCE = 0.25;
+    const wrong: string[] = [];
+    let rainOnSnow = 0;
+    let madeSnow = 0;
+    let madeOnClosingDay = 0;
+    for (const r of resorts) {
+      const s = { id: r.id, lat: r.lat, baseElevation: r.baseElevation, summitElevation: r.summitElevation };
+      const vertical = s.summitElevation - s.baseElevation;
+      const days = simulateDays(s, '2026-08-02', '2027-07-31');
+      for (let i = 1; i < days.length; i++) {
+        const [y, d] = [days[i - 1]!, days[i]!];
+        if (d.date.slice(5) === seasonAnchorMonthDay(s.lat)) continue;
+        const season = plannedSeason(d.date, s.lat, s.summitElevation);
+        const inWindow = d.date >= addDays(season.opens, -21) && d.date <= season.closes;
+        // Skip the days whose rounding hides which side of a threshold they are on.
+        if (inWindow && (Math.abs(d.baseTempMin + 2) < 0.06 || Math.abs(y.snowDepthBaseCm - 60) < 0.06)) continue;
+        const machine = inWindow && d.baseTempMin <= -2 && y.snowDepthBaseCm < 60 ? 2.5 : 0;
+        const baseRain = d.snowfallBaseCm > 0 ? 0 : d.precipitationMm;
+        const summitRain = d.snowfallSummitCm > 0 ? 0 : d.precipitationMm * (1 + 0.25 * (vertical / 1000));
+        const pack = (depth: number, snow: number, min: number, max: number, rain: number) =>
+          Math.max(0, depth * 0.975 + snow - 1.5 * Math.max(0, (min + max) / 2) - 0.1 * rain);
+        const base = pack(y.snowDepthBaseCm, d.snowfallBaseCm + machine, d.baseTempMin, d.baseTempMax, baseRain);
+        const summit = pack(y.snowDepthSummitCm, d.snowfallSummitCm, d.summitTempMin, d.summitTempMax, summitRain);
+        if (Math.abs(d.snowDepthBaseCm - base) > TOLERANCE) wrong.push(`${r.id} ${d.date} base ${d.snowDepthBaseCm}, rule ${base.toFixed(2)}`);
+        if (Math.abs(d.snowDepthSummitCm - summit) > TOLERANCE) wrong.push(`${r.id} ${d.date} summit ${d.snowDepthSummitCm}, rule ${summit.toFixed(2)}`);
+        if (summitRain >= 5 && summit > 1) rainOnSnow++;
+        if (machine) madeSnow++;
+        if (machine && d.date === season.closes) madeOnClosingDay++;
+      }
+    }
+    expect(wrong.slice(0, 10)).toEqual([]);
+    // The cases the rule's parts are about do occur, so each part is checked.
+    expect(rainOnSnow).toBeGreaterThan(50);
+    expect(madeSnow).toBeGreaterThan(100);
+    expect(madeOnClosingDay).toBeGreaterThan(0);
   });
 
   it('differs between resorts and between dates', () => {
