@@ -45,6 +45,7 @@ import { openApiDocument } from './rest/openapi.js';
 import { ensureFirstKey } from './auth/first-key.js';
 import { monthOf } from './auth/guard.js';
 import { connectRedis, waitUntilUp } from './cluster/redis.js';
+import { clockFrom } from './clock.js';
 import { RedisKeyStore } from './cluster/redis-keys.js';
 import { ClusterGuard } from './cluster/cluster-guard.js';
 import { ClusterSync } from './cluster/cluster-sync.js';
@@ -82,7 +83,7 @@ export interface RunningApp {
 export async function startApp(options: AppOptions): Promise<RunningApp> {
   const { config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
-  const now = options.now ?? (() => new Date());
+  const now = options.now ?? clockFrom(config.clockStart);
 
   const started = performance.now();
   if (ensureDatabase(config.dbPath)) {

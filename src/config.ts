@@ -10,7 +10,7 @@ const list = z
   .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
 
 /** Environment, validated once at start-up so a typo fails loudly instead of at the first request. */
-const EnvSchema = z.object({
+export const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   HOST: z.string().min(1).default('0.0.0.0'),
   DB_PATH: z.string().min(1).default('data/gateway.sqlite'),
@@ -50,6 +50,7 @@ const EnvSchema = z.object({
   SYNC_INTERVAL_MINUTES: z.coerce.number().min(0).default(60),
   REDIS_URL: z.string().regex(/^(rediss?:\/\/|unix:\/\/\/)/, 'a redis://, rediss:// or unix:///path URL').optional(),
   REPLICA_ID: z.string().min(1).max(100).optional(),
+  CLOCK_START: z.iso.datetime({ offset: true }).optional(),
 });
 
 export interface Config {
@@ -112,6 +113,8 @@ export interface Config {
    * progress events are shared through it (src/cluster); without, everything is local.
    */
   redis: { url: string; replicaId: string } | null;
+  /** CLOCK_START: the instant the server's clock reads at start (src/clock.ts); null is the system clock. */
+  clockStart: string | null;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -154,5 +157,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     syncRunBudgetMs: e.SYNC_RUN_BUDGET_MS,
     syncIntervalMinutes: e.SYNC_INTERVAL_MINUTES,
     redis: e.REDIS_URL ? { url: e.REDIS_URL, replicaId: e.REPLICA_ID ?? `${hostname()}-${process.pid}` } : null,
+    clockStart: e.CLOCK_START ?? null,
   };
 }

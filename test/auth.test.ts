@@ -10,6 +10,7 @@ import type { RunningApp } from '../src/app.js';
 import { bundle } from './helpers/bundle.js';
 import { ensureDatabase } from '../src/db/build.js';
 import { expectProblem, getJson, startTestServer, TEST_KEY, privateDatabase } from './helpers/server.js';
+import { clockEnv, runNow } from './helpers/clock.js';
 import { everyDocumentedPath } from './helpers/paths.js';
 import { cliCommand } from './helpers/process.js';
 import { routes } from '../src/rest/routes.js';
@@ -30,7 +31,7 @@ const npmRunKeys = (dbPath: string, ...args: string[]) => run(dbPath, ['npm', ['
 
 function run(dbPath: string, [command, args]: [string, string[]]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd: path.resolve(import.meta.dirname, '..'), env: { ...process.env, DB_PATH: dbPath } }, (err, stdout, stderr) =>
+    execFile(command, args, { cwd: path.resolve(import.meta.dirname, '..'), env: { ...process.env, DB_PATH: dbPath, ...clockEnv() } }, (err, stdout, stderr) =>
       resolve({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -258,6 +259,7 @@ describe('AUTH=off', () => {
     const { startApp, loadConfig } = await bundle();
     const app = await startApp({
       config: { ...loadConfig({ AUTH: 'off' }), port: 0, host: '127.0.0.1', dbPath: privateDb(), logLevel: 'info' },
+      now: runNow,
       logger,
     });
     try {

@@ -18,36 +18,48 @@ declare module 'vitest' {
     templatePath: string;
     /** Where the run's temporary files go; removed when the run ends. */
     runDir: string;
+    /** The run's clock (test/helpers/clock.ts): the instant it read when the run began, and the wall clock's then. */
+    clock: { start: string; wallAtStart: number };
   }
 }
+
+/**
+ * The date every server of the run lives on: fixed, so that a run gives the same answers in any
+ * season and on any day (a run across UTC midnight too). Noon UTC: resort answers change by the
+ * hour, and a run of minutes stays within one. TEST_CLOCK_START runs the suite on another day.
+ */
+const CLOCK_START = process.env.TEST_CLOCK_START ?? '2027-01-15T12:00:00.000Z';
 
 /**
  * Builds one real SQLite database for the run, which each test file's servers get a copy of, and
  * the bundles the spawned processes run (.test-dist/, the same build as npm start's).
  */
 export default async function setup(project: TestProject) {
+  const clock = { start: CLOCK_START, wallAtStart: Date.now() };
+  const runNow = () => new Date(Date.parse(clock.start) + (Date.now() - clock.wallAtStart));
   await buildDist(path.join(import.meta.dirname, '..', '.test-dist'), { withCli: true });
   const runDir = mkdtempSync(path.join(tmpdir(), 'gateway-test-'));
   const templatePath = path.join(runDir, 'template.sqlite');
   buildDatabase(templatePath);
-  await writeTodaysWindow(templatePath);
+  await writeTheRunsWindow(templatePath, runNow);
   project.provide('templatePath', templatePath);
   project.provide('runDir', runDir);
+  project.provide('clock', clock);
   return () => rmSync(runDir, { recursive: true, force: true });
 }
 
 /**
- * Today's (wall-clock) weather window, as the first start of a server writes it: most test servers
- * run on the wall clock, and each would otherwise write it again into its own copy. Then the WAL
- * is folded into the file and the file left in rollback mode, so that a byte copy of it is the
- * whole, consistent database. Tests that need today's window missing ask for a copy without
- * it (`privateDatabase(prefix, { weather: false })`).
+ * The weather window of the run's day, as the first start of a server writes it: every test
+ * server runs on the run's clock unless given another, and each would otherwise write it again
+ * into its own copy. Then the WAL is folded into the file and the file left in rollback mode, so
+ * that a byte copy of it is the whole, consistent database. Tests that need the window missing
+ * ask for a copy without it (`privateDatabase(prefix, { weather: false })`).
  */
-async function writeTodaysWindow(file: string): Promise<void> {
+async function writeTheRunsWindow(file: string, now: () => Date): Promise<void> {
   const db = openDatabase(file);
   try {
     const repos = createRepositories(db);
-    await new WeatherWindow(repos.resorts, repos.weather, simulatedProvider, () => new Date(), pino({ level: 'silent' })).ensureCurrent();
+    await new WeatherWindow(repos.resorts, repos.weather, simulatedProvider, now, pino({ level: 'silent' })).ensureCurrent();
   } finally {
     db.close();
   }

@@ -6,13 +6,14 @@ import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js
 import { cliCommand, spawnServer, type ServerProcess } from './helpers/process.js';
 import { haveRedis, startRedis, type TestRedis } from './helpers/redis.js';
 import { privateDatabase } from './helpers/server.js';
+import { clockEnv, runNow } from './helpers/clock.js';
 import { isoDate } from '../src/domain/dates.js';
 import { readEvents, until } from './helpers/wait.js';
 
 /**
  * Replicas as separate processes, each with its own SQLite file, sharing one real Redis
- * (redis-server on a free port, its own data directory). Replica processes run on the wall clock
- * (a process's clock cannot be injected); nothing here asserts a date.
+ * (redis-server on a Unix socket, its own data directory). Replicas, their tools and the fake
+ * provider run on the run's clock (CLOCK_START).
  */
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -24,7 +25,7 @@ let fake: FakeUpstream;
 beforeAll(async () => {
   if (!haveRedis) return;
   redis = await startRedis();
-  fake = await startFakeUpstream({ today: isoDate(new Date()) });
+  fake = await startFakeUpstream({ today: isoDate(runNow()) });
 });
 afterAll(async () => {
   await redis?.stop();
@@ -35,7 +36,7 @@ let replicas: ServerProcess[] = [];
 beforeEach(() => {
   if (!haveRedis) return;
   fake.mode = 'ok';
-  fake.today = isoDate(new Date());
+  fake.today = isoDate(runNow());
   fake.requests.length = 0;
 });
 /** Kills the replicas, and empties Redis for the next ones. */
@@ -73,7 +74,7 @@ const json = async (url: string, p: string, key = ADMIN, init: RequestInit = {})
 
 /** `npm run keys` against the shared Redis. */
 async function keys(...args: string[]): Promise<string> {
-  const { stdout } = await run(...cliCommand('keys', ...args), { cwd: ROOT, env: { ...process.env, REDIS_URL: redis.url } });
+  const { stdout } = await run(...cliCommand('keys', ...args), { cwd: ROOT, env: { ...process.env, REDIS_URL: redis.url, ...clockEnv() } });
   return stdout;
 }
 

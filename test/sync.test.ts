@@ -11,6 +11,7 @@ import { DataVersion } from '../src/data-version.js';
 import { WeatherWindow } from '../src/weather/window.js';
 import { loadResortCatalogue } from '../src/db/sources/resort-source.js';
 import { expectProblem, getJson, startTestServer, TEST_KEY, privateDatabase } from './helpers/server.js';
+import { runNow } from './helpers/clock.js';
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
 import { spawnServer } from './helpers/process.js';
 import { readEvents, until } from './helpers/wait.js';
@@ -320,13 +321,9 @@ describe('crash consistency', () => {
     await seed.close();
     return dbPath;
   };
-  /**
-   * A server process syncing from the fake Open-Meteo. A spawned process runs on the wall clock
-   * (its clock cannot be injected), so the fake counts its days from the same date; nothing here
-   * asserts a date.
-   */
+  /** A server process syncing from the fake Open-Meteo; both on the run's clock. */
   beforeEach(() => {
-    fake.today = isoDate(new Date());
+    fake.today = isoDate(runNow());
   });
   const envFor = () => ({
     API_ADMIN_KEYS: TEST_KEY,

@@ -4,6 +4,7 @@ import { ensureDatabase } from '../db/build.js';
 import { openDatabase } from '../db/open.js';
 import { KeyRepository, type ApiKeyRecord, type NewKey } from '../repositories/keys.js';
 import { connectRedis, waitUntilUp } from '../cluster/redis.js';
+import { clockFrom } from '../clock.js';
 import { RedisKeyStore } from '../cluster/redis-keys.js';
 import { createLogger } from '../logger.js';
 import { generateApiKey, hashApiKey } from '../auth/api-key.js';
@@ -42,7 +43,8 @@ function parse() {
 const { positionals, values } = parse();
 
 const config = loadConfig();
-const now = new Date();
+// The server's clock (CLOCK_START too): the month whose usage is listed is the server's month.
+const now = clockFrom(config.clockStart)();
 
 /** Where keys live: the SQLite file, or Redis when REDIS_URL is set (replicas share them there). */
 interface KeyStore {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { clockEnv } from './clock.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -30,7 +31,7 @@ export const cliCommand = (tool: 'keys' | 'import', ...args: string[]): [string,
 export function spawnServer(dbPath: string, env: Record<string, string> = {}): ServerProcess {
   const child = spawn(process.execPath, [TEST_BUNDLE], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DB_PATH: dbPath, LOG_LEVEL: 'info', SYNC_INTERVAL_MINUTES: '0', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DB_PATH: dbPath, LOG_LEVEL: 'info', SYNC_INTERVAL_MINUTES: '0', ...clockEnv(), ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';

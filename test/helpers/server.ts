@@ -8,6 +8,7 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { RunningApp } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
 import { bundle } from './bundle.js';
+import { runNow } from './clock.js';
 
 /** The key test servers accept (added through API_KEYS), with limits no suite reaches. */
 export const TEST_KEY = 'szg_test_key_for_the_suite';
@@ -99,7 +100,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       warmUpRounds: 1,
       ...options.config,
     },
-    now: options.now,
+    now: options.now ?? runNow,
   });
   // Tests measure a settled server: today's weather window written (the server answers before, too).
   await app.ready();

@@ -1,0 +1,112 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { clockFrom } from '../../src/clock.js';
+import { EnvSchema, loadConfig, type Config } from '../../src/config.js';
+
+/**
+ * Every variable of the README's configuration table, set to something other than its default,
+ * lands where the server reads it; a bad value stops the start with the variable's name.
+ */
+const SET: Record<string, [string, (c: Config) => unknown, unknown, Record<string, string>?]> = {
+  PORT: ['8081', (c) => c.port, 8081],
+  HOST: ['127.0.0.1', (c) => c.host, '127.0.0.1'],
+  DB_PATH: ['/srv/g.sqlite', (c) => c.dbPath, '/srv/g.sqlite'],
+  LOG_LEVEL: ['warn', (c) => c.logLevel, 'warn'],
+  AUTH: ['off', (c) => c.auth, false],
+  API_KEYS: ['a, b,,c', (c) => c.apiKeys, ['a', 'b', 'c']],
+  API_ADMIN_KEYS: ['ops', (c) => c.apiAdminKeys, ['ops']],
+  API_KEYS_QUOTA: ['77', (c) => c.apiKeysQuota, 77],
+  API_KEYS_RATE: ['9', (c) => c.apiKeysRate, 9],
+  COST_UNITS_PER_REQUEST: ['500', (c) => c.costBudget.unitsPerRequest, 500],
+  COST_WINDOW_SECONDS: ['60', (c) => c.costBudget.windowSeconds, 60],
+  PROVIDER: ['open-meteo', (c) => c.provider, 'open-meteo'],
+  OPEN_METEO_FORECAST_URL: ['http://127.0.0.1:9/f', (c) => c.openMeteo.forecast, 'http://127.0.0.1:9/f'],
+  OPEN_METEO_ARCHIVE_URL: ['http://127.0.0.1:9/a', (c) => c.openMeteo.archive, 'http://127.0.0.1:9/a'],
+  LIFTIE: ['on', (c) => c.liftie.enabled, true],
+  LIFTIE_URL: ['http://127.0.0.1:9/l', (c) => c.liftie.url, 'http://127.0.0.1:9/l'],
+  UPSTREAM_TIMEOUT_MS: ['900', (c) => c.upstream.timeoutMs, 900],
+  UPSTREAM_RETRIES: ['0', (c) => c.upstream.retries, 0],
+  UPSTREAM_CONCURRENCY: ['8', (c) => c.upstream.concurrency, 8],
+  UPSTREAM_BREAKER_RESET_MS: ['5000', (c) => c.upstream.resetTimeoutMs, 5000],
+  UPSTREAM_MAX_BYTES: ['2048', (c) => c.upstream.maxBytes, 2048],
+  SYNC_INTERVAL_MINUTES: ['0', (c) => c.syncIntervalMinutes, 0],
+  SYNC_RUN_BUDGET_MS: ['60000', (c) => c.syncRunBudgetMs, 60_000],
+  REDIS_URL: ['unix:///run/redis.sock', (c) => c.redis?.url, 'unix:///run/redis.sock'],
+  REPLICA_ID: ['eu-1', (c) => c.redis?.replicaId, 'eu-1', { REDIS_URL: 'redis://h:6379' }],
+  CLOCK_START: ['2027-07-01T08:00:00Z', (c) => c.clockStart, '2027-07-01T08:00:00Z'],
+  CORS_ORIGINS: ['https://a.example, https://b.example', (c) => c.corsOrigins, ['https://a.example', 'https://b.example']],
+  GRAPHQL_INTROSPECTION: ['off', (c) => c.introspection, false],
+  NODE_ENV: ['production', (c) => c.introspection, false],
+  MAX_BODY_BYTES: ['4096', (c) => c.maxBodyBytes, 4096],
+  EXECUTION_TIMEOUT_MS: ['2500', (c) => c.executionTimeoutMs, 2500],
+  RESPONSE_CACHE_MB: ['0.5', (c) => c.responseCacheBytes, 524_288],
+  MAX_CONNECTIONS: ['100', (c) => [c.connections.maxConnections, c.streams.total], [100, 50]],
+  HEADERS_TIMEOUT_MS: ['2000', (c) => c.connections.headersTimeoutMs, 2000],
+  REQUEST_TIMEOUT_MS: ['7000', (c) => c.connections.requestTimeoutMs, 7000],
+  KEEP_ALIVE_TIMEOUT_MS: ['1500', (c) => c.connections.keepAliveTimeoutMs, 1500],
+  SHUTDOWN_GRACE_MS: ['0', (c) => c.shutdownGraceMs, 0],
+  STREAMS_PER_KEY: ['2', (c) => c.streams.perKey, 2],
+  MAX_STREAMS: ['10', (c) => c.streams.total, 10],
+  STREAM_MAX_LIFETIME_MS: ['60000', (c) => c.streams.maxLifetimeMs, 60_000],
+};
+
+const README = readFileSync(path.join(import.meta.dirname, '../../README.md'), 'utf8');
+/** The variables named in the first column of the README's configuration table. */
+const documented = () => {
+  const table = README.slice(README.indexOf('### Configuration (environment)')).split('\n\n')[1]!;
+  return table.split('\n').slice(2).flatMap((row) => [...row.split('|')[1]!.matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]!));
+};
+
+describe('configuration', () => {
+  it('the README documents exactly the variables the server reads, and this test sets each', () => {
+    const read = Object.keys(EnvSchema.shape).sort();
+    expect(documented().sort()).toEqual(read.filter((v) => v !== 'NODE_ENV').sort());
+    expect(Object.keys(SET).sort()).toEqual(read);
+  });
+
+  it('each variable reaches the setting it names', () => {
+    for (const [name, [value, read, expected, alongside = {}]] of Object.entries(SET)) {
+      expect(read(loadConfig({ ...alongside, [name]: value })), name).toEqual(expected);
+      // And the default is something else: the variable is what changed it.
+      expect(read(loadConfig(alongside)), `${name}'s default`).not.toEqual(expected);
+    }
+  });
+
+  it('the documented defaults', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      port: 4000, host: '0.0.0.0', dbPath: 'data/gateway.sqlite', logLevel: 'info', auth: true, apiKeysQuota: 10_000, apiKeysRate: 25,
+      costBudget: { unitsPerRequest: 2000, windowSeconds: 10 }, provider: 'simulated', corsOrigins: ['*'], introspection: true,
+      maxBodyBytes: 100_000, executionTimeoutMs: 10_000, responseCacheBytes: 8 * 1024 * 1024, shutdownGraceMs: 10_000,
+      connections: { maxConnections: 4096, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5000 },
+      streams: { perKey: 4, total: 2048, maxLifetimeMs: 3_600_000 }, syncIntervalMinutes: 60, syncRunBudgetMs: 300_000,
+      upstream: { timeoutMs: 4000, retries: 2, concurrency: 4, resetTimeoutMs: 30_000, maxBytes: 8 * 1024 * 1024 },
+      liftie: { enabled: false }, redis: null, clockStart: null,
+    });
+    expect(loadConfig({ NODE_ENV: 'production', GRAPHQL_INTROSPECTION: 'on' }).introspection).toBe(true);
+  });
+
+  it('a bad value stops the start, naming the variable', () => {
+    for (const [name, value] of [
+      ['PORT', '70000'], ['LOG_LEVEL', 'loud'], ['AUTH', 'maybe'], ['API_KEYS_RATE', '0'], ['PROVIDER', 'met-office'],
+      ['OPEN_METEO_FORECAST_URL', 'not a url'], ['REDIS_URL', 'http://h'], ['CLOCK_START', 'next tuesday'], ['UPSTREAM_RETRIES', '6'],
+      ['MAX_CONNECTIONS', '1'], ['RESPONSE_CACHE_MB', '-1'], ['STREAMS_PER_KEY', '1001'],
+    ]) {
+      expect(() => loadConfig({ [name!]: value }), name).toThrow(new RegExp(`^Invalid environment:\\n${name}: `));
+    }
+    expect(() => loadConfig({ MAX_CONNECTIONS: '10', MAX_STREAMS: '10' })).toThrow(/MAX_STREAMS: must be below MAX_CONNECTIONS \(10\)/);
+  });
+});
+
+describe('the clock', () => {
+  it('unset, the system clock; CLOCK_START reads that instant at start and runs on in real time', () => {
+    let wall = Date.parse('2026-11-24T10:00:00Z');
+    const clock = clockFrom('2027-01-15T12:00:00Z', () => wall);
+    expect(clock().toISOString()).toBe('2027-01-15T12:00:00.000Z');
+    wall += 90_500;
+    expect(clock().toISOString()).toBe('2027-01-15T12:01:30.500Z');
+    const system = clockFrom(null)().getTime();
+    expect(Math.abs(system - Date.now())).toBeLessThan(1000);
+  });
+});
