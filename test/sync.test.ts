@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app.js';
 import type { Config } from '../src/config.js';
 import { addDays, isoDate } from '../src/domain/dates.js';
@@ -10,7 +11,7 @@ import { SnapshotStore } from '../src/snapshots/store.js';
 import { DataVersion } from '../src/data-version.js';
 import { WeatherWindow } from '../src/weather/window.js';
 import { loadResortCatalogue } from '../src/db/sources/resort-source.js';
-import { expectProblem, getJson, startTestServer, TEST_KEY, privateDatabase } from './helpers/server.js';
+import { copyDatabase, expectProblem, getJson, startTestServer, TEST_KEY, privateDatabase, testDir } from './helpers/server.js';
 import { runNow } from './helpers/clock.js';
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
 import { spawnServer } from './helpers/process.js';
@@ -55,24 +56,38 @@ const status = (app: RunningApp) => getJson(app, '/api/sync/status').then((r) =>
 const post = (app: RunningApp, prefix = '') => getJson(app, `${prefix}/api/sync/run`, { method: 'POST' });
 
 describe('sync runs against Open-Meteo and Liftie (local fakes)', () => {
-  let app: RunningApp;
-  let dbPath: string;
+  // Each test has a server of its own on a copy of one seeded database (the simulated window of
+  // the day: the "last good data"), so no test depends on what another ran before it.
+  let seeded: string;
   beforeAll(async () => {
-    dbPath = freshDb();
-    // Fill the window with simulated data first: the "last good data".
-    const first = await startTestServer({ dbPath, now: clock });
-    await first.close();
-    // A fixed time of day, so "current" temperatures compare equal across calls.
-    app = await startTestServer({ dbPath, now: clock, config: { ...meteo(), liftie: { enabled: true, url: `${fake.url}/liftie` } } });
+    seeded = freshDb();
+    const seed = await startTestServer({ dbPath: seeded, now: clock });
+    await seed.close();
   });
-  afterAll(() => app.close());
+  const servers: RunningApp[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((a) => a.close()));
+  });
+  /** A server on its own copy of the seeded database; a fixed time of day, so answers compare equal. */
+  const syncingServer = async () => {
+    const dbPath = copyDatabase(seeded, path.join(testDir('gateway-sync-'), 'gateway.sqlite'));
+    const app = await startTestServer({ dbPath, now: clock, config: { ...meteo(), liftie: { enabled: true, url: `${fake.url}/liftie` } } });
+    servers.push(app);
+    return { app, dbPath };
+  };
+  const runToEnd = async (app: RunningApp) => {
+    expect((await post(app)).body.state).toBe('RUNNING');
+    return until(() => status(app), (x) => x.state === 'IDLE');
+  };
 
   it('reports IDLE with the provider before any run', async () => {
+    const { app } = await syncingServer();
     const s = await status(app);
-    expect(s).toMatchObject({ state: 'IDLE', provider: 'open-meteo', progress: { done: 0, total: 0 }, nextScheduledRun: null });
+    expect(s).toMatchObject({ state: 'IDLE', provider: 'open-meteo', progress: { done: 0, total: 0 }, lastRun: null, nextScheduledRun: null });
   });
 
   it('two POSTs start one run; the second answers the running status', async () => {
+    const { app } = await syncingServer();
     fake.mode = 'slow';
     fake.delayMs = 30;
     const [a, b] = await Promise.all([post(app), post(app, '/v1')]);
@@ -88,6 +103,9 @@ describe('sync runs against Open-Meteo and Liftie (local fakes)', () => {
   });
 
   it('publishes what the provider said, live lifts included', async () => {
+    const { app } = await syncingServer();
+    expect((await getJson(app, '/api/resorts/vail')).body.source).toBe('simulated');
+    expect((await runToEnd(app)).lastRun.status).toBe('SUCCEEDED');
     const vail = (await getJson(app, '/api/resorts/vail')).body;
     expect(vail.source).toBe('open-meteo');
     expect(vail.snow.depthBase).toBe(125);
@@ -101,6 +119,7 @@ describe('sync runs against Open-Meteo and Liftie (local fakes)', () => {
     ]);
     expect(lifts.summary.byStatus).toEqual({ OPEN: 1, HOLD: 1, SCHEDULED: 1, CLOSED: 1 });
     expect(lifts.source).toBe('liftie');
+    expect(lifts.lifts.length).toBe(4);
     expect(lifts.lifts.every((l: { seats: number | null }) => l.seats === null)).toBe(true);
     expect((await getJson(app, '/api/resorts/steamboat')).body.lifts.total).toBe(4);
     // A resort Liftie does not cover keeps its generated lifts.
@@ -108,17 +127,14 @@ describe('sync runs against Open-Meteo and Liftie (local fakes)', () => {
   });
 
   it('a run where some resorts fail is PARTIAL: it publishes the rest and keeps the failed ones’ rows', async () => {
-    // Southern resorts get simulated rows again, so a publish over them would show.
+    const { app, dbPath } = await syncingServer();
     const southIds = new Set(loadResortCatalogue().filter((r) => r.lat < 0).map((r) => r.id));
-    const db = new Database(dbPath);
-    db.prepare(`UPDATE daily_weather SET source = 'simulated', snowfall_summit_cm = snowfall_summit_cm + 0.1 WHERE resort_id IN (SELECT value FROM json_each(?))`).run(JSON.stringify([...southIds]));
-    db.close();
     const southRows = () => weatherRows(dbPath).filter((r) => southIds.has(r.resort_id));
     const before = southRows();
     expect(before.length).toBeGreaterThan(20 * 60);
+    expect(new Set(before.map((r) => r.source))).toEqual(new Set(['simulated']));
     fake.mode = 'fail-south';
-    await post(app);
-    const s = await until(() => status(app), (x) => x.state === 'IDLE');
+    const s = await runToEnd(app);
     expect(s.lastRun.status).toBe('PARTIAL');
     const south = southIds.size;
     expect(south).toBeGreaterThan(20);
@@ -135,20 +151,23 @@ describe('sync runs against Open-Meteo and Liftie (local fakes)', () => {
   });
 
   it('a failed run leaves the last good data served', async () => {
+    const { app } = await syncingServer();
+    expect((await runToEnd(app)).lastRun.status).toBe('SUCCEEDED');
     const before = (await getJson(app, '/api/resorts/alta')).body;
+    expect(before.source).toBe('open-meteo');
     fake.mode = 'server-error';
-    await post(app);
-    const s = await until(() => status(app), (x) => x.state === 'IDLE');
+    const s = await runToEnd(app);
     expect(s.lastRun.status).toBe('FAILED');
     expect(s.lastRun.resortsUpdated).toBe(0);
     expect(s.lastRun.error).toBeTruthy();
     expect((await getJson(app, '/api/resorts/alta')).body).toEqual(before);
     const runs = (await getJson(app, '/api/sync/history?limit=2')).body.runs;
-    expect(runs.map((r: { status: string }) => r.status)).toEqual(['FAILED', 'PARTIAL']);
+    expect(runs.map((r: { status: string }) => r.status)).toEqual(['FAILED', 'SUCCEEDED']);
     expect(runs[0].id).toBeGreaterThan(runs[1].id);
   });
 
   it('checks the history limit', async () => {
+    const { app } = await syncingServer();
     for (const ok of ['limit=1', 'limit=100']) expect((await getJson(app, `/api/sync/history?${ok}`)).status).toBe(200);
     for (const [q, bound] of [['limit=0', '>= 1'], ['limit=101', '<= 100'], ['limit=two', 'an integer'], ['limit=1.5', 'an integer']]) {
       expect(expectProblem(await getJson(app, `/api/sync/history?${q}`), 400).errors![0]!.bound).toBe(bound);
@@ -157,6 +176,7 @@ describe('sync runs against Open-Meteo and Liftie (local fakes)', () => {
   });
 
   it('streams progress over SSE (Subscription.syncProgress) and runs through Mutation.runSync', async () => {
+    const { app } = await syncingServer();
     fake.mode = 'slow';
     fake.delayMs = 5;
     // The stream is read under a time-out: a run that never ends fails the test instead of hanging it.
@@ -291,13 +311,13 @@ describe('a real provider', () => {
 
 describe('scheduled runs', () => {
   it('run every N minutes and say when the next one is', async () => {
-    const app = await startTestServer({ privateDb: true, config: { syncIntervalMinutes: 0.01 } });
+    // A fixed clock: the next run is due exactly one interval (0.6 s) after the last one started.
+    const app = await startTestServer({ privateDb: true, now: clock, config: { syncIntervalMinutes: 0.01 } });
     try {
+      expect((await status(app)).nextScheduledRun).toBe(new Date(clock().getTime() + 600).toISOString());
       const s = await until(() => status(app), (x) => x.lastRun?.trigger === 'SCHEDULED', 10_000);
       expect(s.lastRun.status).toBe('SUCCEEDED');
-      // The next run is due one interval after the scheduled run started (comparing with the
-      // wall clock was flaky: a busy machine fires the timer late).
-      expect(Date.parse(s.nextScheduledRun) - Date.parse(s.lastRun.startedAt)).toBeGreaterThan(0);
+      expect(Date.parse(s.nextScheduledRun) - Date.parse(s.lastRun.startedAt)).toBe(600);
     } finally {
       await app.close();
     }
@@ -368,27 +388,32 @@ describe('crash consistency', () => {
     }
   }, 60_000);
 
-  it('killed around the publish itself: every resort has its old rows or every resort its new ones, never a mix', async () => {
+  // Between these two, the publish is one SQLite transaction: readers never see half of one
+  // ("while a run publishes" above), and SQLite's journal rolls an interrupted one back.
+  it('killed right after the publish: every resort has the new rows, and the run is SUCCEEDED after a restart', async () => {
     const dbPath = await seeded();
     const before = rows(dbPath);
     const resorts = new Set(before.map((r) => r.resort_id)).size;
     expect(before.every((r) => r.source === 'simulated')).toBe(true);
-    fake.mode = 'ok';
     const server = spawnServer(dbPath, { ...envFor(), UPSTREAM_CONCURRENCY: '8' });
     try {
       const url = await server.url;
       const call = (p: string, init: RequestInit = {}) => fetch(url + p, { ...init, headers: { 'x-api-key': TEST_KEY } }).then((r) => r.json());
       await call('/api/sync/run', { method: 'POST' });
-      // The kill comes from this process, on its own clock, while the server is busy with the
-      // last resorts and the publish transaction (which holds its event loop).
-      await until(() => call('/api/sync/status'), (s) => s.progress.done >= s.progress.total - 20, 20_000);
+      const s = await until(() => call('/api/sync/status'), (x) => x.state === 'IDLE' && x.lastRun !== null, 20_000);
+      expect(s.lastRun.status).toBe('SUCCEEDED');
     } finally {
+      // No shutdown: what the run wrote must already be on disk.
       server.child.kill('SIGKILL');
       await server.exited;
     }
     const after = rows(dbPath);
-    const published = new Set(after.filter((r) => r.source === 'open-meteo').map((r) => r.resort_id)).size;
-    expect([0, resorts]).toContain(published);
-    if (published === 0) expect(after).toEqual(before);
+    expect(new Set(after.filter((r) => r.source === 'open-meteo').map((r) => r.resort_id)).size).toBe(resorts);
+    const restarted = await startTestServer({ dbPath });
+    try {
+      expect((await getJson(restarted, '/api/sync/history')).body.runs[0]).toMatchObject({ status: 'SUCCEEDED', resortsUpdated: resorts });
+    } finally {
+      await restarted.close();
+    }
   }, 60_000);
 });
