@@ -61,6 +61,32 @@ describe('a cost model that matches the real cost', () => {
   });
 });
 
+describe('an answer from the response cache costs nothing', () => {
+  it('the same history asked again and again spends its cost twice (to compute, then to store it); every later one is free', async () => {
+    // A budget of 2 requests/s x 6 units x 3,600 s = 43,200 units in an hour (no window turns
+    // during the test, however busy the machine): five histories of 8,160.
+    let now = new Date(`${DAY}T09:00:00Z`);
+    const app = await startTestServer({ privateDb: true, now: () => now, config: { apiKeys: ['szg_cached_plan'], apiKeysRate: 2, apiKeysQuota: 1e6, costBudget: { unitsPerRequest: 6, windowSeconds: 3600 } } });
+    try {
+      const get = async (radiusKm: number) => {
+        // One request a second on the server's clock: the key's rate never says no, its cost does.
+        now = new Date(now.getTime() + 1000);
+        return getJson(app, `/api/resorts/vail/history?days=90&years=10&radiusKm=${radiusKm}`, { apiKey: 'szg_cached_plan' });
+      };
+      // Computed, computed and stored, then eight answers from the cache.
+      const same: number[] = [];
+      for (let i = 0; i < 10; i++) same.push((await get(5)).status);
+      expect(same).toEqual(Array(10).fill(200));
+      // 2 x 8,160 spent: three other histories still fit in 43,200, the fourth does not.
+      const others: number[] = [];
+      for (const r of [6, 7, 8, 9]) others.push((await get(r)).status);
+      expect(others).toEqual([200, 200, 200, 429]);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('heavy work does not hold cheap requests', () => {
   let app: RunningApp;
   beforeAll(async () => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app.js';
 import { DeadlineError, withDeadline } from '../src/http/deadline.js';
 import { QUERY_LIMITS } from '../src/graphql/executor.js';
+import { COST_LIMITS } from '../src/graphql/cost.js';
 import { expectProblem, getJson, startTestServer, TEST_KEY } from './helpers/server.js';
 
 let app: RunningApp;
@@ -112,6 +113,17 @@ describe('GraphQL query limits', () => {
     expect(app.statementCount() - before).toBeLessThanOrEqual(2);
   });
 
+  it(`rejects more than ${COST_LIMITS.breadth} fields in one operation (breadth), at its exact bound`, async () => {
+    // zip and n fields under it: breadth n + 1.
+    const wide = (n: number) => `{ zip(zip: "90210") { ${'zip '.repeat(n)}} }`;
+    const atLimit = await post(wide(COST_LIMITS.breadth - 1));
+    expect(atLimit.body.errors).toBeUndefined();
+    expect(atLimit.body.data.zip.zip).toBe('90210');
+    const over = await post(wide(COST_LIMITS.breadth));
+    expect(over.body.errors[0]).toMatchObject({ message: `Query breadth ${COST_LIMITS.breadth + 1} is over the limit of ${COST_LIMITS.breadth}; ask for smaller pages or fewer nested lists.`, extensions: { code: 'QUERY_TOO_COMPLEX' } });
+    expect(over.body.data ?? null).toBeNull();
+  });
+
   it(`rejects more than ${QUERY_LIMITS.maxDirectives} directives`, async () => {
     const directives = Array.from({ length: 25 }, () => '@include(if: true)').join(' ');
     const r = await post(`{ zipStats ${directives} { totalZips } }`);
@@ -155,6 +167,10 @@ describe('production switches', () => {
       expect(r.status).toBe(403);
       const withHeader = await fetch(`${open.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, { headers: { accept: 'application/json', 'x-api-key': TEST_KEY } });
       expect(withHeader.status).toBe(200);
+      // Without a key (AUTH=off), Yoga's own header is the other way to say "not a simple request".
+      const withCsrfHeader = await fetch(`${open.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, { headers: { accept: 'application/json', 'x-graphql-yoga-csrf': '1' } });
+      expect(withCsrfHeader.status).toBe(200);
+      expect(await withCsrfHeader.json()).toMatchObject({ data: { __typename: 'Query' } });
     } finally {
       await open.close();
     }
