@@ -198,17 +198,16 @@ describe('upstreams are bounded', () => {
     try {
       fake.mode = 'hang';
       expect((await getJson(app, '/api/sync/run', { method: 'POST' })).body.state).toBe('RUNNING');
-      let s;
-      for (;;) {
-        s = (await getJson(app, '/api/sync/status')).body;
-        if (s.state === 'IDLE') break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      const s = await until(async () => (await getJson(app, '/api/sync/status')).body, (x) => x.state === 'IDLE', 20_000);
       // The breaker opens after a few time-outs and the rest fail fast; the budget bounds it anyway.
       expect(s.lastRun.status).toBe('FAILED');
       // The provider's time-out is what ended it (the breaker then failed the rest fast).
       expect(s.lastRun.error).toMatch(/^provider lookup error: open-meteo: timed out \(details in the server log, sync run \d+\)$/);
       expect(s.lastRun.resortsUpdated).toBe(0);
+      // The breaker did open, and /metrics shows it: open now, and calls failed fast by it.
+      const metrics = await (await fetch(`${app.url}/metrics`, { headers: { 'x-api-key': TEST_KEY } })).text();
+      expect(metrics).toMatch(/^upstream_circuit_open\{provider="open-meteo"\} 1$/m);
+      expect(Number(metrics.match(/^upstream_calls_total\{provider="open-meteo",outcome="circuit open"\} (\d+)$/m)?.[1])).toBeGreaterThan(0);
       fake.mode = 'ok';
       expect((await getJson(app, '/api/sync/run', { method: 'POST' })).body.state).toBe('RUNNING');
     } finally {

@@ -91,7 +91,7 @@ describe('the first requests', () => {
 describe('/metrics', () => {
   let app: RunningApp;
   beforeAll(async () => {
-    app = await startTestServer({ config: { apiKeys: [TEST_KEY, 'szg_plain_metrics_key'], apiAdminKeys: [TEST_KEY] } });
+    app = await startTestServer({ privateDb: true, config: { apiKeys: [TEST_KEY, 'szg_plain_metrics_key'], apiAdminKeys: [TEST_KEY] } });
   });
   afterAll(async () => {
     await app?.close();
@@ -112,6 +112,15 @@ describe('/metrics', () => {
     expect(text).toMatch(/^response_cache_(hits|lookups)/m);
     expect(text).toMatch(/^sync_runs_total|^# TYPE sync_runs_total/m);
     expect(text).toMatch(/^process_resident_memory_bytes /m);
+    expect(value(/^nodejs_eventloop_lag_seconds (\S+)/m)).toBeGreaterThanOrEqual(0);
+    expect(value(/^nodejs_eventloop_lag_p99_seconds (\S+)/m)).toBeGreaterThan(0);
+    // Each key's requests this month: the plain key's two, counted as they were made.
+    for (let i = 0; i < 2; i++) await getJson(app, '/api/zip/90210', { apiKey: 'szg_plain_metrics_key' });
+    const again = await (await fetch(`${app.url}/metrics`, { headers: { authorization: `Bearer ${TEST_KEY}` } })).text();
+    const perKey = Object.fromEntries([...again.matchAll(/^api_key_requests_this_month\{key_id="(\d+)"\} (\d+)/gm)].map((m) => [m[1], Number(m[2])]));
+    // Key 1 (the suite's): three lookups and two /metrics (the key check counts a request before
+    // it is answered); key 2: its two lookups.
+    expect(perKey).toEqual({ 1: 5, 2: 2 });
   });
 
   it('needs a key with the admin scope', async () => {

@@ -99,6 +99,16 @@ describe('Open-Meteo adapter', () => {
     expect(fake.requests).toHaveLength(2);
   });
 
+  it('backs off exponentially with jitter: each wait is between half and all of 1, 2, 4 × the first backoff', async () => {
+    fake.mode = 'server-error';
+    const draws = [0, 0.5, 0.999];
+    const waits: number[] = [];
+    const u = upstream({ retries: 3, backoffMs: 100, random: () => draws.shift()!, sleep: async (ms) => void waits.push(ms) });
+    await expect(meteo(u).daily(vail, '2027-01-10', TODAY, TODAY)).rejects.toThrow(/upstream temporarily unavailable/);
+    expect(fake.requests).toHaveLength(4);
+    expect(waits.map((ms) => Math.round(ms * 10) / 10)).toEqual([50, 150, 399.8]);
+  });
+
   it('with the documented breaker defaults, 5 failing attempts within a minute open the circuit and 4 do not', async () => {
     fake.mode = 'server-error';
     const defaults = () => createUpstream({ name: 'open-meteo', logger: silent, timeoutMs: 300, retries: 0, backoffMs: 5, concurrency: 4 });

@@ -164,6 +164,16 @@ describe('sync runs against Open-Meteo and Liftie (local fakes)', () => {
     const runs = (await getJson(app, '/api/sync/history?limit=2')).body.runs;
     expect(runs.map((r: { status: string }) => r.status)).toEqual(['FAILED', 'SUCCEEDED']);
     expect(runs[0].id).toBeGreaterThan(runs[1].id);
+    // What an operator sees in /metrics: the runs by outcome and the provider calls by outcome
+    // (one per resort and run: retries are off here). The breaker stayed closed: the minute's
+    // attempts were half successes (bounded-work.test shows it open).
+    const metrics = await (await fetch(`${app.url}/metrics`, { headers: { 'x-api-key': TEST_KEY } })).text();
+    const value = (pattern: RegExp) => Number(metrics.match(pattern)?.[1]);
+    expect(value(/^sync_runs_total\{status="SUCCEEDED"\} (\d+)/m)).toBe(1);
+    expect(value(/^sync_runs_total\{status="FAILED"\} (\d+)/m)).toBe(1);
+    expect(value(/^upstream_calls_total\{provider="open-meteo",outcome="ok"\} (\d+)/m)).toBe(241);
+    expect(value(/^upstream_calls_total\{provider="open-meteo",outcome="HTTP error"\} (\d+)/m)).toBe(241);
+    expect(value(/^upstream_circuit_open\{provider="open-meteo"\} (\d+)/m)).toBe(0);
   });
 
   it('checks the history limit', async () => {

@@ -47,6 +47,10 @@ export interface UpstreamOptions {
   resetTimeoutMs?: number;
   /** Told the outcome of every call ('ok' or the failure's category), for /metrics. */
   observe?: (outcome: string) => void;
+  /** The jitter's source (tests make it reproducible); Math.random by default. */
+  random?: () => number;
+  /** How a backoff waits (tests record it instead); a timer by default. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
 }
 
 /** What a caller can bound a call by: its abort signal and its deadline (performance.now() time). */
@@ -74,6 +78,8 @@ export function createUpstream(options: UpstreamOptions) {
   const log = options.logger.child({ provider: options.name });
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const fail = (failure: UpstreamFailure, detail = '', status?: number) => new UpstreamError(options.name, failure, detail, status);
+  const random = options.random ?? Math.random;
+  const wait = options.sleep ?? sleep;
 
   /** One HTTP request: the body as JSON, or an UpstreamError. */
   async function attemptOnce(url: string, timeoutMs: number, signal: AbortSignal | undefined): Promise<unknown> {
@@ -152,9 +158,11 @@ export function createUpstream(options: UpstreamOptions) {
     for (let i = 0; i <= options.retries; i++) {
       const left = bounds.deadline === undefined ? Infinity : bounds.deadline - DEADLINE_MARGIN_MS - performance.now();
       if (i > 0) {
-        const backoff = Math.min(options.backoffMs * 2 ** (i - 1) * (0.5 + Math.random() / 2), left - MIN_ATTEMPT_MS);
+        // Exponential, with "equal jitter": half the step fixed, half random, so clients that
+        // failed together do not retry together.
+        const backoff = Math.min(options.backoffMs * 2 ** (i - 1) * (0.5 + random() / 2), left - MIN_ATTEMPT_MS);
         if (backoff < 0) break;
-        await sleep(backoff, bounds.signal);
+        await wait(backoff, bounds.signal);
       }
       const remaining = bounds.deadline === undefined ? Infinity : bounds.deadline - DEADLINE_MARGIN_MS - performance.now();
       if (remaining < MIN_ATTEMPT_MS) break;
