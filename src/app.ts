@@ -218,7 +218,10 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   // Requests node:http cannot parse (oversized headers or URL, broken syntax) never reach a
   // handler: answer them as problem+json too, instead of node's bare status line.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable || (socket as unknown as { _httpMessage?: unknown })._httpMessage) return socket.destroy();
+    // A request whose answer has begun can only be cut; one still being read (a body that
+    // trickles past REQUEST_TIMEOUT_MS) is told why, as node itself would.
+    const answering = (socket as unknown as { _httpMessage?: { headersSent: boolean } })._httpMessage;
+    if (!socket.writable || answering?.headersSent) return socket.destroy();
     const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
     const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     const status = tooLarge ? 431 : timedOut ? 408 : 400;

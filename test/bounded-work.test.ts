@@ -280,6 +280,42 @@ describe('connections are bounded', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(answer.toLowerCase()).toContain('connection: close');
   });
+
+  it('a keep-alive connection says how long it may idle (KEEP_ALIVE_TIMEOUT_MS), and the server closes it then', async () => {
+    const s = await connect();
+    let answer = '';
+    s.on('data', (d: Buffer) => (answer += d));
+    const ended = new Promise((resolve) => s.on('end', resolve));
+    s.write(`GET /api/zip/90210 HTTP/1.1\r\nhost: x\r\nx-api-key: ${TEST_KEY}\r\n\r\n`);
+    // The client never sends another request nor closes: only the server's idle time-out ends it.
+    await ended;
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(answer.toLowerCase()).toContain('keep-alive: timeout=1\r\n');
+    s.destroy();
+  });
+});
+
+describe('the whole request is bounded in time too (REQUEST_TIMEOUT_MS)', () => {
+  it('a body that trickles in after quick headers is cut with a 408 before it is complete', async () => {
+    const app = await startTestServer({ privateDb: true, config: { connections: { maxConnections: 50, headersTimeoutMs: 500, requestTimeoutMs: 1500, keepAliveTimeoutMs: 1000 } } });
+    try {
+      const s = net.connect(app.port, '127.0.0.1');
+      s.on('error', () => {});
+      let answer = '';
+      s.on('data', (d: Buffer) => (answer += d));
+      const closed = new Promise((resolve) => s.on('close', resolve));
+      // 200 bytes promised, one sent every 100 ms: 20 s to finish, so only the request time-out can end it.
+      s.write(`POST /graphql HTTP/1.1\r\nhost: x\r\nx-api-key: ${TEST_KEY}\r\ncontent-type: application/json\r\ncontent-length: 200\r\n\r\n`);
+      let sent = 0;
+      const trickle = setInterval(() => s.writable && sent < 200 && (s.write(' '), sent++), 100);
+      await closed;
+      clearInterval(trickle);
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(sent).toBeLessThan(200);
+    } finally {
+      await app.close();
+    }
+  });
 });
 
 describe('scopes', () => {

@@ -1,10 +1,11 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app.js';
-import { DeadlineError, withDeadline } from '../src/http/deadline.js';
+import { Deadlines } from '../src/http/deadline.js';
 import { QUERY_LIMITS } from '../src/graphql/executor.js';
 import { COST_LIMITS } from '../src/graphql/cost.js';
 import { expectProblem, getJson, startTestServer, TEST_KEY } from './helpers/server.js';
+import { until } from './helpers/wait.js';
 
 let app: RunningApp;
 beforeAll(async () => {
@@ -177,11 +178,30 @@ describe('production switches', () => {
   });
 });
 
-describe('withDeadline', () => {
-  it('rejects work that outlives the deadline and aborts it', async () => {
-    const controller = new AbortController();
-    await expect(withDeadline(new Promise(() => {}), 20, controller)).rejects.toBeInstanceOf(DeadlineError);
-    expect(controller.signal.aborted).toBe(true);
-    await expect(withDeadline(Promise.resolve(7), 1000)).resolves.toBe(7);
+describe('deadlines', () => {
+  it('each request is expired once, when the (injected) clock passes its due time; one that answered is not', async () => {
+    let t = 0;
+    const deadlines = new Deadlines(40, () => t);
+    const expired: string[] = [];
+    const request = (name: string) => ({ due: 0, timeOut: () => void expired.push(name) });
+    const [a, b, c] = [request('a'), request('b'), request('c')];
+    deadlines.track(a);
+    t = 30;
+    deadlines.track(b);
+    deadlines.track(c);
+    deadlines.done(c);
+    t = 40;
+    // The sweep runs every 10 ms of real time; the clock it compares with is ours.
+    await until(async () => expired.length, (n) => n > 0, 5000, 5);
+    expect(expired).toEqual(['a']);
+    t = 70;
+    await until(async () => expired.length, (n) => n > 1, 5000, 5);
+    // A sweep long after c's due time (shown by d expiring in it) leaves c alone: it answered.
+    const d = request('d');
+    deadlines.track(d);
+    t = 1000;
+    await until(async () => expired.length, (n) => n > 2, 5000, 5);
+    deadlines.close();
+    expect(expired).toEqual(['a', 'b', 'd']);
   });
 });
