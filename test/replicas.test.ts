@@ -213,6 +213,8 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
     const urls = await startReplicas(2, { PROVIDER: 'simulated' });
     for (const url of urls) await until(() => call(url, '/readyz', '').then((r) => r.status), (s) => s === 200);
     for (const url of urls) expect((await call(url, '/api/zip/90210')).status).toBe(200);
+    const count = (r: ServerProcess, line: string) => r.output().split(line).length - 1;
+    const leadersBefore = replicas.map((r) => count(r, 'this replica is now the sync leader'));
     await redis.stop();
     try {
       for (const url of urls) {
@@ -228,12 +230,19 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
         expect((await ready.json()).notes).toEqual(['redis unreachable: local limits and local data until it is back']);
       }
     } finally {
+      // No leader was chosen while Redis was away (a leader needs the lease in Redis).
+      expect(replicas.map((r) => count(r, 'this replica is now the sync leader'))).toEqual(leadersBefore);
       await redis.start();
     }
     for (const url of urls) {
       await until(() => call(url, '/readyz', '').then((r) => r.json()), (b) => b.notes === undefined);
       expect((await call(url, '/api/zip/90210')).status).toBe(200);
       expect((await call(url, '/api/zip/90210', 'szg_never_seen_here')).status).toBe(401);
+    }
+    for (const r of replicas) {
+      // Said once when it went and once when it was back, however many reconnections failed between.
+      expect(count(r, 'redis unreachable: local limits and local data until it is back')).toBe(1);
+      expect(count(r, '"msg":"redis connected"')).toBe(2);
     }
   }, 60_000);
 });

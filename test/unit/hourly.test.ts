@@ -98,6 +98,27 @@ describe('local time', () => {
     expect(localDate(new Date('2027-01-15T10:59:59Z'), 'Pacific/Auckland')).toBe('2027-01-15');
   });
 
+  it('daylight-saving change days: the skipped hour does not exist, the repeated one is the same clock hour twice', () => {
+    // Denver springs forward at 02:00 on 14 March 2027: 01:xx MST is followed by 03:xx MDT.
+    expect(localHour(new Date('2027-03-14T08:30:00Z'), 'America/Denver')).toEqual({ date: '2027-03-14', hour: 1, iso: '2027-03-14T01:30:00-07:00' });
+    expect(localHour(new Date('2027-03-14T09:30:00Z'), 'America/Denver')).toEqual({ date: '2027-03-14', hour: 3, iso: '2027-03-14T03:30:00-06:00' });
+    // And falls back at 02:00 on 7 November: 01:xx twice, an hour apart, with two offsets.
+    expect(localHour(new Date('2027-11-07T07:30:00Z'), 'America/Denver')).toEqual({ date: '2027-11-07', hour: 1, iso: '2027-11-07T01:30:00-06:00' });
+    expect(localHour(new Date('2027-11-07T08:30:00Z'), 'America/Denver')).toEqual({ date: '2027-11-07', hour: 1, iso: '2027-11-07T01:30:00-07:00' });
+  });
+
+  it('half- and quarter-hour zones: an hour starts on the local :30 or :45 and counts as the clock hour it falls in', () => {
+    expect(localHour(new Date('2027-01-15T20:00:00Z'), 'Asia/Kolkata')).toEqual({ date: '2027-01-16', hour: 1, iso: '2027-01-16T01:30:00+05:30' });
+    expect(localHour(new Date('2027-01-15T05:00:00Z'), 'Asia/Kathmandu')).toEqual({ date: '2027-01-15', hour: 10, iso: '2027-01-15T10:45:00+05:45' });
+    expect(localHour(new Date('2027-07-15T00:00:00Z'), 'Australia/Adelaide')).toEqual({ date: '2027-07-15', hour: 9, iso: '2027-07-15T09:30:00+09:30' });
+  });
+
+  it('new snow counts clock hours: on the spring-forward day the 24 h before 03:00 are 03:00 the day before to 02:59, 23 real hours', () => {
+    const dst = [day('2027-03-13', Array.from({ length: 24 }, (_, h) => (h === 2 || h === 3 ? 1 : 0))), day('2027-03-14', Array.from({ length: 24 }, (_, h) => (h === 0 || h === 3 ? 2 : 0)))];
+    // The 13th's 03:00 hour (1 cm) and the 14th's 00:00 hour (2 cm); not the 13th's 02:00 nor the 14th's 03:00.
+    expect(snowfallBefore('dst', dst, '2027-03-14', 3, 24)).toBe(3);
+  });
+
   it('knows real zones only', () => {
     expect(isTimeZone('Europe/Zurich')).toBe(true);
     expect(isTimeZone('Mars/Olympus_Mons')).toBe(false);
