@@ -208,6 +208,29 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
     expect((await json(survivor, '/api/resorts/vail')).source).toBe('open-meteo');
   }, 60_000);
 
+  it('a replica that missed a published window (its connection dropped) catches up when it reconnects, and registers the environment keys again', async () => {
+    const urls = await startReplicas(2);
+    await json(urls[0]!, '/api/sync/run', ADMIN, { method: 'POST' });
+    const s = await until(() => json(urls[1]!, '/api/sync/status'), (x) => x.state === 'IDLE' && x.lastRun?.status === 'SUCCEEDED');
+    const version = Number((await run('redis-cli', [...redis.cliArgs, 'GET', 'szg:sync:window-version'])).stdout.trim());
+    expect(version).toBe(s.lastRun.id);
+    const applied = (r: ServerProcess, v: number) => r.output().split('\n').some((l) => l.includes('applied the window another replica published') && l.includes(`"syncRun":${v}`));
+    // A newer window version with no message about it: as if the message had been missed.
+    expect((await run('redis-cli', [...redis.cliArgs, 'SET', 'szg:sync:window-version', String(version + 1)])).stdout.trim()).toBe('OK');
+    expect(replicas.some((r) => applied(r, version + 1))).toBe(false);
+    // Drop every client connection: each replica reconnects by itself and looks for what it missed.
+    await run('redis-cli', [...redis.cliArgs, 'CLIENT', 'KILL', 'TYPE', 'normal']);
+    await run('redis-cli', [...redis.cliArgs, 'CLIENT', 'KILL', 'TYPE', 'pubsub']);
+    await until(async () => replicas.map((r) => applied(r, version + 1)), (xs) => xs.every(Boolean), 20_000);
+    for (const url of urls) expect((await json(url, '/api/resorts/vail')).source).toBe('open-meteo');
+    // A Redis that came back without its data (no persistence): the keys from API_KEYS and
+    // API_ADMIN_KEYS are registered again on reconnection, without a restart.
+    expect((await run('redis-cli', [...redis.cliArgs, 'FLUSHALL'])).stdout.trim()).toBe('OK');
+    expect((await call(urls[0]!, '/api/stats')).status).toBe(401);
+    await run('redis-cli', [...redis.cliArgs, 'CLIENT', 'KILL', 'TYPE', 'normal']);
+    for (const url of urls) await until(() => call(url, '/api/stats').then((r) => r.status), (st) => st === 200, 20_000);
+  }, 60_000);
+
   it('Redis stopped and started again: replicas keep answering, say so in /readyz, and recover without a restart', async () => {
     // The offline provider: each replica fills its own window, so it is ready without a run.
     const urls = await startReplicas(2, { PROVIDER: 'simulated' });
