@@ -279,6 +279,11 @@ describe('connections are bounded', () => {
     clearInterval(trickle);
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(answer.toLowerCase()).toContain('connection: close');
+    // A raw answer, written before any handler ran, still has the security headers and a problem body.
+    for (const h of ['x-content-type-options: nosniff', 'x-frame-options: deny', 'referrer-policy: no-referrer', 'content-security-policy: ', 'content-type: application/problem+json']) {
+      expect(answer.toLowerCase()).toContain(h);
+    }
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({ status: 408, code: 'REQUEST_TIMEOUT' });
   });
 
   it('a keep-alive connection says how long it may idle (KEEP_ALIVE_TIMEOUT_MS), and the server closes it then', async () => {
