@@ -9,6 +9,7 @@ import type { Config } from '../../src/config.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
 import { emptyDatabase } from '../helpers/keys-db.js';
 import { KeyRepository } from '../../src/repositories/keys.js';
+import { until } from '../helpers/wait.js';
 
 /** The key check against a real SQLite file with the real schema; the clock is injected. */
 
@@ -52,8 +53,12 @@ describe('the key check', () => {
         expect(headers(r.problem.headers ?? [])).toEqual({ 'www-authenticate': 'ApiKey header="x-api-key"' });
       }
     }
-    const missing = guard.check(undefined);
-    expect(!missing.ok && missing.problem.detail).toMatch(/^An API key is required: send it in the x-api-key header/);
+    for (const none of [undefined, '']) {
+      const missing = guard.check(none);
+      expect(!missing.ok && missing.problem.detail).toMatch(/^An API key is required: send it in the x-api-key header/);
+    }
+    const unknown = guard.check('nope');
+    expect(!unknown.ok && unknown.problem.detail).toMatch(/^The API key is not valid\./);
     expect(guard.check('good-key').ok).toBe(true);
   });
 
@@ -159,6 +164,24 @@ describe('the key check', () => {
     expect(keys.usage(id, '2027-02')).toBe(3);
   });
 
+  it('a key\'s unwritten count is written at once when it reaches the key\'s per-second rate, else by the timer', async () => {
+    addKey('k6', { monthlyQuota: 100 });
+    const id = keys.findByHash(hashApiKey('k6'))!.id;
+    const counter = new UsageCounter(keys, 3_600_000);
+    counter.take(id, '2027-02', 100, 3);
+    counter.take(id, '2027-02', 100, 3);
+    expect(keys.usage(id, '2027-02')).toBe(0);
+    counter.take(id, '2027-02', 100, 3);
+    expect(keys.usage(id, '2027-02')).toBe(3);
+    counter.close();
+    // The timer writes what is pending without anyone asking.
+    const ticking = new UsageCounter(keys, 20);
+    ticking.take(id, '2027-02', 100);
+    expect(keys.usage(id, '2027-02')).toBe(3);
+    await until(async () => keys.usage(id, '2027-02'), (n) => n === 4, 5000, 10);
+    ticking.close();
+  });
+
   it('a key revoked by another connection is refused on the next request', async () => {
     addKey('k5');
     const guard = new AuthGuard(keys, usage, now, true);
@@ -175,6 +198,9 @@ describe('months', () => {
   it('the month of an instant, and the seconds until the next one begins (at least 1)', () => {
     expect(monthOf(new Date('2027-12-31T23:59:59Z'))).toBe('2027-12');
     expect(monthOf(new Date('2028-01-01T00:00:00Z'))).toBe('2028-01');
+    // Months of one year are told apart (the month names are remembered by year and month).
+    expect(monthOf(new Date('2031-01-20T00:00:00Z'))).toBe('2031-01');
+    expect(monthOf(new Date('2031-02-20T00:00:00Z'))).toBe('2031-02');
     expect(secondsToMonthEnd(new Date('2027-12-31T23:59:00Z'))).toBe(60);
     expect(secondsToMonthEnd(new Date('2027-12-31T23:59:59.500Z'))).toBe(1);
     expect(secondsToMonthEnd(new Date('2027-02-01T00:00:00Z'))).toBe(28 * 86_400);
@@ -203,7 +229,7 @@ describe('keys, scopes and environment keys', () => {
     const config = { apiKeys: ['dev-a', 'both'], apiAdminKeys: ['both', 'ops'], apiKeysQuota: 77, apiKeysRate: 9 } as unknown as Config;
     await registerEnvKeys(keys, config, now);
     const scope = (k: string) => keys.findByHash(hashApiKey(k));
-    expect(scope('dev-a')).toMatchObject({ scopes: '', monthlyQuota: 77, ratePerSecond: 9, plan: 'development' });
+    expect(scope('dev-a')).toMatchObject({ scopes: '', monthlyQuota: 77, ratePerSecond: 9, plan: 'development', name: `env-${hashApiKey('dev-a').slice(0, 12)}` });
     expect(scope('both')!.scopes).toBe('admin');
     expect(scope('ops')!.scopes).toBe('admin');
     expect(keys.count()).toBe(3);
@@ -247,11 +273,24 @@ describe('the cost budget', () => {
     expect(allowed).toBe(60_000);
   });
 
+  it('a budget that is not a whole number of slices: the part left after the last slice is still spent, charge by charge', async () => {
+    // 1,201 x 1 x 50 = 60,050 units: 100 slices of 600, then 50 that no slice fits.
+    const budget = new CostBudget(1201, 50);
+    const holder = { id: 9, ratePerSecond: 1 };
+    let allowed = 0;
+    for (;;) {
+      if ((await budget.charge(holder, 1)) !== null) break;
+      allowed++;
+    }
+    expect(allowed).toBe(60_050);
+  });
+
   it('keys spend their own budgets; no key or no cost is not counted', async () => {
     const budget = new CostBudget(10, 60);
     expect(await budget.charge({ id: 1, ratePerSecond: 1 }, 600)).toBeNull();
     expect(await budget.charge({ id: 2, ratePerSecond: 1 }, 600)).toBeNull();
-    expect(await budget.charge({ id: 1, ratePerSecond: 1 }, 0)).toBeNull();
+    // Nothing to count: answered at once, no slice drawn.
+    expect(budget.charge({ id: 1, ratePerSecond: 1 }, 0)).toBeNull();
     expect(await budget.charge(null, 1e9)).toBeNull();
     const r = await budget.charge({ id: 1, ratePerSecond: 1 }, 1);
     expect(r!.headers[1]).toMatch(/^(59|60)$/);

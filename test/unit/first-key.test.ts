@@ -37,6 +37,7 @@ describe('the first key', () => {
     expect(line!.apiKey).toMatch(/^szg_/);
     expect(line!.msg).toContain(line!.apiKey);
     expect(line!.msg).toMatch(/name "first-key", admin scope/);
+    expect(line!.msg).toMatch(/it is shown this once; send it as the x-api-key header, and make more with: npm run keys -- create --name NAME$/);
     const stored = keys.findByHash(hashApiKey(line!.apiKey!));
     expect(stored).toMatchObject({ name: 'first-key', plan: 'free', scopes: 'admin', monthlyQuota: 1000, ratePerSecond: 10, createdAt: '2027-01-15T12:00:00.000Z', revokedAt: null });
     expect(JSON.stringify(db.prepare('SELECT * FROM api_keys').all())).not.toContain(line!.apiKey);

@@ -37,6 +37,14 @@ describe('hourly snowfall windows', () => {
     expect(snowfallOverHours('r', series, '2027-01-15', 9, 48)).toBe(0.5 + 24);
   });
 
+  it('stored hours must be 24 finite numbers, none negative', () => {
+    const ok = Array.from({ length: 24 }, () => '0.5');
+    expect(parseHours(ok.join(','))).toEqual(Array(24).fill(0.5));
+    for (const bad of [['-0.1', ...ok.slice(1)], ['x', ...ok.slice(1)], [...ok.slice(1), 'Infinity'], ok.slice(1)]) expect(parseHours(bad.join(','))).toBeNull();
+    expect(parseHours('')).toBeNull();
+    expect(parseHours(null)).toBeNull();
+  });
+
   it('stored hours are read back; broken ones fall back to the split of the total', () => {
     expect(parseHours('1,2')).toBeNull();
     expect(parseHours(null)).toBeNull();
@@ -117,6 +125,11 @@ describe('local time', () => {
     const dst = [day('2027-03-13', Array.from({ length: 24 }, (_, h) => (h === 2 || h === 3 ? 1 : 0))), day('2027-03-14', Array.from({ length: 24 }, (_, h) => (h === 0 || h === 3 ? 2 : 0)))];
     // The 13th's 03:00 hour (1 cm) and the 14th's 00:00 hour (2 cm); not the 13th's 02:00 nor the 14th's 03:00.
     expect(snowfallBefore('dst', dst, '2027-03-14', 3, 24)).toBe(3);
+  });
+
+  it('a zone at GMT has the offset +00:00', () => {
+    // An instant no other test asks for: the memo has not seen it.
+    expect(localHour(new Date('2031-02-03T04:00:00Z'), 'Africa/Abidjan').iso).toBe('2031-02-03T04:00:00+00:00');
   });
 
   it('knows real zones only', () => {

@@ -154,6 +154,8 @@ describe('generated trails', () => {
     expect(names.some((n) => / II$/.test(n))).toBe(true);
     expect(names.some((n) => / IV$/.test(n))).toBe(true);
     expect(names.some((n) => / IX$/.test(n))).toBe(true);
+    expect(names.some((n) => / V$/.test(n))).toBe(true);
+    expect(names.some((n) => / X$/.test(n))).toBe(true);
   });
 });
 

@@ -24,8 +24,10 @@ describe('top snow', () => {
 
   it('keeps exactly the resorts with snow in the last 72 h, by 24 h, then 72 h, then name, then id', () => {
     expect(ids(topSnow(entries, 50))).toEqual(['f', 'e1', 'e2', 'c', 'b', 'd']);
-    // Whatever order the entries come in: the tie between the two Echos goes by id.
-    expect(ids(topSnow([...entries].reverse(), 50))).toEqual(['f', 'e1', 'e2', 'c', 'b', 'd']);
+    // Whatever order the entries come in: ties of name go by id.
+    const tied = ['e4', 'e2', 'e3', 'e1'].map((id) => entry(id, 'Echo', { newSnow24hCm: 12, newSnow72hCm: 12 }));
+    const orders = (xs: typeof tied): (typeof tied)[] => (xs.length <= 1 ? [xs] : xs.flatMap((x, i) => orders([...xs.slice(0, i), ...xs.slice(i + 1)]).map((rest) => [x, ...rest])));
+    for (const order of orders(tied)) expect(ids(topSnow(order, 50))).toEqual(['e1', 'e2', 'e3', 'e4']);
   });
 
   it('cuts at the limit after ordering', () => {

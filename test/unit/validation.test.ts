@@ -102,6 +102,8 @@ describe('resort parameters', () => {
       q: 'alta', country: 'US', region: 'UT', continent: 'North America',
     });
     expect(validate(ResortListParams, { continent: ' NORTH_AMERICA ' }).continent).toBe('North America');
+    // A run of hyphens or underscores is one space.
+    expect(validate(ResortListParams, { continent: 'north-_-america' }).continent).toBe('North America');
     expect(bound(ResortListParams, { continent: 'Atlantis' })[0]![1]).toMatch(/^one of Africa, .*Oceania/);
     expect(bound(ResortListParams, { country: 'USA' })).toEqual([['country', 'a 2-letter ISO 3166-1 country code']]);
     expect(bound(ResortListParams, { q: 'x'.repeat(101) })).toEqual([['q', 'at most 100 characters']]);

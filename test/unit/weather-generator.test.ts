@@ -37,10 +37,17 @@ describe('weather generator', () => {
     const TOLERANCE = 0.25;
     const wrong: string[] = [];
     let rainOnSnow = 0;
+    let coldOutsideWindow = 0;
     let madeSnow = 0;
     let madeOnClosingDay = 0;
-    for (const r of resorts) {
-      const s = { id: r.id, lat: r.lat, baseElevation: r.baseElevation, summitElevation: r.summitElevation };
+    // The catalogue, and two made-up sites with cold nights outside the snowmaking window.
+    const sites = [
+      ...resorts.map((r) => ({ id: r.id, lat: r.lat, baseElevation: r.baseElevation, summitElevation: r.summitElevation })),
+      { id: 'test-glacier', lat: 46, baseElevation: 2900, summitElevation: 3800 },
+      { id: 'test-arctic', lat: 68.5, baseElevation: 300, summitElevation: 900 },
+    ];
+    for (const s of sites) {
+      const r = s;
       const vertical = s.summitElevation - s.baseElevation;
       const days = simulateDays(s, '2026-08-02', '2027-07-31');
       for (let i = 1; i < days.length; i++) {
@@ -62,6 +69,7 @@ describe('weather generator', () => {
         if (summitRain >= 5 && summit > 1) rainOnSnow++;
         if (machine) madeSnow++;
         if (machine && d.date === season.closes) madeOnClosingDay++;
+        if (!inWindow && d.baseTempMin <= -2.1 && y.snowDepthBaseCm < 59.9) coldOutsideWindow++;
       }
     }
     expect(wrong.slice(0, 10)).toEqual([]);
@@ -69,6 +77,7 @@ describe('weather generator', () => {
     expect(rainOnSnow).toBeGreaterThan(50);
     expect(madeSnow).toBeGreaterThan(100);
     expect(madeOnClosingDay).toBeGreaterThan(0);
+    expect(coldOutsideWindow).toBeGreaterThan(0);
   });
 
   it('differs between resorts and between dates', () => {
@@ -143,6 +152,11 @@ describe('reproducible on every machine', () => {
     expect(digest(days)).toBe('267ab7b1ed7b533c9f31793a46525f49eb3fab6e9b444f985ad839b516e210d9');
     const thredbo = { id: 'thredbo', lat: -36.5, baseElevation: 1365, summitElevation: 2037 };
     expect(digest(simulateDays(thredbo, '2027-06-01', '2027-08-31'))).toBe('2c4a5adde8a26ff1ac51c815828e66f7d696b6e4b7846474308a2d9ee59876b3');
+  });
+
+  it('gives these exact first days of a season, every resort (a season starts dry, calm and without snow)', () => {
+    const first = resorts.map((r) => simulateDays({ id: r.id, lat: r.lat, baseElevation: r.baseElevation, summitElevation: r.summitElevation }, r.lat < 0 ? '2027-02-01' : '2026-08-01', r.lat < 0 ? '2027-02-02' : '2026-08-02'));
+    expect(digest(first)).toBe('9404fc29b2a989053deb2fcbdcc12b188a82b8b91757deddbd52dd2821ffe443');
   });
 
   it('puts the snow line where the day’s mean reaches +1 °C at 5 °C per km, never below sea level', () => {
