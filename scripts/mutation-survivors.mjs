@@ -1,47 +1,58 @@
-// After `npm run mutation`: lists the mutants that survived, by file, with why they may (see the
-// notes below), as test/mutation-survivors.md. Reads Stryker's JSON report.
+// After `npm run mutation`: writes test/mutation-survivors.md from Stryker's JSON report — the
+// mutants no test kills, each with why. A mutant no test can kill (an equivalent one) carries its
+// reason in a `// Stryker disable next-line <mutator>: <why>` comment above its line, where the
+// next reader of that code sees it; Stryker reports those as ignored, with the reason. A mutant
+// that survives without such a comment is listed as unexplained: kill it with a test, or explain it.
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const report = JSON.parse(readFileSync('reports/mutation/mutation.json', 'utf8'));
+const escape = (s) => String(s).replaceAll('|', '\\|').replaceAll('`', "'").replaceAll('\n', ' ');
 
-/** Why a file's survivors are left: equivalent mutants, or behaviour no test should pin. */
-const WHY = {
-  'src/domain/dates.ts': 'Memo paths: a date computed again gives the same answer; the memo also outlives a mutant run in the same test process.',
-  'src/domain/local-time.ts': 'Memo paths as in dates.ts; the GMT branch is masked by the memo (answers cached before the mutant is switched on).',
-  'src/auth/guard.ts': 'Cache paths (the key cache, the data_version check, the per-month policy): each skipped cache gives the same answer one lookup later.',
-  'src/auth/guard-answers.ts': 'monthOf\'s memo; header strings whose mutants only rename a header the tests compare as a whole elsewhere.',
-  'src/domain/weather/generator.ts': '`<` against `<=` on continuous values (a simulated mean of exactly 1.0 °C never occurs), and the season-anchor reset, which the window never crosses in the golden ranges.',
-  'src/domain/inventory.ts': '`<` against `<=` on uniform random draws (a draw exactly on 0.22 never occurs); the Roman numerals beyond the names a resort ever repeats.',
-  'src/domain/point-index.ts': 'The padding of geokdbush\'s radius (the exact cut happens after it), the tie re-read\'s bound (any bound that reaches the tie group gives the same answer), and binary-search bounds that meet the same key.',
-  'src/domain/rankings.ts': 'Ties by id between resorts of the same name (none exist); a peak of exactly zero.',
-  'src/auth/cost-budget.ts': 'The limiter\'s key prefix (one limiter per budget either way); a cost of exactly 0.',
-  'src/auth/usage-counter.ts': 'The flush timer (tests flush explicitly, a timer every minute never fires in them).',
-  'src/auth/first-key.ts': 'The Redis claim (replicas.test covers it, over real processes) and the wording of the log line.',
-  'src/auth/env-keys.ts': 'The environment key\'s display name (the hash prefix is cosmetic).',
-  'src/domain/city-key.ts': 'The typed-prefix normalisation mirrors cityKey\'s; mutants change only prefixes with accents or symbols in the last word.',
-  'src/domain/weather/hourly.ts': 'Rejecting negative stored hours (the provider\'s hours are never negative) and a total of exactly zero (the split of zero is zeros either way).',
-  'src/validation/validate.ts': 'Message branches reached only by schemas we do not declare (arrays with a minimum above 1, strings with a minimum above 1) and the anchor of a regex.',
-  'src/validation/resort-params.ts': 'Non-string units (GraphQL passes enum values, already upper case) and a single hyphen against a run of them in continents.',
-  'src/domain/season.ts': 'Looking a year back from January: the current year\'s season already answers.',
-  'src/domain/conditions.ts': 'The 3- and 7-day sums for the surface are only ever asked about days up to today.',
-  'src/domain/geo.ts': 'Longitude normalisation with −540 instead of +540 (the same angle modulo 360).',
-  'src/domain/weather/current.ts': 'lng × 15 against lng / 15 give the same hour modulo 24 at ±90° (the only longitudes the tests used), and min − max against min + max when max is 0: the −75° and −8/2 °C cases now in small-domain.test kill them.',
-};
-
-const lines = ['# Surviving mutants', '', `From the last \`npm run mutation\` (${new Date().toISOString().slice(0, 10)}); regenerate with \`node scripts/mutation-survivors.mjs\`.`, ''];
-let total = 0;
+const counts = { killed: 0, survived: 0, noCoverage: 0, timeout: 0, equivalent: 0, static: 0 };
+const unexplained = [];
+const equivalent = new Map();
 for (const [file, data] of Object.entries(report.files).sort()) {
-  const survived = data.mutants.filter((m) => m.status === 'Survived');
-  if (survived.length === 0) continue;
-  total += survived.length;
   const source = data.source.split('\n');
-  lines.push(`## ${file} (${survived.length})`, '', WHY[file] ?? 'Not yet explained: read the lines below.', '');
-  for (const m of survived) {
-    const at = source[m.location.start.line - 1].trim().slice(0, 100).replaceAll('|', '\\|');
-    lines.push(`- line ${m.location.start.line}, ${m.mutatorName} → \`${String(m.replacement ?? '').slice(0, 60).replaceAll('`', "'").replaceAll('\n', ' ')}\` in \`${at.replaceAll('`', "'")}\``);
+  for (const m of data.mutants) {
+    const at = `${file}:${m.location.start.line}`;
+    const line = source[m.location.start.line - 1].trim().slice(0, 90);
+    const what = `\`${at}\` ${m.mutatorName} → \`${escape(String(m.replacement ?? '').slice(0, 50))}\` in \`${escape(line)}\``;
+    if (m.status === 'Killed') counts.killed++;
+    else if (m.status === 'Timeout') counts.timeout++;
+    else if (m.status === 'Survived' || m.status === 'NoCoverage') {
+      counts[m.status === 'Survived' ? 'survived' : 'noCoverage']++;
+      unexplained.push(`- ${what}${m.status === 'NoCoverage' ? ' (no test reaches it)' : ''}`);
+    } else if (m.status === 'Ignored') {
+      const reason = String(m.statusReason ?? '');
+      if (/static/i.test(reason) && !/disable/i.test(reason)) {
+        counts.static++;
+        continue;
+      }
+      counts.equivalent++;
+      const why = reason.replace(/^Ignored because of excluded mutation "[^"]*"\.?\s*/, '').replace(/^Disabled by comment with reason:?\s*/i, '') || reason;
+      if (!equivalent.has(file)) equivalent.set(file, []);
+      equivalent.get(file).push(`- ${what}: ${escape(why)}`);
+    }
   }
-  lines.push('');
 }
-lines.splice(3, 0, `${total} survived.`, '');
+const detected = counts.killed + counts.timeout;
+const score = (100 * detected) / (detected + counts.survived + counts.noCoverage);
+const lines = [
+  '# Surviving mutants',
+  '',
+  `Written by \`scripts/mutation-survivors.mjs\` from the last \`npm run mutation\` (${new Date().toISOString().slice(0, 10)}) over \`src/domain\`, \`src/validation\` and \`src/auth\`.`,
+  '',
+  `Mutation score **${score.toFixed(2)} %**: ${counts.killed} killed and ${counts.timeout} timed out, against ${counts.survived} surviving and ${counts.noCoverage} that no test reaches.`,
+  `${counts.equivalent} equivalent mutants (no test can tell them from the code) are left out of the score, each with its reason below (a comment above its line says so too);`,
+  `${counts.static} mutants of module-level tables are not run (\`ignoreStatic\`).`,
+  '',
+  `## Not explained (${unexplained.length})`,
+  '',
+  ...(unexplained.length ? unexplained : ['None.']),
+  '',
+  `## Equivalent (${counts.equivalent})`,
+  '',
+];
+for (const [file, items] of equivalent) lines.push(`### ${file} (${items.length})`, '', ...items, '');
 writeFileSync('test/mutation-survivors.md', lines.join('\n'));
-console.log(`test/mutation-survivors.md: ${total} surviving mutants listed`);
+console.log(`test/mutation-survivors.md: score ${score.toFixed(2)} %, ${unexplained.length} unexplained, ${counts.equivalent} equivalent`);

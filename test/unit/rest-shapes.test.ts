@@ -1,0 +1,30 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { routes } from '../../src/rest/routes.js';
+import { validate } from '../../src/validation/validate.js';
+
+/**
+ * Each documented path's `shape`: from its GraphQL operation's real data to the body the server
+ * answered with (test/fixtures/rest-shapes, recorded by scripts/record-rest-shapes.ts from a
+ * server on a fixed clock). The HTTP tests check the same bodies against /openapi.json and
+ * GraphQL; here the shapes run alone, so mutation testing covers them too.
+ */
+const DIR = path.join(import.meta.dirname, '..', 'fixtures', 'rest-shapes');
+const fixtures = readdirSync(DIR).map((f) => JSON.parse(readFileSync(path.join(DIR, f), 'utf8')) as { path: string; request: string; params: Record<string, string>; data: never; body: unknown });
+
+describe('REST shapes', () => {
+  it('every GET path has a recorded answer', () => {
+    expect(fixtures.map((f) => f.path).sort()).toEqual(routes.filter((r) => r.method !== 'POST').map((r) => r.path).sort());
+  });
+
+  for (const f of fixtures) {
+    it(`${f.request}: the operation's data shaped into the documented body`, () => {
+      const route = routes.find((r) => r.path === f.path && r.method !== 'POST')!;
+      const body = route.shape(f.data, validate(route.params, f.params));
+      // As sent: through JSON, so undefined members vanish as they do on the wire.
+      expect(JSON.parse(JSON.stringify(body))).toEqual(f.body);
+      expect(route.response.safeParse(body).success).toBe(true);
+    });
+  }
+});
