@@ -10,6 +10,7 @@ import type { RunningApp } from '../src/app.js';
 import { bundle } from './helpers/bundle.js';
 import { ensureDatabase } from '../src/db/build.js';
 import { expectProblem, getJson, startTestServer, TEST_KEY, privateDatabase } from './helpers/server.js';
+import { until } from './helpers/wait.js';
 import { clockEnv, runNow } from './helpers/clock.js';
 import { everyDocumentedPath } from './helpers/paths.js';
 import { cliCommand } from './helpers/process.js';
@@ -130,11 +131,7 @@ describe('keys made with the CLI', () => {
       expect(ok.headers.get('ratelimit-limit')).toBe('500');
       expect(ok.headers.get('ratelimit-remaining')).toBe('499');
       // The server writes usage once a second; `keys list` shows it then.
-      let list = await keysCli(dbPath, 'list');
-      for (let i = 0; i < 30 && !/partner\s+pro\s+1\/500/.test(list.stdout); i++) {
-        await new Promise((r) => setTimeout(r, 200));
-        list = await keysCli(dbPath, 'list');
-      }
+      const list = await until(() => keysCli(dbPath, 'list'), (l) => /partner\s+pro\s+1\/500/.test(l.stdout), 20_000, 200);
       expect(list.stdout).toMatch(/partner\s+pro\s+1\/500 this month\s+5\/s\s+active/);
       expect((await keysCli(dbPath, 'revoke', 'partner')).status).toBe(0);
       expectProblem(await getJson(app, '/api/stats', { apiKey: key }), 401);

@@ -224,9 +224,7 @@ describe('upstreams are bounded', () => {
         await gqlPost(app, '{ resort(id: "alta") { history(days: 8, years: 1) { current { snowfall } } } }'),
       ];
       await getJson(app, '/api/sync/run', { method: 'POST' });
-      for (let s = (await getJson(app, '/api/sync/status')).body; s.state !== 'IDLE'; s = (await getJson(app, '/api/sync/status')).body) {
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await until(async () => (await getJson(app, '/api/sync/status')).body, (s) => s.state === 'IDLE', 20_000);
       bodies.push(await getJson(app, '/api/sync/history'), await getJson(app, '/api/sync/status'), await gqlPost(app, '{ syncStatus { lastRun { error } } }'));
       for (const b of bodies) {
         const text = JSON.stringify(b.body);
@@ -261,8 +259,7 @@ describe('connections are bounded', () => {
     const r = await getJson(app, '/api/zip/90210');
     expect(r.status).toBe(200);
     // The oldest idle sockets were closed to make room.
-    for (let i = 0; i < 50 && !idle.some((s) => s.destroyed || s.readableEnded); i++) await new Promise((res) => setTimeout(res, 20));
-    expect(idle.filter((s) => s.destroyed || s.readableEnded).length).toBeGreaterThan(200);
+    await until(async () => idle.filter((s) => s.destroyed || s.readableEnded).length, (n) => n > 200, 20_000, 20);
     for (const s of idle) s.destroy();
   });
 
