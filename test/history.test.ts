@@ -116,7 +116,9 @@ describe('history from Open-Meteo (a local server speaking its format)', () => {
         provider: 'open-meteo', openMeteo: { forecast: `${fake.url}/v1/forecast`, archive: `${fake.url}/v1/archive` },
         // The breaker never opens here (its own tests are in providers.test.ts): each failure below
         // reaches the provider, with no waiting for a circuit to close again.
-        upstream: { timeoutMs: 300, retries: 1, concurrency: 4, backoffMs: 5, resetTimeoutMs: 300, maxBytes: 8_000_000, volumeThreshold: 1_000_000 },
+        // A time-out a busy machine's answers stay well inside, that a hanging provider still reaches
+        // within the request's deadline (one attempt for a hang: retries are off).
+        upstream: { timeoutMs: 4000, retries: 0, concurrency: 4, backoffMs: 5, resetTimeoutMs: 300, maxBytes: 8_000_000, volumeThreshold: 1_000_000 },
         // No sync run at start (the database has no window yet): only history calls reach the fake.
         syncIntervalMinutes: 0,
       },

@@ -23,7 +23,8 @@ beforeEach(() => {
 });
 
 const upstream = (overrides: Partial<Parameters<typeof createUpstream>[0]> = {}) =>
-  createUpstream({ name: 'open-meteo', logger: silent, timeoutMs: 300, retries: 2, backoffMs: 5, concurrency: 4, ...overrides });
+  // A time-out no busy machine reaches; the tests of time-outs set their own.
+  createUpstream({ name: 'open-meteo', logger: silent, timeoutMs: 10_000, retries: 2, backoffMs: 5, concurrency: 4, ...overrides });
 const meteo = (u = upstream()) => new OpenMeteoProvider(u, { forecast: `${fake.url}/v1/forecast`, archive: `${fake.url}/v1/archive` });
 const dayIndex = (d: string) => Math.round(Date.parse(`${d}T00:00:00Z`) / 86_400_000);
 
@@ -165,7 +166,7 @@ describe('Open-Meteo adapter', () => {
 });
 
 describe('Liftie adapter', () => {
-  const liftie = (u = createUpstream({ name: 'liftie', logger: silent, timeoutMs: 300, retries: 1, backoffMs: 5, concurrency: 2 })) =>
+  const liftie = (u = createUpstream({ name: 'liftie', logger: silent, timeoutMs: 10_000, retries: 1, backoffMs: 5, concurrency: 2 })) =>
     new LiftieProvider(u, `${fake.url}/liftie`);
 
   it('maps lift statuses by name', async () => {
@@ -183,7 +184,7 @@ describe('Liftie adapter', () => {
     fake.mode = 'wrong-shape';
     await expect(liftie().lifts('vail')).rejects.toBeInstanceOf(UpstreamError);
     fake.mode = 'hang';
-    await expect(liftie().lifts('vail')).rejects.toThrow(/timed out/);
+    await expect(liftie(createUpstream({ name: 'liftie', logger: silent, timeoutMs: 300, retries: 0, backoffMs: 5, concurrency: 2 })).lifts('vail')).rejects.toThrow(/timed out \(after 300 ms\)/);
     fake.mode = 'bad-request';
     await expect(liftie().lifts('vail')).rejects.toThrow(/liftie/);
   });

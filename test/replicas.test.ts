@@ -61,6 +61,8 @@ async function startReplicas(n: number, env: Record<string, string> = {}, { weat
         OPEN_METEO_FORECAST_URL: `${fake.url}/v1/forecast`,
         OPEN_METEO_ARCHIVE_URL: `${fake.url}/v1/archive`,
         UPSTREAM_CONCURRENCY: '8',
+        // Failures come from the fake's modes, never from a busy machine's slow answers.
+        UPSTREAM_TIMEOUT_MS: '60000',
         ...env,
       }),
     );
