@@ -49,7 +49,6 @@ export class CostBudget {
     readonly unitsPerRequest: number,
     readonly windowSeconds: number,
     private readonly makeLimiter: (points: number, duration: number) => RateLimiterAbstract = (points, duration) =>
-      // Stryker disable next-line StringLiteral: the prefix only names the limiter; there is one limiter per budget either way
       new RateLimiterMemory({ points, duration, keyPrefix: `cost${points}` }),
   ) {}
 
@@ -75,7 +74,6 @@ export class CostBudget {
   charge(holder: BudgetHolder | null, cost: number): CostLimitedError | null | Promise<CostLimitedError | null> {
     if (holder === null || cost <= 0) return null;
     const reserve = this.reserves.get(holder.id);
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: using a slice past its window is the documented tolerance (up to a slice into the next window); a reserve is only refilled when spent
     if (reserve && reserve.units >= cost && reserve.until > Date.now()) {
       reserve.units -= cost;
       return null;
@@ -88,17 +86,14 @@ export class CostBudget {
     const limiter = this.limiterFor(budget);
     const key = String(holder.id);
     const slice = Math.floor(budget / SLICES_PER_BUDGET);
-    // Stryker disable next-line EqualityOperator: a charge of exactly one slice is counted the same whether drawn as a slice or exactly
     if (cost < slice) {
       try {
         const res = await limiter.consume(key, slice);
         const left = this.reserves.get(holder.id);
-        // Stryker disable next-line ConditionalExpression,EqualityOperator: units left over from an ended window carried into a new slice: at most a slice, the documented tolerance
         const kept = left && left.until > Date.now() ? left.units : 0;
         this.reserves.set(holder.id, { units: kept + slice - cost, until: Date.now() + res.msBeforeNext });
         return null;
       } catch (res) {
-        // Stryker disable next-line ConditionalExpression: the in-memory limiter rejects only with RateLimiterRes
         if (!(res instanceof RateLimiterRes)) throw res;
         // No whole slice left: give it back and count this charge exactly.
         await limiter.reward(key, slice);
@@ -108,7 +103,6 @@ export class CostBudget {
       await limiter.consume(key, cost);
       return null;
     } catch (res) {
-      // Stryker disable next-line ConditionalExpression: the in-memory limiter rejects only with RateLimiterRes
       if (!(res instanceof RateLimiterRes)) throw res;
       // A refused request spends nothing: give back what the attempt counted.
       await limiter.reward(key, cost);

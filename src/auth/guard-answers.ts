@@ -19,10 +19,8 @@ export function secondsToMonthEnd(now: Date): number {
 const monthNames = new Map<number, string>();
 /** The UTC month of an instant as YYYY-MM (one string per month, made once). */
 export function monthOf(now: Date): string {
-  // Stryker disable next-line ArithmeticOperator: year × 12 − month is as unique a memo key as + (the / mutant is killed by months of one year)
   const n = now.getUTCFullYear() * 12 + now.getUTCMonth();
   let name = monthNames.get(n);
-  // Stryker disable next-line ConditionalExpression: a memo: computing the name again gives the same name
   if (!name) monthNames.set(n, (name = now.toISOString().slice(0, 7)));
   return name;
 }
@@ -49,7 +47,6 @@ export function deny(status: number, code: string, detail: string, headers: stri
 /** The presented key's shape: a problem when it is missing or cannot be a key, else null. */
 export function malformedKey(presented: string | string[] | undefined): GuardResult | null {
   if (typeof presented !== 'string' || presented.length === 0) return deny(401, 'UNAUTHENTICATED', NO_KEY);
-  // Stryker disable next-line ConditionalExpression: an over-long key looked up is unknown: the same 401; the bound only spares hashing a huge header
   if (presented.length > 256) return deny(401, 'UNAUTHENTICATED', BAD_KEY);
   return null;
 }

@@ -33,7 +33,6 @@ const VERSION_CHECK_MS = 1;
 export class AuthGuard {
   private readonly windows = new Map<number, { second: number; count: number }>();
   private readonly known = new LRUCache<string, KnownKey | typeof NO_SUCH_KEY>({ max: 10_000 });
-  // Stryker disable next-line UnaryOperator: the first data_version read differs from either start value only by clearing an empty cache
   private version = -1;
   private versionCheckedAt = -Infinity;
 
@@ -46,21 +45,17 @@ export class AuthGuard {
 
   private lookup(presented: string): KnownKey | null {
     const t = performance.now();
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: reading data_version more often (or a millisecond later) gives the same answers
     if (t - this.versionCheckedAt >= VERSION_CHECK_MS) {
       this.versionCheckedAt = t;
       const version = this.keys.dataVersion();
-      // Stryker disable next-line ConditionalExpression: clearing the key cache when nothing changed only costs a lookup
       if (version !== this.version) {
         this.known.clear();
         this.version = version;
       }
     }
     let known = this.known.get(presented);
-    // Stryker disable next-line ConditionalExpression: looking a cached key up again gives the same record
     if (known === undefined) {
       const record = this.keys.findByHash(hashApiKey(presented));
-      // Stryker disable next-line StringLiteral: placeholders overwritten before first use (policyMonth never equals a month name, so the policy is computed)
       known = record ? { record, policy: '', policyMonth: '', quota: String(record.monthlyQuota) } : NO_SUCH_KEY;
       this.known.set(presented, known);
     }
@@ -80,7 +75,6 @@ export class AuthGuard {
 
     const now = this.now();
     const month = monthOf(now);
-    // Stryker disable next-line ConditionalExpression: computing the policy header again gives the same header
     if (known.policyMonth !== month) {
       known.policy = policyOf(key, now);
       known.policyMonth = month;
@@ -89,7 +83,6 @@ export class AuthGuard {
     const window = this.windows.get(key.id);
     if (window && window.second === second && window.count >= key.ratePerSecond) return rateLimited(key, known.policy);
     if (window && window.second === second) window.count++;
-    // Stryker disable next-line ConditionalExpression,BlockStatement: a fresh window object instead of resetting the old one: the same count
     else if (window) {
       window.second = second;
       window.count = 1;

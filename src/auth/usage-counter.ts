@@ -55,7 +55,6 @@ export class UsageCounter {
   }
 
   flush(): void {
-    // Stryker disable next-line ConditionalExpression: writing an empty batch writes nothing
     if (this.pending.size === 0) return;
     const batch = [...this.pending.values()];
     this.pending.clear();

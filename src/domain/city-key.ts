@@ -25,7 +25,6 @@ export function cityKey(name: string): string {
  */
 export function cityPrefixKeys(prefix: string): string[] {
   const key = cityKey(prefix);
-  // Stryker disable next-line StringLiteral: split always yields an element: the fallback is never used
   const rawLast = words(prefix).split(' ').at(-1) ?? '';
   const trailingSpace = /[^a-z0-9]$/i.test(prefix);
   // "st" typed as the last, unfinished word: both "st…" (Sterling) and "saint…" may be meant.

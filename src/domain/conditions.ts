@@ -79,7 +79,6 @@ function observed(days: readonly DailyWeather[], today: string): DailyWeather[] 
 
 function snowSince(days: readonly DailyWeather[], today: string, n: number): number {
   const from = addDays(today, -(n - 1));
-  // Stryker disable next-line ConditionalExpression: the 3- and 7-day sums for the surface are only ever asked about days up to today
   return round1(days.filter((d) => d.date >= from && d.date <= today).reduce((s, d) => s + d.snowfallSummitCm, 0));
 }
 

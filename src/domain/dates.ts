@@ -14,10 +14,8 @@ export function isoDate(d: Date): string {
 /** Days since 1970-01-01. */
 export function dayNumber(iso: string): number {
   let n = dayByIso.get(iso);
-  // Stryker disable next-line ConditionalExpression: a memo: computing again gives the same answer
   if (n === undefined) {
     n = Math.floor(Date.parse(`${iso}T00:00:00Z`) / DAY_MS);
-    // Stryker disable next-line ConditionalExpression,BooleanLiteral: what the memo keeps (NaN or not) changes no answer: an invalid date is NaN either way
     if (!Number.isNaN(n)) remember(n, iso);
   }
   return n;
@@ -25,7 +23,6 @@ export function dayNumber(iso: string): number {
 
 export function fromDayNumber(n: number): string {
   let iso = isoByDay.get(n);
-  // Stryker disable next-line ConditionalExpression: a memo: computing again gives the same answer
   if (iso === undefined) {
     iso = new Date(n * DAY_MS).toISOString().slice(0, 10);
     remember(n, iso);
@@ -33,9 +30,7 @@ export function fromDayNumber(n: number): string {
   return iso;
 }
 
-// Stryker disable next-line BlockStatement: a memo: computing again gives the same answer (remembering nothing only recomputes)
 function remember(n: number, iso: string): void {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: clearing the memo sooner, later or never gives the same answers
   if (isoByDay.size > 100_000) {
     isoByDay.clear();
     dayByIso.clear();

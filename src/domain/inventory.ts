@@ -51,11 +51,8 @@ const LIFT_SUFFIX: Record<LiftType, string> = {
 function difficultyFor(rng: Rng, verticalM: number): Difficulty {
   const steep = Math.min(0.12, Math.max(0, (verticalM - 600) / 10000));
   const r = rng.next();
-  // Stryker disable next-line EqualityOperator: a uniform draw is never exactly on the threshold
   if (r < 0.22 - steep / 2) return 'BEGINNER';
-  // Stryker disable next-line EqualityOperator: a uniform draw is never exactly on the threshold
   if (r < 0.62 - steep) return 'INTERMEDIATE';
-  // Stryker disable next-line EqualityOperator: a uniform draw is never exactly on the threshold
   if (r < 0.88 - steep / 2) return 'ADVANCED';
   return 'EXPERT';
 }
@@ -123,15 +120,10 @@ function liftTypeFor(rng: Rng, resort: ResortFacts, index: number, hasFunicular:
   if (index === 1 && resort.liftCount >= cableCar.minLifts && vertical > cableCar.minVerticalM && resort.summitElevation > cableCar.minSummitM) return 'CABLE_CAR';
   if (index === resort.liftCount - 1) return 'MAGIC_CARPET';
   const r = rng.next();
-  // Stryker disable next-line EqualityOperator: a uniform draw is never exactly on the threshold (the lift counts and verticals are tested at their bounds)
   if (r < 0.02) return !hasFunicular && resort.liftCount >= funicular.minLifts && vertical > funicular.minVerticalM ? 'FUNICULAR' : 'CHAIRLIFT';
-  // Stryker disable next-line EqualityOperator: a uniform draw is never exactly on the threshold (the 600 m bound is tested)
   if (r < (europe ? 0.12 : 0.07)) return vertical >= LIFT_RULES.gondolaMinVerticalM ? 'GONDOLA' : 'CHAIRLIFT';
-  // Stryker disable next-line EqualityOperator: a uniform draw is never exactly on the threshold
   if (r < (europe ? 0.32 : 0.12)) return 'T_BAR';
-  // Stryker disable next-line EqualityOperator: a uniform draw is never exactly on the threshold
   if (r < (europe ? 0.4 : 0.15)) return 'PLATTER';
-  // Stryker disable next-line EqualityOperator: a uniform draw is never exactly on the threshold
   if (r < (europe ? 0.42 : 0.17)) return 'ROPE_TOW';
   return 'CHAIRLIFT';
 }
@@ -161,7 +153,6 @@ function seatsAndCapacity(rng: Rng, type: LiftType): [number, number] {
     case 'ROPE_TOW':
       return [1, 600 + rng.int(0, 4) * 100];
     case 'MAGIC_CARPET':
-    // Stryker disable next-line StringLiteral: generated lifts always have a type; UNKNOWN comes only from Liftie, whose lifts have no seats
     case 'UNKNOWN':
       return [1, 1000 + rng.int(0, 5) * 100];
   }

@@ -18,7 +18,6 @@ const memo = new Map<string, LocalHour>();
 
 function formatterFor(timeZone: string): Intl.DateTimeFormat {
   let f = formatters.get(timeZone);
-  // Stryker disable next-line ConditionalExpression: a memo: computing again gives the same answer
   if (!f) {
     f = new Intl.DateTimeFormat('en-US', {
       timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit',
@@ -43,7 +42,6 @@ export function isTimeZone(timeZone: string): boolean {
 export function localHour(instant: Date, timeZone: string): LocalHour {
   const key = `${timeZone}|${instant.getTime()}`;
   let hit = memo.get(key);
-  // Stryker disable next-line ConditionalExpression: a memo: computing again gives the same answer
   if (hit) return hit;
   const parts: Record<string, string> = {};
   for (const p of formatterFor(timeZone).formatToParts(instant)) parts[p.type] = p.value;
@@ -51,7 +49,6 @@ export function localHour(instant: Date, timeZone: string): LocalHour {
   const offset = parts.timeZoneName === 'GMT' ? '+00:00' : parts.timeZoneName!.slice(3);
   const date = `${parts.year}-${parts.month}-${parts.day}`;
   hit = { date, hour: Number(parts.hour), iso: `${date}T${parts.hour}:${parts.minute}:${parts.second}${offset}` };
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: clearing the memo sooner or later gives the same answers
   if (memo.size > 50_000) memo.clear();
   memo.set(key, hit);
   return hit;

@@ -41,7 +41,6 @@ export class PointIndex<T extends Located> {
     this.lngRad = new Float64Array(n);
     this.cosLat = new Float64Array(n);
     this.keys = items.map(keyOf);
-    // Stryker disable next-line EqualityOperator: comparing the last key with undefined is false: no throw either way
     for (let i = 1; i < n; i++) if (this.keys[i - 1]! >= this.keys[i]!) throw new Error('PointIndex items must be sorted by key, without duplicates');
     items.forEach((p, i) => {
       index!.add(p.lng, p.lat);
@@ -68,7 +67,6 @@ export class PointIndex<T extends Located> {
   /** The same, each result built by `make` (one object per result, not two). */
   nearbyAs<R>(lat: number, lng: number, radiusMiles: number, limit: number, excludeKey: string | undefined, make: (item: T, distanceMiles: number) => R): R[] {
     if (!this.index) return [];
-    // Stryker disable next-line ConditionalExpression: find(undefined) is -1 too
     const skip = excludeKey === undefined ? -1 : this.find(excludeKey);
     // geokdbush's Earth is a hair smaller than ours; widen its radius and cut exactly below.
     const radiusKm = radiusMiles * KM_PER_MILE * 1.0001 + 0.001;
@@ -76,17 +74,13 @@ export class PointIndex<T extends Located> {
     // One more than asked: when it ties with the last one kept, the cut falls inside a group of
     // equally distant items, and the group is read whole so that ties go by key.
     let hits = this.measure(around(this.index, lng, lat, limit + 1, radiusKm, keep), lat, lng);
-    // Stryker disable next-line ConditionalExpression: re-reading the whole tie group when there is no tie gives the same answer
     if (hits.length > limit && hits[limit]!.a === hits[limit - 1]!.a) {
-      // Stryker disable next-line ArithmeticOperator,MethodExpression: any bound that reaches the tie group gives the same answer (the cut is exact below), and min() with the radius caps it
       const tieKm = 2 * EARTH_RADIUS_MILES * Math.asin(Math.min(1, Math.sqrt(hits[limit]!.a))) * KM_PER_MILE * 1.0001 + 0.001;
-      // Stryker disable next-line MethodExpression: reading farther than the tie group gives the same answer after the exact cut
       hits = this.measure(around(this.index, lng, lat, Infinity, Math.min(radiusKm, tieKm), keep), lat, lng);
     }
     const maxA = Math.sin(Math.min(Math.PI, radiusMiles / EARTH_RADIUS_MILES) / 2) ** 2;
     const out: R[] = [];
     for (const { id, a } of hits) {
-      // Stryker disable next-line EqualityOperator: an item whose haversine a is bit-for-bit the radius one
       if (a > maxA || out.length === limit) break;
       out.push(make(this.items[id]!, roundMiles(2 * EARTH_RADIUS_MILES * Math.asin(Math.min(1, Math.sqrt(a))))));
     }
@@ -103,27 +97,23 @@ export class PointIndex<T extends Located> {
       const sLng = Math.sin((this.lngRad[id]! - lng0) / 2);
       return { id, a: sLat * sLat + cos0 * this.cosLat[id]! * sLng * sLng };
     });
-    // Stryker disable next-line ArithmeticOperator,EqualityOperator: geokdbush already yields nearest first and identical points in index (key) order; keys are unique
     return hits.sort((x, y) => x.a - y.a || (this.keys[x.id]! < this.keys[y.id]! ? -1 : 1));
   }
 
   /** The item with this key, if there is one. */
   get(key: string): T | undefined {
     const i = this.find(key);
-    // Stryker disable next-line ConditionalExpression: items[-1] is undefined too
     return i === -1 ? undefined : this.items[i];
   }
 
   /** The position of a key, or -1. */
   private find(key: string): number {
     let lo = 0;
-    // Stryker disable next-line ArithmeticOperator: binary-search bounds past the end meet the same key
     let hi = this.keys.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
       const k = this.keys[mid]!;
       if (k === key) return mid;
-      // Stryker disable next-line EqualityOperator: binary-search bounds that meet the same key
       if (k < key) lo = mid + 1;
       else hi = mid - 1;
     }

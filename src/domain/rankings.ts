@@ -15,7 +15,6 @@ interface Named {
   name: string;
 }
 
-// Stryker disable next-line EqualityOperator: ids are unique: < and <=, > and >= agree
 const byName = (a: Named, b: Named) => a.name.localeCompare(b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** Resorts with snow in the last 72 h, by 24 h snowfall, then 72 h. */
@@ -69,11 +68,9 @@ export function stormOutlook(resortId: string, days: readonly DailyWeather[], da
     d = addDays(d, 1);
   }
   const r1 = (x: number) => Math.round(x * 10) / 10;
-  // Stryker disable next-line EqualityOperator: a day exactly 1e-9 cm above the best
   const peak = perDay.reduce((best, x) => (x[1] > best[1] + 1e-9 ? x : best), perDay[0]!);
   return {
     snowfall48hCm: r1(perDay.reduce((s, x) => s + x[1], 0)),
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: with no snow the first day is the peak, and it is today
     peakDate: peak[1] > 0 ? peak[0] : date,
     peakSnowfallCm: r1(peak[1]),
   };

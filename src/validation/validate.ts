@@ -24,7 +24,6 @@ export interface ParamIssue {
 type Issue = z.core.$ZodIssue;
 
 export function problemOf(issue: Issue, input: Record<string, unknown>): ParamProblem {
-  // Stryker disable next-line StringLiteral: our schemas are objects: every issue has a path
   const name = issue.path.map(String).join('.') || 'input';
   const value = input[String(issue.path[0])];
   const bound = boundOf(issue, value);
@@ -37,12 +36,9 @@ function boundOf(issue: Issue, value: unknown): string {
       if (issue.origin === 'array') return `at most ${issue.maximum} items`;
       return issue.origin === 'string'
         ? `at most ${issue.maximum} characters`
-        // Stryker disable next-line StringLiteral: no schema of ours has an exclusive maximum
         : `${issue.inclusive ? '<=' : '<'} ${issue.maximum}`;
     case 'too_small':
-      // Stryker disable next-line ConditionalExpression,StringLiteral: no schema of ours declares an array minimum
       if (issue.origin === 'array') return `at least ${issue.minimum} item${issue.minimum === 1 ? '' : 's'}`;
-      // Stryker disable next-line ConditionalExpression,StringLiteral: no schema of ours declares a string minimum above 1
       if (issue.origin === 'string') return issue.minimum === 1 ? 'non-empty' : `at least ${issue.minimum} characters`;
       return `${issue.inclusive ? '>=' : '>'} ${issue.minimum}`;
     case 'invalid_type':
@@ -51,7 +47,6 @@ function boundOf(issue: Issue, value: unknown): string {
       // A schema may declare its own bound as the message (e.g. "an integer"); zod's default starts "Invalid".
       const declared = issue.message.startsWith('Invalid') ? null : issue.message;
       const what = declared ?? `a finite ${issue.expected}`;
-      // Stryker disable next-line Regex: the phrases replaced always start the text: the anchor changes nothing
       return Array.isArray(value) ? `a single ${what.replace(/^an? (finite )?/, '')}` : what;
     }
     default:

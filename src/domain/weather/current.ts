@@ -15,7 +15,6 @@ export function summaryOf(day: DailyWeather): WeatherSummary {
  */
 export function temperatureAt(min: number, max: number, now: Date, lng: number): number {
   const hours = now.getUTCHours() + now.getUTCMinutes() / 60 + lng / 15;
-  // Stryker disable next-line ArithmeticOperator: the hour is only used through a 24-hour cosine
   const local = ((hours % 24) + 24) % 24;
   const mean = (min + max) / 2;
   return Math.round((mean - ((max - min) / 2) * Math.cos((2 * Math.PI * (local - 3)) / 24)) * 10) / 10;

@@ -45,9 +45,7 @@ const r1 = (x: number) => Math.round(x * 10) / 10;
  */
 export function simulateDays(site: GeneratorSite, from: string, to: string, today?: string): DailyWeather[] {
   const anchorMd = seasonAnchorMonthDay(site.lat);
-  // Stryker disable next-line MethodExpression: starting a year earlier gives the same days: the anchor resets the state
   let anchor = `${from.slice(0, 4)}-${anchorMd}`;
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: starting a year earlier gives the same days: the anchor resets the state
   if (anchor > from) anchor = `${Number(from.slice(0, 4)) - 1}-${anchorMd}`;
   const out: DailyWeather[] = [];
   let state = fresh();
@@ -63,7 +61,6 @@ export function simulateDays(site: GeneratorSite, from: string, to: string, toda
 
 function snowRatio(meanC: number): number {
   // cm of snow per mm of water: 10:1 near freezing, fluffier in the cold.
-  // Stryker disable next-line EqualityOperator: a simulated mean is never exactly −8 or −3 °C
   return meanC <= -8 ? 1.5 : meanC <= -3 ? 1.2 : 1.0;
 }
 
@@ -75,7 +72,6 @@ function step(site: GeneratorSite, date: string, s: State): DailyWeather {
   // Wet or dry: storms persist (p11 > p01), and winters are wetter.
   const p01 = 0.22 + 0.08 * w;
   const p11 = 0.55 + 0.1 * w;
-  // Stryker disable next-line EqualityOperator: a uniform draw is never exactly on the threshold
   s.wet = rng.next() < (s.wet ? p11 : p01);
   const precipitationMm = s.wet ? rng.exponential(3 + 4 * w) : 0;
 
@@ -87,9 +83,7 @@ function step(site: GeneratorSite, date: string, s: State): DailyWeather {
 
   // Snow where the day is cold enough; the summit catches more (orographic lift).
   const summitPrecip = precipitationMm * (1 + 0.25 * (vertical / 1000));
-  // Stryker disable next-line EqualityOperator: a simulated mean is never exactly 1.0 °C
   const snowfallBase = baseMean <= SNOW_MAX_MEAN_C ? precipitationMm * snowRatio(baseMean) : 0;
-  // Stryker disable next-line EqualityOperator: a simulated mean is never exactly 1.0 °C
   const snowfallSummit = summitMean <= SNOW_MAX_MEAN_C ? summitPrecip * snowRatio(summitMean) : 0;
   const rainBase = snowfallBase > 0 ? 0 : precipitationMm;
   const rainSummit = snowfallSummit > 0 ? 0 : summitPrecip;
@@ -97,7 +91,6 @@ function step(site: GeneratorSite, date: string, s: State): DailyWeather {
   const season = plannedSeason(date, site.lat, site.summitElevation);
   // Snowmaking builds a base from three weeks before opening, on cold nights, up to 60 cm.
   const snowmakingWindow = date >= addDays(season.opens, -21) && date <= season.closes;
-  // Stryker disable next-line EqualityOperator: a simulated night is never exactly −2 °C, nor a pack exactly 60 cm
   const snowmaking = snowmakingWindow && baseMean - range / 2 <= -2 && s.depthBase < 60 ? 2.5 : 0;
 
   s.depthBase = pack(s.depthBase, snowfallBase + snowmaking, baseMean, rainBase);

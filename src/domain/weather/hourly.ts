@@ -28,7 +28,6 @@ export function formatHours(values: readonly number[]): string {
 /** The generator's hours for a day's summit total (cm): one spell, tenths adding up exactly. */
 export function splitDailySnowfall(resortId: string, date: string, totalCm: number): readonly number[] {
   const tenths = Math.round(totalCm * 10);
-  // Stryker disable next-line EqualityOperator: a total of zero splits into zeros either way
   if (tenths <= 0) return zeros;
   const rng = createRng(`hours:${resortId}:${date}`);
   const length = rng.int(4, 20);
@@ -39,7 +38,6 @@ export function splitDailySnowfall(resortId: string, date: string, totalCm: numb
   const whole = exact.map(Math.floor);
   // Largest remainders take the tenths left over, so the hours add up to the total.
   let left = tenths - whole.reduce((a, b) => a + b, 0);
-  // Stryker disable next-line ArithmeticOperator: remainders of random weights are never exactly equal
   const order = exact.map((x, i) => [x - whole[i]!, i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
   for (const [, i] of order) {
     if (left-- <= 0) break;
@@ -82,7 +80,6 @@ export function snowfallOverHours(resortId: string, days: readonly DailyWeather[
   let hours = hoursOn(d);
   for (let i = 0; i < count; i++) {
     if (hours) total += hours[h]!;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: the guard only spares looking up the next day after the last hour
     if (++h === HOURS && i + 1 < count) {
       h = 0;
       d = addDays(d, 1);
