@@ -59,7 +59,7 @@ try {
     if (errors) throw new Error(`${route.path}: ${JSON.stringify(errors)}`);
     const body = await (await fetch(app.url + example)).json();
     const name = route.path.replace(/^\/(api\/)?/, '').replace(/[/:]+/g, '-');
-    writeFileSync(path.join(out, `${name}.json`), `${JSON.stringify({ path: route.path, request: example, params: raw, data, body })}\n`);
+    writeFileSync(path.join(out, `${name}.json`), `${JSON.stringify({ path: route.path, request: example, params: raw, variables, data, body })}\n`);
     console.log(`${name}.json`);
   }
 } finally {

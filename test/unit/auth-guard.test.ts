@@ -137,6 +137,7 @@ describe('the key check', () => {
     expect(over.ok).toBe(false);
     if (!over.ok) {
       expect(over.problem.status).toBe(429);
+      expect(over.problem.code).toBe('RATE_LIMITED');
       expect(over.problem.detail).toBe('Monthly quota of 3 requests used up; it resets at the start of next month (UTC).');
       const reset = String(secondsToMonthEnd(clock));
       expect(headers(over.problem.headers ?? [])).toEqual({
@@ -190,7 +191,7 @@ describe('the key check', () => {
     other.revoke('k5', clock.toISOString());
     await new Promise((r) => setTimeout(r, 2));
     const revoked = guard.check('k5');
-    expect(!revoked.ok && revoked.problem).toMatchObject({ status: 401, detail: 'The API key has been revoked.' });
+    expect(!revoked.ok && revoked.problem).toMatchObject({ status: 401, code: 'UNAUTHENTICATED', detail: 'The API key has been revoked.' });
   });
 });
 
@@ -201,6 +202,7 @@ describe('months', () => {
     // Months of one year are told apart (the month names are remembered by year and month).
     expect(monthOf(new Date('2031-01-20T00:00:00Z'))).toBe('2031-01');
     expect(monthOf(new Date('2031-02-20T00:00:00Z'))).toBe('2031-02');
+    expect(monthOf(new Date('2016-02-10T00:00:00Z'))).toBe('2016-02');
     expect(secondsToMonthEnd(new Date('2027-12-31T23:59:00Z'))).toBe(60);
     expect(secondsToMonthEnd(new Date('2027-12-31T23:59:59.500Z'))).toBe(1);
     expect(secondsToMonthEnd(new Date('2027-02-01T00:00:00Z'))).toBe(28 * 86_400);

@@ -11,7 +11,7 @@ import { validate } from '../../src/validation/validate.js';
  * GraphQL; here the shapes run alone, so mutation testing covers them too.
  */
 const DIR = path.join(import.meta.dirname, '..', 'fixtures', 'rest-shapes');
-const fixtures = readdirSync(DIR).map((f) => JSON.parse(readFileSync(path.join(DIR, f), 'utf8')) as { path: string; request: string; params: Record<string, string>; data: never; body: unknown });
+const fixtures = readdirSync(DIR).map((f) => JSON.parse(readFileSync(path.join(DIR, f), 'utf8')) as { path: string; request: string; params: Record<string, string>; variables: Record<string, unknown>; data: never; body: unknown });
 
 describe('REST shapes', () => {
   it('every GET path has a recorded answer', () => {
@@ -19,12 +19,25 @@ describe('REST shapes', () => {
   });
 
   for (const f of fixtures) {
-    it(`${f.request}: the operation's data shaped into the documented body`, () => {
+    it(`${f.request}: its variables, and the operation's data shaped into the documented body`, () => {
       const route = routes.find((r) => r.path === f.path && r.method !== 'POST')!;
-      const body = route.shape(f.data, validate(route.params, f.params));
+      const params = validate(route.params, f.params);
+      // The operation's variables from the parameters, as the router passes them.
+      expect(JSON.parse(JSON.stringify(route.variables ? route.variables(params) : params))).toEqual(f.variables);
+      const body = route.shape(f.data, params);
       // As sent: through JSON, so undefined members vanish as they do on the wire.
       expect(JSON.parse(JSON.stringify(body))).toEqual(f.body);
       expect(route.response.safeParse(body).success).toBe(true);
     });
   }
+
+  it('a resort\'s lifts say where they come from: the lifts\' own source (Liftie), else the inventory\'s (no lifts at all too)', () => {
+    const f = fixtures.find((x) => x.path === '/api/resorts/:id/lifts')!;
+    const route = routes.find((r) => r.path === f.path)!;
+    const params = validate(route.params, f.params);
+    const data = f.data as { resort: { lifts: { source: string }[]; inventorySource: string } };
+    const withSource = (lifts: { source: string }[], inventorySource: string) => route.shape({ resort: { ...data.resort, lifts, inventorySource } } as never, params) as { source: string };
+    expect(withSource(data.resort.lifts.map((l) => ({ ...l, source: 'liftie' })), 'generated').source).toBe('liftie');
+    expect(withSource([], 'imported').source).toBe('imported');
+  });
 });
