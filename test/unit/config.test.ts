@@ -41,6 +41,7 @@ const SET: Record<string, [string, (c: Config) => unknown, unknown, Record<strin
   MAX_BODY_BYTES: ['4096', (c) => c.maxBodyBytes, 4096],
   EXECUTION_TIMEOUT_MS: ['2500', (c) => c.executionTimeoutMs, 2500],
   RESPONSE_CACHE_MB: ['0.5', (c) => c.responseCacheBytes, 524_288],
+  WARM_UP_ROUNDS: ['1', (c) => c.warmUpRounds, 1],
   MAX_CONNECTIONS: ['100', (c) => [c.connections.maxConnections, c.streams.total], [100, 50]],
   HEADERS_TIMEOUT_MS: ['2000', (c) => c.connections.headersTimeoutMs, 2000],
   REQUEST_TIMEOUT_MS: ['7000', (c) => c.connections.requestTimeoutMs, 7000],
@@ -78,7 +79,7 @@ describe('configuration', () => {
     expect(c).toMatchObject({
       port: 4000, host: '0.0.0.0', dbPath: 'data/gateway.sqlite', logLevel: 'info', auth: true, apiKeysQuota: 10_000, apiKeysRate: 25,
       costBudget: { unitsPerRequest: 2000, windowSeconds: 10 }, provider: 'simulated', corsOrigins: ['*'], introspection: true,
-      maxBodyBytes: 100_000, executionTimeoutMs: 10_000, responseCacheBytes: 8 * 1024 * 1024, shutdownGraceMs: 10_000,
+      maxBodyBytes: 100_000, executionTimeoutMs: 10_000, responseCacheBytes: 8 * 1024 * 1024, warmUpRounds: 20, shutdownGraceMs: 10_000,
       connections: { maxConnections: 4096, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5000 },
       streams: { perKey: 4, total: 2048, maxLifetimeMs: 3_600_000 }, syncIntervalMinutes: 60, syncRunBudgetMs: 300_000,
       upstream: { timeoutMs: 4000, retries: 2, concurrency: 4, resetTimeoutMs: 30_000, maxBytes: 8 * 1024 * 1024 },
@@ -91,7 +92,7 @@ describe('configuration', () => {
     for (const [name, value] of [
       ['PORT', '70000'], ['LOG_LEVEL', 'loud'], ['AUTH', 'maybe'], ['API_KEYS_RATE', '0'], ['PROVIDER', 'met-office'],
       ['OPEN_METEO_FORECAST_URL', 'not a url'], ['REDIS_URL', 'http://h'], ['CLOCK_START', 'next tuesday'], ['UPSTREAM_RETRIES', '6'],
-      ['MAX_CONNECTIONS', '1'], ['RESPONSE_CACHE_MB', '-1'], ['STREAMS_PER_KEY', '1001'],
+      ['MAX_CONNECTIONS', '1'], ['RESPONSE_CACHE_MB', '-1'], ['STREAMS_PER_KEY', '1001'], ['WARM_UP_ROUNDS', '0'],
     ]) {
       expect(() => loadConfig({ [name!]: value }), name).toThrow(new RegExp(`^Invalid environment:\\n${name}: `));
     }
