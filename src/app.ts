@@ -33,6 +33,8 @@ import { UsageCounter } from './auth/usage-counter.js';
 import { KeyRepository } from './repositories/keys.js';
 import { registerEnvKeys } from './auth/env-keys.js';
 import { createGraphQLHandler } from './http/graphql-handler.js';
+import { loadManifest, PersistedDocuments } from './graphql/persisted-documents.js';
+import { createFreshnessOf } from './graphql/freshness.js';
 import { createDispatcher } from './http/dispatch.js';
 import { Deadlines } from './http/deadline.js';
 import { ResponseCache } from './http/response-cache.js';
@@ -207,7 +209,12 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         const notes = redis && !redis.up() ? ['redis unreachable: local limits and local data until it is back'] : [];
         return { ready: waiting.length === 0, waiting, notes };
       },
-      graphql: createGraphQLHandler(schema, executor, createFinalizer({ hideSuggestions: !config.introspection }), services, config, (ex) => newContext(ex), streams),
+      graphql: createGraphQLHandler(schema, executor, createFinalizer({ hideSuggestions: !config.introspection }), services, config, (ex) => newContext(ex), streams, {
+        persisted: new PersistedDocuments({ trusted: config.trustedDocuments.manifest ? loadManifest(config.trustedDocuments.manifest) : undefined, trustedOnly: config.trustedDocuments.only }),
+        cache,
+        freshnessOf: createFreshnessOf(schema),
+        versionOf: (freshness) => dataVersion.of(freshness),
+      }),
       rest: rest.handle,
     },
   });

@@ -22,6 +22,8 @@ export const EnvSchema = z.object({
   API_KEYS_RATE: z.coerce.number().int().min(1).default(25),
   CORS_ORIGINS: list.default(['*']),
   GRAPHQL_INTROSPECTION: onOff.optional(),
+  GRAPHQL_TRUSTED_DOCUMENTS: z.string().min(1).optional(),
+  GRAPHQL_TRUSTED_ONLY: onOff.default(false),
   NODE_ENV: z.string().default('development'),
   MAX_CONNECTIONS: z.coerce.number().int().min(2).default(4096),
   HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
@@ -73,6 +75,8 @@ export interface Config {
   corsOrigins: string[];
   /** Introspection and "did you mean" suggestions; off by default when NODE_ENV=production. */
   introspection: boolean;
+  /** Trusted documents: the manifest's path (hash → document, codegen's persisted-documents.json), and whether only those run. */
+  trustedDocuments: { manifest: string | null; only: boolean };
   maxBodyBytes: number;
   connections: { maxConnections: number; headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
   /** Event streams (SSE, multipart): per key, in all (below maxConnections), and how long one may last. */
@@ -91,8 +95,8 @@ export interface Config {
   snapshotChunk: number;
   /**
    * How many times each documented GET route runs in-process before the server says it is ready
-   * (warm-up.ts): enough for V8 to optimize the request path (20). Not an environment setting;
-   * the tests' in-process servers lower it to 1 (they measure no first-request latency).
+   * (warm-up.ts): enough for V8 to optimize the request path (20, WARM_UP_ROUNDS); the suite's
+   * servers use 1 (they measure no first-request latency).
    */
   warmUpRounds: number;
   /** Where conditions and history come from: the offline generator or Open-Meteo. */
@@ -127,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   // Streams may take at most half of the connections by default: other requests always find one.
   const maxStreams = e.MAX_STREAMS ?? Math.max(1, Math.floor(e.MAX_CONNECTIONS / 2));
+  if (e.GRAPHQL_TRUSTED_ONLY && !e.GRAPHQL_TRUSTED_DOCUMENTS) throw new Error('Invalid environment:\nGRAPHQL_TRUSTED_ONLY: needs GRAPHQL_TRUSTED_DOCUMENTS (the manifest of the documents that may run)');
   if (maxStreams >= e.MAX_CONNECTIONS) throw new Error(`Invalid environment:\nMAX_STREAMS: must be below MAX_CONNECTIONS (${e.MAX_CONNECTIONS}), so that other requests always find a connection`);
   return {
     port: e.PORT,
@@ -142,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: e.CORS_ORIGINS,
     // Off by default in production: introspection and suggestions describe the schema to anyone.
     introspection: e.GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== 'production',
+    trustedDocuments: { manifest: e.GRAPHQL_TRUSTED_DOCUMENTS ?? null, only: e.GRAPHQL_TRUSTED_ONLY },
     maxBodyBytes: e.MAX_BODY_BYTES,
     connections: { maxConnections: e.MAX_CONNECTIONS, headersTimeoutMs: e.HEADERS_TIMEOUT_MS, requestTimeoutMs: e.REQUEST_TIMEOUT_MS, keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS },
     streams: { perKey: e.STREAMS_PER_KEY, total: maxStreams, maxLifetimeMs: e.STREAM_MAX_LIFETIME_MS },

@@ -44,6 +44,8 @@ export class CostBudget {
   private readonly limiters = new Map<number, RateLimiterAbstract>();
   /** Units drawn ahead for each key's small charges, and when the limiter's window that holds them ends. */
   private readonly reserves = new Map<number, { units: number; until: number }>();
+  /** What the limiter said was left of each key's window at its last answer, and when that window ends. */
+  private readonly left = new Map<number, { points: number; until: number }>();
 
   constructor(
     readonly unitsPerRequest: number,
@@ -61,6 +63,26 @@ export class CostBudget {
     let limiter = this.limiters.get(budget);
     if (!limiter) this.limiters.set(budget, (limiter = this.makeLimiter(budget, this.windowSeconds)));
     return limiter;
+  }
+
+  /**
+   * The key's budget as a client sees it (the throttleStatus of `extensions.cost`): the whole
+   * budget, what is left of it now (the window's remainder and the key's unspent slice), and how
+   * fast it comes back: the window is fixed, so all of it at the window's end; `restoreRate` is
+   * the budget over the window, the average rate.
+   */
+  status(holder: BudgetHolder): { maximumAvailable: number; currentlyAvailable: number; restoreRate: number } {
+    const budget = this.budgetOf(holder);
+    const now = Date.now();
+    const left = this.left.get(holder.id);
+    const reserve = this.reserves.get(holder.id);
+    const inWindow = left && left.until > now ? left.points : budget;
+    const unspent = reserve && reserve.until > now ? reserve.units : 0;
+    return { maximumAvailable: budget, currentlyAvailable: Math.min(budget, inWindow + unspent), restoreRate: budget / this.windowSeconds };
+  }
+
+  private noteLeft(holder: BudgetHolder, res: RateLimiterRes): void {
+    this.left.set(holder.id, { points: Math.max(0, res.remainingPoints), until: Date.now() + res.msBeforeNext });
   }
 
   /**
@@ -89,6 +111,7 @@ export class CostBudget {
     if (cost < slice) {
       try {
         const res = await limiter.consume(key, slice);
+        this.noteLeft(holder, res);
         const left = this.reserves.get(holder.id);
         const kept = left && left.until > Date.now() ? left.units : 0;
         this.reserves.set(holder.id, { units: kept + slice - cost, until: Date.now() + res.msBeforeNext });
@@ -100,12 +123,12 @@ export class CostBudget {
       }
     }
     try {
-      await limiter.consume(key, cost);
+      this.noteLeft(holder, await limiter.consume(key, cost));
       return null;
     } catch (res) {
       if (!(res instanceof RateLimiterRes)) throw res;
       // A refused request spends nothing: give back what the attempt counted.
-      await limiter.reward(key, cost);
+      this.noteLeft(holder, await limiter.reward(key, cost));
       const retry = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
       return new CostLimitedError(cost, budget, this.windowSeconds, retry, Math.max(0, budget - (res.consumedPoints - cost)));
     }

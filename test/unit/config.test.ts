@@ -37,6 +37,8 @@ const SET: Record<string, [string, (c: Config) => unknown, unknown, Record<strin
   CLOCK_START: ['2027-07-01T08:00:00Z', (c) => c.clockStart, '2027-07-01T08:00:00Z'],
   CORS_ORIGINS: ['https://a.example, https://b.example', (c) => c.corsOrigins, ['https://a.example', 'https://b.example']],
   GRAPHQL_INTROSPECTION: ['off', (c) => c.introspection, false],
+  GRAPHQL_TRUSTED_DOCUMENTS: ['app/persisted-documents.json', (c) => c.trustedDocuments.manifest, 'app/persisted-documents.json'],
+  GRAPHQL_TRUSTED_ONLY: ['on', (c) => c.trustedDocuments.only, true, { GRAPHQL_TRUSTED_DOCUMENTS: 'm.json' }],
   NODE_ENV: ['production', (c) => c.introspection, false],
   MAX_BODY_BYTES: ['4096', (c) => c.maxBodyBytes, 4096],
   EXECUTION_TIMEOUT_MS: ['2500', (c) => c.executionTimeoutMs, 2500],
@@ -78,7 +80,7 @@ describe('configuration', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({
       port: 4000, host: '0.0.0.0', dbPath: 'data/gateway.sqlite', logLevel: 'info', auth: true, apiKeysQuota: 10_000, apiKeysRate: 25,
-      costBudget: { unitsPerRequest: 2000, windowSeconds: 10 }, provider: 'simulated', corsOrigins: ['*'], introspection: true,
+      costBudget: { unitsPerRequest: 2000, windowSeconds: 10 }, provider: 'simulated', corsOrigins: ['*'], introspection: true, trustedDocuments: { manifest: null, only: false },
       maxBodyBytes: 100_000, executionTimeoutMs: 10_000, responseCacheBytes: 8 * 1024 * 1024, warmUpRounds: 20, shutdownGraceMs: 10_000,
       connections: { maxConnections: 4096, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5000 },
       streams: { perKey: 4, total: 2048, maxLifetimeMs: 3_600_000 }, syncIntervalMinutes: 60, syncRunBudgetMs: 300_000,
@@ -96,6 +98,7 @@ describe('configuration', () => {
     ]) {
       expect(() => loadConfig({ [name!]: value }), name).toThrow(new RegExp(`^Invalid environment:\\n${name}: `));
     }
+    expect(() => loadConfig({ GRAPHQL_TRUSTED_ONLY: 'on' })).toThrow(/GRAPHQL_TRUSTED_ONLY: needs GRAPHQL_TRUSTED_DOCUMENTS/);
     expect(() => loadConfig({ MAX_CONNECTIONS: '10', MAX_STREAMS: '10' })).toThrow(/MAX_STREAMS: must be below MAX_CONNECTIONS \(10\)/);
   });
 });
