@@ -31,7 +31,9 @@ const config: CodegenConfig = {
       documents: ['examples/typed-client/*.ts'],
       preset: 'client',
       config: { useTypeImports: true, enumsAsTypes: true, scalars, documentMode: 'string' },
-      presetConfig: { fragmentMasking: false },
+      // Persisted documents: gql/persisted-documents.json is the manifest GRAPHQL_TRUSTED_DOCUMENTS
+      // loads; each document carries its hash, which the example sends instead of the text.
+      presetConfig: { fragmentMasking: false, persistedDocuments: { hashAlgorithm: 'sha256' } },
     },
   },
   // ESM with NodeNext resolution: generated imports carry their .js extension.

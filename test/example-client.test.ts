@@ -42,3 +42,18 @@ it('says what is wrong when the key is missing or refused', async () => {
   expect(refused.code).not.toBe(0);
   expect(refused.out).toMatch(/UNAUTHENTICATED|HTTP 401/);
 });
+
+it('with its manifest as the trusted documents (GRAPHQL_TRUSTED_ONLY=on), it runs by documentId over GET', async () => {
+  const manifest = path.resolve(import.meta.dirname, '../examples/typed-client/gql/persisted-documents.json');
+  const trusted = await startTestServer({ now: clockAt('2027-02-01T08:30:00Z'), config: { trustedDocuments: { manifest, only: true } } });
+  try {
+    const r = await runExample({ API_URL: `${trusted.url}/graphql`, API_KEY: TEST_KEY }, '81657');
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toMatch(/^ {2}Vail +\d+\.\d mi {2}base [\d.]+ in, new [\d.]+ in \(2027-02-01\)$/m);
+    // Only the manifest's documents run there: the example's text would have been refused.
+    const byText = await fetch(`${trusted.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY }, body: JSON.stringify({ query: '{ zip(zip: "81657") { city } }' }) });
+    expect(((await byText.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('PERSISTED_QUERY_ONLY');
+  } finally {
+    await trusted.close();
+  }
+});

@@ -3,7 +3,7 @@
  * preset from schema/schema.graphql (`npm run codegen` writes ./gql/), so `result.zip.city` and
  * `resort.conditions.snowDepthBase` are checked by the compiler, and a field the schema does not
  * have fails `npm test` (it type-checks this folder). No GraphQL library at run time: the
- * document is a typed string, sent with fetch.
+ * document is a typed string, sent with fetch (by its hash when the server knows it).
  *
  *   API_KEY=szg_… npm run example -- 81657
  */
@@ -38,16 +38,31 @@ interface GraphQLResponse<T> {
   errors?: { message: string; extensions?: { code?: string } }[];
 }
 
-/** Sends a typed document and returns its typed data (or throws with the server's message). */
+/**
+ * Sends a typed document and returns its typed data (or throws with the server's message). The
+ * document goes by its hash (codegen's persisted documents: gql/persisted-documents.json) as a GET,
+ * which a browser or proxy may keep and revalidate; a server that does not know the hash (started
+ * without that manifest in GRAPHQL_TRUSTED_DOCUMENTS) gets the text once over POST.
+ */
 async function request<R, V>(url: string, apiKey: string, document: TypedDocumentString<R, V>, variables: V): Promise<R> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-    body: JSON.stringify({ query: document.toString(), variables }),
-  });
-  const body = (await res.json()) as GraphQLResponse<R>;
+  const hash = document.__meta__?.hash as string | undefined;
+  let res: Response | null = null;
+  let body: GraphQLResponse<R> | null = null;
+  if (hash) {
+    const search = new URLSearchParams({ documentId: hash, variables: JSON.stringify(variables) });
+    res = await fetch(`${url}?${search}`, { headers: { 'x-api-key': apiKey } });
+    body = (await res.json()) as GraphQLResponse<R>;
+  }
+  if (!body || body.errors?.some((e) => e.extensions?.code === 'PERSISTED_QUERY_NOT_FOUND')) {
+    res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body: JSON.stringify({ query: document.toString(), variables }),
+    });
+    body = (await res.json()) as GraphQLResponse<R>;
+  }
   if (body.errors?.length) throw new Error(body.errors.map((e) => `${e.extensions?.code ?? 'ERROR'}: ${e.message}`).join('; '));
-  if (!body.data) throw new Error(`HTTP ${res.status} without data`);
+  if (!body.data) throw new Error(`HTTP ${res!.status} without data`);
   return body.data;
 }
 

@@ -110,7 +110,8 @@ function persistedQueryOf(extensions: unknown): { sha256Hash: string } | { error
 
 /**
  * A trusted documents manifest: a JSON object of hash → document text, as codegen's client preset
- * writes it (`persisted-documents.json`). A bad file stops the start, naming the file.
+ * writes it (`persisted-documents.json`, keys "sha256:<hex>" or plain). A bad file stops the
+ * start, naming the file.
  */
 export function loadManifest(file: string): Map<string, string> {
   let parsed: unknown;
@@ -123,7 +124,8 @@ export function loadManifest(file: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const [hash, text] of Object.entries(parsed)) {
     if (typeof text !== 'string' || hash.length === 0) throw new Error(`GRAPHQL_TRUSTED_DOCUMENTS: ${file}: entry ${JSON.stringify(hash)} is not a document text`);
-    out.set(hash, text);
+    // codegen writes "sha256:<hex>"; a request may name it with or without the prefix.
+    out.set(hash.startsWith('sha256:') ? hash.slice(7) : hash, text);
   }
   return out;
 }

@@ -52,4 +52,4 @@ export const NearbyResortsDocument = new TypedDocumentString(`
     }
   }
 }
-    `) as unknown as TypedDocumentString<NearbyResortsQuery, NearbyResortsQueryVariables>;
+    `, {"hash":"sha256:6bc4de25335fb29a5c7ec451113f23272e8fa1fbbc819fcec81e6480a86ad30a"}) as unknown as TypedDocumentString<NearbyResortsQuery, NearbyResortsQueryVariables>;
