@@ -136,6 +136,14 @@ describe('Open-Meteo adapter', () => {
     await expect(meteo(upstream({ retries: 0, timeoutMs: 150 })).daily(vail, '2027-01-10', TODAY, TODAY)).rejects.toThrow(/timed out \(after 150 ms\)/);
   });
 
+  it("an attempt whose time-out is longer than what is left of the caller's deadline is cut to it, and runs", async () => {
+    // What is left of a deadline is a fraction of a millisecond off a whole number; the attempt still runs.
+    const bounds = { deadline: performance.now() + 20_000.5 };
+    const days = await meteo(upstream({ retries: 0, timeoutMs: 60_000 })).history(vail, [vail], '2027-01-08', '2027-01-14', true, bounds);
+    expect(days[0]).toHaveLength(7);
+    expect(fake.requests).toHaveLength(1);
+  });
+
   it('rejects malformed responses: not JSON, or not the documented shape', async () => {
     fake.mode = 'not-json';
     await expect(meteo().daily(vail, '2027-01-10', TODAY, TODAY)).rejects.toThrow(/malformed response \(not JSON\)/);

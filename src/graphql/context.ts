@@ -53,6 +53,12 @@ export interface GraphQLContext extends Services {
   readonly budgetHolder: BudgetHolder | null;
   /** When the request's deadline passes (performance.now() time), for upstream calls to fit inside it. */
   readonly deadline: number;
+  /**
+   * Set where parts of an answer can be delivered as they are ready (Yoga, for multipart/mixed):
+   * the executor calls it when it runs a document with @defer or @stream, so that the deadline
+   * cuts the parts still to come.
+   */
+  incremental?: () => void;
 }
 
 /** The request a context serves (the dispatcher's Exchange). */

@@ -1,12 +1,14 @@
-import { GraphQLError, execute, parse, specifiedRules, subscribe, validate, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { BREAK, GraphQLError, execute, parse, specifiedRules, subscribe, validate, visit, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { envelop, handleStreamOrSingleExecutionResult, useEngine, useSchema, type Plugin } from '@envelop/core';
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { useDisableIntrospection } from '@envelop/disable-introspection';
 import { useParserCache } from '@envelop/parser-cache';
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 import type { GraphQLContext } from './context.js';
 import { createCostAnalysis, overLimit } from './cost.js';
+import { cutAtDeadline, type IncrementalPart } from './incremental.js';
 
 /** Query limits for /graphql (graphql-armor); the REST shims run fixed, known operations. */
 export const QUERY_LIMITS = { maxDepth: 12, maxAliases: 15, maxTokens: 2000, maxDirectives: 20 } as const;
@@ -128,6 +130,8 @@ function createPlugins(introspection: boolean, compiled: WeakSet<DocumentNode>, 
       errorCache: boundedCache<Error>(CACHE_BYTES.parseErrors, (key) => key.length + 512),
     }),
     useValidationMemo(),
+    // @defer and @stream's validation rules (the directives are in the schema already).
+    useDeferStream(),
     ...armor.protect().plugins,
     ...(options.introspection ? [] : [useDisableIntrospection()]),
     execution,
@@ -218,8 +222,11 @@ function useExecution(costOf: ReturnType<typeof createCostAnalysis>, compiled: W
     return query;
   }
 
-  const masked = (ctx: GraphQLContext) => (result: ExecutionResult): ExecutionResult =>
-    result.errors?.length ? { ...result, errors: result.errors.map((e) => maskError(e, ctx)) } : result;
+  const masked = (ctx: GraphQLContext) => (result: ExecutionResult): ExecutionResult => maskResult(result, ctx);
+
+  /** An incremental result (an async iterable of parts) masked part by part and cut at the deadline; a single result masked. */
+  const maskedParts = (result: unknown, ctx: GraphQLContext) =>
+    isAsyncIterable(result) ? cutAtDeadline(result as AsyncIterable<IncrementalPart>, ctx.signal, (r) => maskResult(r, ctx)) : maskResult(result as ExecutionResult, ctx);
 
   function executeMasked(args: ExecutionArgs): ExecutionResult | Promise<ExecutionResult> {
     const ctx = args.contextValue as GraphQLContext;
@@ -242,10 +249,17 @@ function useExecution(costOf: ReturnType<typeof createCostAnalysis>, compiled: W
 
   const plugin: Plugin<GraphQLContext> = {
     onExecute({ args, setExecuteFn, setResultAndStopExecution }) {
-      setExecuteFn(executeMasked as typeof execute);
+      const ctx = args.contextValue as GraphQLContext;
+      // With @defer or @stream, under Yoga (a multipart/mixed client), its engine runs the document
+      // and delivers the parts as they are ready; each part is masked, and the parts still to come
+      // when the request's deadline passes are cut (incremental.ts).
+      const incremental = ctx.incremental !== undefined && isIncremental(args.document);
+      if (!incremental) setExecuteFn(executeMasked as typeof execute);
+      else ctx.incremental!();
       const admitted = admit(args);
       const stopIfRefused = (error: GraphQLError | null) => void (error && setResultAndStopExecution(refused(error)));
-      return admitted instanceof Promise ? admitted.then(stopIfRefused) : stopIfRefused(admitted);
+      const after = incremental ? { onExecuteDone: ({ result, setResult }: { result: unknown; setResult: (r: never) => void }) => setResult(maskedParts(result, ctx) as never) } : undefined;
+      return admitted instanceof Promise ? admitted.then((e) => (stopIfRefused(e), after)) : (stopIfRefused(admitted), after);
     },
     onSubscribe({ args }) {
       const ctx = args.contextValue as GraphQLContext;
@@ -264,6 +278,34 @@ function useExecution(costOf: ReturnType<typeof createCostAnalysis>, compiled: W
   }
 
   return { plugin, run };
+}
+
+function maskResult<R extends { errors?: readonly GraphQLError[] }>(result: R, ctx: GraphQLContext): R {
+  return result.errors?.length ? { ...result, errors: result.errors.map((e) => maskError(e, ctx)) } : result;
+}
+
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
+
+/** Whether a document asks for incremental delivery anywhere (remembered per document). */
+const incrementalDocuments = new WeakMap<DocumentNode, boolean>();
+function isIncremental(document: DocumentNode): boolean {
+  let known = incrementalDocuments.get(document);
+  if (known === undefined) {
+    known = false;
+    visit(document, {
+      Directive(node) {
+        if (node.name.value === 'defer' || node.name.value === 'stream') {
+          known = true;
+          return BREAK;
+        }
+      },
+    });
+    incrementalDocuments.set(document, known);
+  }
+  return known;
 }
 
 function isOurs(error: unknown): boolean {

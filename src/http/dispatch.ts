@@ -135,10 +135,15 @@ export function createDispatcher({ guard, handlers, deadlines, metrics, corsOrig
 
   /**
    * Past the deadline without an answer, the request's work is aborted and the client gets 503
-   * (a late answer is dropped). A stream that has started (SSE) is not cut.
+   * (a late answer is dropped). A subscription's stream that has started (SSE) is not cut; an
+   * answer in parts (@defer, @stream) is.
    */
   function timeOut(ex: Exchange): void {
-    if (ex.answered) return;
+    if (ex.answered) {
+      // An answer in parts has started: the parts still to come are cut (graphql/executor.ts).
+      if (ex.incremental) ex.expire();
+      return;
+    }
     ex.expire();
     logger.warn({ reqId: ex.requestId, url: ex.url, ms: deadlines.ms }, 'request deadline passed');
     const detail = `The request took longer than the ${deadlines.ms} ms execution limit.`;

@@ -27,6 +27,8 @@ export class Exchange {
   readonly start = performance.now();
   /** The route template it matched, for metrics ('unmatched' until something claims it). */
   route = 'unmatched';
+  /** Set when the answer is delivered in parts (@defer, @stream): the deadline still cuts it once it has started. */
+  incremental = false;
   /** What to do when the deadline passes (the dispatcher's answer: abort and 503). */
   onTimeOut: (ex: Exchange) => void = expireOnly;
   private controller?: AbortController;

@@ -52,8 +52,9 @@ export function createGraphQLHandler(schema: GraphQLSchema, executor: Executor, 
     const handler = await loadYoga();
     if (body) (ex.req as IncomingMessage & { body?: Buffer }).body = body;
     ex.applyHeaders(CACHE_NONE);
-    const ctx = makeContext(ex);
-    await handler(ex, plainContext(services, ctx));
+    const ctx = plainContext(services, makeContext(ex));
+    ctx.incremental = () => void (ex.incremental = true);
+    await handler(ex, ctx);
   }
 
   async function post(ex: Exchange, body: Buffer): Promise<void> {

@@ -125,7 +125,7 @@ export class OpenMeteoProvider implements ConditionsProvider, HistoryProvider {
       `${this.urls.forecast}?latitude=${resort.lat},${resort.lat}&longitude=${resort.lng},${resort.lng}` +
       `&elevation=${resort.baseElevation},${resort.summitElevation}&daily=${DAILY_FORECAST}&hourly=snow_depth,snowfall` +
       `&past_days=${pastDays}&forecast_days=${forecastDays}&timezone=${encodeURIComponent(resort.timezone)}`;
-    const locations = await this.upstream.getJson(url, Locations);
+    const locations = await this.upstream.getJson(url, Locations, bounds);
     const [base, summit] = [locations[0]!, locations[1] ?? locations[0]!];
     const n = base.daily.time.length;
     if (summit.daily.time.length !== n) throw new Error('base and summit series differ in length');

@@ -168,7 +168,8 @@ export function createUpstream(options: UpstreamOptions) {
       if (remaining < MIN_ATTEMPT_MS) break;
       if (bounds.signal?.aborted) throw fail('cancelled', 'the request was cancelled');
       try {
-        return await breaker.fire(url, Math.min(options.timeoutMs, remaining), bounds.signal);
+        // Whole milliseconds: AbortSignal.timeout refuses a fraction (what is left of a deadline is one).
+        return await breaker.fire(url, Math.floor(Math.min(options.timeoutMs, remaining)), bounds.signal);
       } catch (err) {
         // Rejected by the open breaker without an attempt (an attempt's own failure keeps its cause).
         if ((err as { code?: string }).code === 'EOPENBREAKER') throw last ?? fail('circuit open', 'failing fast after repeated failures');

@@ -21,6 +21,8 @@ export interface FakeUpstream {
   today: string;
   /** Holds every request until the returned function is called (a provider that has not answered yet). */
   hold(): () => void;
+  /** Requests whose connection is still open (a cancelled call closes its own). */
+  inFlight(): number;
   close(): Promise<void>;
 }
 
@@ -108,7 +110,7 @@ export async function startFakeUpstream(options: { today: string }): Promise<Fak
   let inFlight = 0;
   const answers = new Map<string, string>();
   let gate: Promise<void> | null = null;
-  const state: Omit<FakeUpstream, 'close' | 'url' | 'hold'> = { mode: 'ok', delayMs: 0, requests: [], maxInFlight: 0, today: options.today };
+  const state: Omit<FakeUpstream, 'close' | 'url' | 'hold' | 'inFlight'> = { mode: 'ok', delayMs: 0, requests: [], maxInFlight: 0, today: options.today };
   const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     state.requests.push(req.url ?? '');
     inFlight++;
@@ -199,6 +201,7 @@ export async function startFakeUpstream(options: { today: string }): Promise<Fak
       release();
     };
   };
+  fake.inFlight = () => inFlight;
   fake.close = () =>
     new Promise<void>((r) => {
       server.closeAllConnections();
