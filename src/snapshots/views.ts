@@ -14,6 +14,8 @@ import { memo, type ResortSnapshot } from './snapshot.js';
  */
 
 export interface ConditionsView {
+  /** Resort, hour and units: everything the numbers depend on (a client cache's key). */
+  id: string;
   date: string;
   updatedAt: string;
   source: string;
@@ -75,6 +77,8 @@ export interface CurrentWeatherView {
 }
 
 export interface WeatherView {
+  /** Resort, hour and units, as for conditions. */
+  id: string;
   source: string;
   units: UnitLabels;
   current: CurrentWeatherView;
@@ -95,6 +99,9 @@ export function todayOf(s: ResortSnapshot): DailyWeather {
   return s.days.find((d) => d.date === s.today) ?? emptyDay(s.today);
 }
 
+/** The identity of a resort's report or weather: the resort, the hour it describes, the units. */
+const viewId = (s: ResortSnapshot, u: Units) => `${s.resort.id}@${s.updatedAt}/${u}`;
+
 export function conditionsView(s: ResortSnapshot, u: Units): ConditionsView {
   return memo(s, `conditions:${u}`, () => computeConditions(s, u));
 }
@@ -104,6 +111,7 @@ function computeConditions(s: ResortSnapshot, u: Units): ConditionsView {
   const day = todayOf(s);
   const r = s.report;
   return {
+    id: viewId(s, u),
     date: r.date,
     updatedAt: s.updatedAt,
     source: s.source,
@@ -173,6 +181,7 @@ function computeWeather(s: ResortSnapshot, u: Units): WeatherView {
   const now = s.asOf;
   const day = todayOf(s);
   return {
+    id: viewId(s, u),
     source: s.source,
     units: UNIT_LABELS[u],
     current: {

@@ -25,6 +25,7 @@ export const ConditionsRef = builder.objectRef<ConditionsView>('Conditions').imp
     'Today’s snow report, in the resort’s local time. Depths and snowfall in `units.depth`; new snow is measured at the summit, ' +
     'over the whole hours before `updatedAt`: the last 24, 72 and 168 hours.',
   fields: (t) => ({
+    id: t.exposeID('id', { description: 'The resort, the hour the report describes and the units (e.g. "vail@2027-01-15T05:00:00-07:00/METRIC"): what its numbers depend on, so a client cache never mixes two.' }),
     date: t.expose('date', { type: 'Date', description: 'The report date: the resort’s local date at `updatedAt`.' }),
     updatedAt: t.exposeString('updatedAt', {
       description: 'The moment the report describes (the start of the current hour), ISO 8601 with the resort’s UTC offset, e.g. 2027-01-15T05:00:00-07:00.',
@@ -100,6 +101,7 @@ const CurrentWeatherRef = builder.objectRef<CurrentWeatherView>('CurrentWeather'
 export const WeatherRef = builder.objectRef<WeatherView>('Weather').implement({
   description: 'Current weather and the daily forecast for today and the next six days.',
   fields: (t) => ({
+    id: t.exposeID('id', { description: 'The resort, the hour and the units, as for Conditions.' }),
     source: t.exposeString('source'),
     units: t.field({ type: UnitLabelsRef, resolve: (w) => w.units }),
     current: t.field({ type: CurrentWeatherRef, resolve: (w) => w.current }),

@@ -31,7 +31,12 @@ export const TrailRef = builder.objectRef<TrailView>('Trail').implement({
     name: t.exposeString('name'),
     difficulty: t.field({ type: DifficultyEnum, resolve: (x) => x.difficulty }),
     rating: t.exposeString('rating', { description: 'The regional marking, e.g. black-diamond or red.' }),
-    length: t.int({ description: 'Length in the units asked for on Resort.trails (m or ft).', resolve: (x) => toUnits.length(x.lengthM, x.units) }),
+    length: t.int({
+      description:
+        'Length in m (METRIC) or ft (IMPERIAL). Without `units`, in the units of the deprecated `Resort.trails(units:)`: a normalized client cache keeps one value per trail and field arguments, so ask here.',
+      args: { units: t.arg({ type: UnitsEnum, required: false, description: 'The unit of this length; METRIC unless asked otherwise.' }) },
+      resolve: (x, { units }) => toUnits.length(x.lengthM, units ?? x.units),
+    }),
     status: t.field({ type: TrailStatusEnum, resolve: (x) => x.status }),
     grooming: t.field({ type: GroomingEnum, resolve: (x) => x.grooming }),
     source: t.exposeString('source', { description: '"generated" where no real inventory is held.' }),

@@ -104,7 +104,16 @@ ResortRef.implement({
       type: [TrailRef],
       // The largest resorts have a few hundred trails.
       complexity: { field: 1, multiplier: 150 },
-      args: t.validate({ units: t.arg({ ...unitsArg, description: `${unitsArg.description} For trail lengths.` }) }, argsOf(UnitsOnly)),
+      args: t.validate(
+        {
+          units: t.arg({
+            ...unitsArg,
+            description: `${unitsArg.description} For trail lengths read without their own \`units\`.`,
+            deprecationReason: 'Use Trail.length(units:): a value that depends on its parent\'s argument is cached wrongly by normalized client caches (one Trail, two units).',
+          }),
+        },
+        argsOf(UnitsOnly),
+      ),
       resolve: async (r, { units }, ctx) => {
         return (await snapshot(ctx, r)).trails.map((trail) => ({ ...trail, units }));
       },

@@ -19,6 +19,7 @@ export async function loadState(ctx: GraphQLContext, code: string): Promise<Stat
 StateRef.implement({
   description: 'One of the 50 US states or DC.',
   fields: (t) => ({
+    id: t.id({ description: 'The two-letter USPS code: its identity for client caches.', resolve: (s) => s.stateCode }),
     stateCode: t.exposeString('stateCode', { description: 'Two-letter USPS code.' }),
     stateName: t.exposeString('stateName'),
     fips: t.exposeString('fips', { description: 'Two-digit state FIPS code.' }),
@@ -43,6 +44,10 @@ StateRef.implement({
 CityRef.implement({
   description: 'The ZIP codes of a city (a place name may exist in several states).',
   fields: (t) => ({
+    id: t.id({
+      description: 'The city name and the state filter it was asked with (e.g. "Springfield|IL", or "Springfield|*" across states): its ZIP list depends on both.',
+      resolve: (c) => `${c.city}|${c.stateCode ?? '*'}`,
+    }),
     city: t.exposeString('city', { description: 'The city name as the data spells it.' }),
     stateCode: t.exposeString('stateCode', { nullable: true, description: 'The state filter, when one was given.' }),
     count: t.int({ resolve: (c) => c.zipcodes.length }),

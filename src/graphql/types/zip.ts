@@ -33,6 +33,7 @@ function nearbyOf(ctx: GraphQLContext, center: Pick<ZipRecord, 'zip' | 'lat' | '
 ZipRef.implement({
   description: 'A US ZIP code (GeoNames postal code data, 50 states and DC).',
   fields: (t) => ({
+    id: t.id({ description: 'The ZIP code: its identity for client caches.', resolve: (z) => z.zip }),
     zip: t.exposeString('zip', { description: 'Five-digit ZIP code.' }),
     city: t.exposeString('city'),
     stateCode: t.exposeString('stateCode', { description: 'Two-letter USPS state code.' }),
