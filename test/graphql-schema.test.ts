@@ -56,6 +56,19 @@ describe('the schema over introspection', () => {
   });
 });
 
+describe('the SDL with each field\'s cost (GET /schema.graphql)', () => {
+  it('is served without a key, is the committed file, and shows @cost and @listSize; introspection shows the directives and @defer', async () => {
+    const r = await fetch(`${app.url}/schema.graphql`);
+    expect(r.status).toBe(200);
+    const text = await r.text();
+    const { readFileSync } = await import('node:fs');
+    expect(text).toBe(readFileSync(new URL('../schema/schema.graphql', import.meta.url), 'utf8'));
+    expect(text).toMatch(/nearbyResorts\(radiusMiles: Float = 150, limit: Int = 10\): \[NearbyResort!\] @cost\(weight: "1"\) @listSize\(assumedSize: 10, slicingArguments: \["limit"\]\)/);
+    const introspected = await post('{ __schema { directives { name } } }');
+    expect(introspected.data.__schema.directives.map((d: { name: string }) => d.name)).toEqual(expect.arrayContaining(['defer', 'stream', 'cost', 'listSize']));
+  });
+});
+
 describe('a failing field nulls only itself', () => {
   it('compareResorts with an unknown resort: null with its error; the sibling answers', async () => {
     const r = await post('{ compareResorts(id: "vail", with: "nope") { distanceKm } zip(zip: "90210") { city } }');

@@ -6,6 +6,7 @@ import ValidationPlugin from '@pothos/plugin-validation';
 import { BadInputError } from '../errors.js';
 import type { ParamIssue } from '../validation/validate.js';
 import type { GraphQLContext } from './context.js';
+import { sliced } from './cost-directives.js';
 
 /**
  * One builder for the whole schema. Every field declares what it costs (the complexity plugin's
@@ -42,10 +43,14 @@ export const builder = new SchemaBuilder<{
 });
 
 /** A list's weight from its `limit` argument (bad values count as the default; validation rejects them). */
-export const byLimit = (fallback: number) => (args: { limit?: number | null }) => ({
-  field: 1,
-  multiplier: typeof args.limit === 'number' && args.limit > 0 ? Math.min(args.limit, 10_000) : fallback,
-});
+export const byLimit = (fallback: number) =>
+  sliced(
+    (args: { limit?: number | null }) => ({
+      field: 1,
+      multiplier: typeof args.limit === 'number' && args.limit > 0 ? Math.min(args.limit, 10_000) : fallback,
+    }),
+    ['limit'],
+  );
 
 /**
  * Dates as graphql-scalars' scalars: `Date` is a calendar day (RFC 3339 full-date, 2027-02-01);

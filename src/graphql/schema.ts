@@ -1,5 +1,6 @@
 import { DirectiveLocation, GraphQLBoolean, GraphQLDirective, GraphQLInt, GraphQLNonNull, GraphQLString, specifiedDirectives } from 'graphql';
 import { builder } from './builder.js';
+import { costDirective, listSizeDirective } from './cost-directives.js';
 import './types/health.js';
 import './types/state.js';
 import './types/zip.js';
@@ -37,4 +38,4 @@ const stream = new GraphQLDirective({
  * `@defer` and `@stream` are part of it: a client asking for multipart/mixed gets the deferred
  * parts as they are ready (graphql/executor.ts); any other client gets the whole answer at once.
  */
-export const schema = builder.toSchema({ sortSchema: false, directives: [...specifiedDirectives, defer, stream] });
+export const schema = builder.toSchema({ sortSchema: false, directives: [...specifiedDirectives, defer, stream, costDirective, listSizeDirective] });

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { builder, byLimit } from '../builder.js';
+import { sliced } from '../cost-directives.js';
 import type { GraphQLContext } from '../context.js';
 import type { ResortSnapshot } from '../../snapshots/snapshot.js';
 import type { ResortRecord } from '../../repositories/resorts.js';
@@ -234,7 +235,7 @@ builder.queryFields((t) => ({
       argsOf(ResortListParams, (a: { filter?: Record<string, unknown> | null; paging?: Record<string, unknown> | null }) => ({ ...dropNulls(a.filter ?? {}), ...dropNulls(a.paging ?? {}) })),
     ),
     // The cost analysis reads the arguments as validated (the page's limit, flattened).
-    complexity: (args) => byLimit(RESORT_BOUNDS.listLimit.default)({ limit: (args as z.output<typeof ResortListParams>).limit }),
+    complexity: sliced((args: Record<string, unknown>) => byLimit(RESORT_BOUNDS.listLimit.default)({ limit: (args as z.output<typeof ResortListParams>).limit }), ['paging.limit']),
     resolve: (_root, args, ctx) => {
       // The parsed parameters (Pothos types transformed arguments as nullable input fields).
       const p = args as z.output<typeof ResortListParams>;

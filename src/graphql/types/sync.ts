@@ -1,4 +1,5 @@
 import { builder } from '../builder.js';
+import { sliced } from '../cost-directives.js';
 import { ForbiddenError, hasScope } from '../../auth/scopes.js';
 import type { SyncRunRecord } from '../../repositories/sync.js';
 import type { SyncStatus } from '../../sync/runner.js';
@@ -48,7 +49,7 @@ builder.queryFields((t) => ({
     type: [SyncRunRef],
     description: `Recent runs, newest first; limit 1–${SYNC_BOUNDS.historyLimit.max}, default ${SYNC_BOUNDS.historyLimit.default}.`,
     args: t.validate({ limit: t.arg.int({ defaultValue: SYNC_BOUNDS.historyLimit.default }) }, argsOf(SyncHistoryParams)),
-    complexity: (args) => ({ field: 1, multiplier: typeof args.limit === 'number' && args.limit > 0 ? Math.min(args.limit, 1000) : SYNC_BOUNDS.historyLimit.default }),
+    complexity: sliced((args: { limit?: unknown }) => ({ field: 1, multiplier: typeof args.limit === 'number' && args.limit > 0 ? Math.min(args.limit, 1000) : SYNC_BOUNDS.historyLimit.default }), ['limit']),
     resolve: (_r, { limit }, ctx) => ctx.sync.history(limit),
   }),
 }));
