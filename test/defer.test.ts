@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApolloClient, HttpLink, InMemoryCache, gql } from '@apollo/client';
+import { Defer20220824Handler } from '@apollo/client/incremental';
 import type { RunningApp } from '../src/app.js';
 import type { Config } from '../src/config.js';
 import { clockAt, getJson, startTestServer, TEST_KEY } from './helpers/server.js';
@@ -82,6 +84,38 @@ describe('incremental delivery', () => {
     } finally {
       if (!released) release();
     }
+  });
+
+  it("Apollo Client's @defer support reads it: first the resort, then the resort with its history", async () => {
+    const client = new ApolloClient({
+      link: new HttpLink({ uri: `${app.url}/graphql`, headers: { 'x-api-key': TEST_KEY } }),
+      cache: new InMemoryCache(),
+      incrementalHandler: new Defer20220824Handler(),
+    });
+    const release = fake.hold();
+    const seen: unknown[] = [];
+    try {
+      const done = new Promise<void>((resolve, reject) => {
+        const sub = client.watchQuery({ query: gql(DEFERRED_HISTORY), fetchPolicy: 'network-only' }).subscribe({
+          next: (r) => {
+            if (!r.data) return;
+            seen.push(r.data);
+            // The first answer came while the provider was held: let it answer now.
+            if (seen.length === 1) release();
+            if ((r.data as { resort: { history?: unknown } }).resort.history) {
+              sub.unsubscribe();
+              resolve();
+            }
+          },
+          error: reject,
+        });
+      });
+      await done;
+    } finally {
+      release();
+    }
+    expect(seen[0]).toEqual({ resort: { __typename: 'Resort', name: 'Alta' } });
+    expect(seen.at(-1)).toEqual({ resort: { __typename: 'Resort', name: 'Alta', history: { __typename: 'History', current: { __typename: 'HistoryValues', snowfall: expect.any(Number) } } } });
   });
 
   it('a client that does not read multipart/mixed gets the whole answer at once, deferred parts included', async () => {
