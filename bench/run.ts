@@ -4,6 +4,7 @@
  * this machine is shared and noisy; wall-clock req/s is shown but bounded by the one load
  * generator. Each row is the median of BENCH_RUNS (default 3) fresh server processes.
  */
+import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -102,6 +103,11 @@ const gqlLookup: RequestOf = (i) => ({
   headers: { 'content-type': 'application/json' },
   body: JSON.stringify({ query: GQL_ZIP, variables: { zip: zips[i % zips.length] } }),
 });
+/** The same lookup as a persisted query over GET (Apollo's APQ hash, registered once before the row). */
+const GQL_ZIP_HASH = createHash('sha256').update(GQL_ZIP).digest('hex');
+const persistedGet: RequestOf = (i) => ({
+  path: `/graphql?extensions=${encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: GQL_ZIP_HASH } }))}&variables=${encodeURIComponent(JSON.stringify({ zip: zips[i % zips.length] }))}`,
+});
 const resortDetail: RequestOf = (i) => ({ path: `/api/resorts/${resorts[i % resorts.length]}` });
 const nearby: RequestOf = (i) => ({ path: `/api/zip/${zips[i % zips.length]}/nearby?radiusMiles=25&limit=50` });
 /**
@@ -196,6 +202,10 @@ for (let run = 0; run < RUNS; run++) {
   await warmUp(ours, false);
   await warmUp(ours, true);
   await recordRequestPath('ours', ours);
+  // A persisted query over GET, beside the REST lookup: every ZIP once, then 1,000 repeated (kept answers).
+  await fetch(`${ours.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: JSON.stringify({ query: GQL_ZIP, variables: { zip: '90210' }, extensions: { persistedQuery: { version: 1, sha256Hash: GQL_ZIP_HASH } } }) });
+  record('ours: GraphQL ZIP lookup as a persisted query over GET (APQ hash)', await measure(ours, persistedGet, zips.length), ours);
+  record('ours: GraphQL persisted GET, warm response cache (1,000 ZIPs repeated)', await measure(ours, (i) => persistedGet(i % 1000)), ours);
   // The same 1,000 ZIPs again and again: answers come from the response cache.
   record('ours: REST /api/zip/{zip}, warm response cache (1,000 ZIPs repeated)', await measure(ours, (i) => zipLookup(i % 1000)), ours);
   const first = await fetch(`${ours.url}/api/zip/90210`, { headers: { 'x-api-key': KEY } });

@@ -114,6 +114,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
 
 function createPlugins(introspection: boolean, compiled: WeakSet<DocumentNode>, execution: GraphQLPlugin): GraphQLPlugin[] {
   const options = { introspection };
+  const validationMemo = useValidationMemo();
   const armor = new EnvelopArmor({
     maxDepth: { n: QUERY_LIMITS.maxDepth },
     maxAliases: { n: QUERY_LIMITS.maxAliases },
@@ -129,9 +130,10 @@ function createPlugins(introspection: boolean, compiled: WeakSet<DocumentNode>, 
       documentCache: boundedCache<DocumentNode>(CACHE_BYTES.documents, (key) => key.length * DOCUMENT_BYTES_PER_CHAR, (document) => compiled.add(document)),
       errorCache: boundedCache<Error>(CACHE_BYTES.parseErrors, (key) => key.length + 512),
     }),
-    useValidationMemo(),
-    // @defer and @stream's validation rules (the directives are in the schema already).
-    useDeferStream(),
+    validationMemo.plugin,
+    // @defer and @stream's validation rules (the directives are in the schema already), added only
+    // when a document is validated, not on every request that the memo answers.
+    whenValidating(useDeferStream(), validationMemo.has),
     ...armor.protect().plugins,
     ...(options.introspection ? [] : [useDisableIntrospection()]),
     execution,
@@ -175,9 +177,9 @@ function boundedCache<V extends object>(maxBytes: number, bytesOf: (key: string)
  * schema's hash, every rule's name and the query text, a string of about a kilobyte built on
  * every request.
  */
-function useValidationMemo(): Plugin<GraphQLContext> {
+function useValidationMemo(): { plugin: Plugin<GraphQLContext>; has: (document: DocumentNode) => boolean } {
   const results = new WeakMap<DocumentNode, readonly GraphQLError[]>();
-  return {
+  const plugin: Plugin<GraphQLContext> = {
     onValidate({ params, validateFn, setValidationFn, setResult }) {
       const document = params.documentAST;
       const known = results.get(document);
@@ -189,6 +191,13 @@ function useValidationMemo(): Plugin<GraphQLContext> {
       });
     },
   };
+  return { plugin, has: (document) => results.has(document) };
+}
+
+/** A plugin whose validation hook (rules it adds) runs only for documents the memo does not know yet. */
+function whenValidating(plugin: GraphQLPlugin, known: (document: DocumentNode) => boolean): GraphQLPlugin {
+  const onValidate = plugin.onValidate!;
+  return { ...plugin, onValidate: (payload) => (known(payload.params.documentAST) ? undefined : onValidate(payload)) };
 }
 
 /**
