@@ -224,6 +224,13 @@ describe('costs a client can see (extensions.cost)', () => {
     expect(many.body.extensions.cost.throttleStatus.currentlyAvailable).toBe(budget - cost1 - cost2);
   });
 
+  it('answers served by Yoga (a request body our path leaves to it) carry it too', async () => {
+    // A JSON body sent as application/graphql+json goes to Yoga.
+    const r = await getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': 'application/graphql+json' }, body: JSON.stringify({ query: ZIP, variables: { zip: '90210' } }) });
+    expect(r.body.data.zip.city).toBe('Beverly Hills');
+    expect(r.body.extensions.cost).toEqual({ requestedQueryCost: expect.any(Number), throttleStatus: expect.objectContaining({ maximumAvailable: 10 * 2000 * 3600 }) });
+  });
+
   it('a query over the cost limits says what it would have cost', async () => {
     const r = await post(app, { query: '{ states { zipcodes(limit: 1000) { nearby(limit: 200) { details { state { zipcodes(limit: 1000) { zip } } } } } } }' });
     expect(r.body.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');

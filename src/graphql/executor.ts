@@ -9,6 +9,7 @@ import { LRUCache } from 'lru-cache';
 import type { GraphQLContext } from './context.js';
 import { createCostAnalysis, overLimit } from './cost.js';
 import { cutAtDeadline, type IncrementalPart } from './incremental.js';
+import { withCost } from './cost-extension.js';
 
 /** Query limits for /graphql (graphql-armor); the REST shims run fixed, known operations. */
 export const QUERY_LIMITS = { maxDepth: 12, maxAliases: 15, maxTokens: 2000, maxDirectives: 20 } as const;
@@ -234,8 +235,18 @@ function useExecution(costOf: ReturnType<typeof createCostAnalysis>, compiled: W
   const masked = (ctx: GraphQLContext) => (result: ExecutionResult): ExecutionResult => maskResult(result, ctx);
 
   /** An incremental result (an async iterable of parts) masked part by part and cut at the deadline; a single result masked. */
-  const maskedParts = (result: unknown, ctx: GraphQLContext) =>
-    isAsyncIterable(result) ? cutAtDeadline(result as AsyncIterable<IncrementalPart>, ctx.signal, (r) => maskResult(r, ctx)) : maskResult(result as ExecutionResult, ctx);
+  const maskedParts = (result: unknown, ctx: GraphQLContext) => {
+    if (!isAsyncIterable(result)) return maskResult(result as ExecutionResult, ctx);
+    // The first part carries the answer's extensions.cost, as a single answer does.
+    let first = true;
+    const mask = <R extends { errors?: readonly GraphQLError[]; extensions?: Record<string, unknown> }>(r: R): R => {
+      const masked = maskResult(r, ctx);
+      if (!first) return masked;
+      first = false;
+      return withCost(masked, ctx);
+    };
+    return cutAtDeadline(result as AsyncIterable<IncrementalPart>, ctx.signal, mask);
+  };
 
   function executeMasked(args: ExecutionArgs): ExecutionResult | Promise<ExecutionResult> {
     const ctx = args.contextValue as GraphQLContext;
@@ -267,7 +278,14 @@ function useExecution(costOf: ReturnType<typeof createCostAnalysis>, compiled: W
       else ctx.incremental!();
       const admitted = admit(args);
       const stopIfRefused = (error: GraphQLError | null) => void (error && setResultAndStopExecution(refused(error)));
-      const after = incremental ? { onExecuteDone: ({ result, setResult }: { result: unknown; setResult: (r: never) => void }) => setResult(maskedParts(result, ctx) as never) } : undefined;
+      // Under Yoga (ctx.incremental is set there), answers get their extensions.cost here; the
+      // fast path's handler adds it to its own.
+      type Done = { result: unknown; setResult: (r: never) => void };
+      const after = incremental
+        ? { onExecuteDone: ({ result, setResult }: Done) => setResult(maskedParts(result, ctx) as never) }
+        : ctx.incremental !== undefined
+          ? { onExecuteDone: ({ result, setResult }: Done) => void (isAsyncIterable(result) || setResult(withCost(result as ExecutionResult, ctx) as never)) }
+          : undefined;
       return admitted instanceof Promise ? admitted.then((e) => (stopIfRefused(e), after)) : (stopIfRefused(admitted), after);
     },
     onSubscribe({ args }) {

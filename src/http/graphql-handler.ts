@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import { plainContext, type GraphQLContext, type Services } from '../graphql/context.js';
 import type { Executor } from '../graphql/executor.js';
 import type { FinalizeResult } from '../graphql/finalize.js';
+import { withCost } from '../graphql/cost-extension.js';
 import { readBody } from './body.js';
 import { CostLimitedError } from '../auth/cost-budget.js';
 import type { Exchange } from './exchange.js';
@@ -185,16 +186,6 @@ export function createGraphQLHandler(schema: GraphQLSchema, executor: Executor, 
 /** The answer's media type: GraphQL's own when the client asks for it, else plain JSON. */
 function contentTypeFor(ex: Exchange): string {
   return (ex.req.headers.accept ?? '').includes(GRAPHQL_RESPONSE) ? `${GRAPHQL_RESPONSE}; charset=utf-8` : 'application/json; charset=utf-8';
-}
-
-/**
- * The answer's `extensions.cost`: what the cost analysis gave (`requestedQueryCost`), and the key's
- * cost budget after this request (`throttleStatus`, in the shape Shopify's API uses).
- */
-function withCost(result: ExecutionResult, ctx: GraphQLContext): ExecutionResult {
-  if (ctx.cost === undefined) return result;
-  const throttleStatus = ctx.budgetHolder ? ctx.costBudget.status(ctx.budgetHolder) : undefined;
-  return { ...result, extensions: { ...result.extensions, cost: { requestedQueryCost: ctx.cost, ...(throttleStatus ? { throttleStatus } : {}) } } };
 }
 
 /** What POST /graphql reads: JSON (and its older GraphQL name), or a query as plain GraphQL text. */

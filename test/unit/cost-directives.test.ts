@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { buildSchema, getNamedType, isInterfaceType, isObjectType, Kind, parse, valueFromASTUntyped, type GraphQLNamedType, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import { buildSchema, getNamedType, type GraphQLField, isInterfaceType, isObjectType, Kind, parse, valueFromASTUntyped, type GraphQLNamedType, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { schema } from '../../src/graphql/schema.js';
 import { createCostAnalysis } from '../../src/graphql/cost.js';
@@ -12,7 +12,7 @@ import { createCostAnalysis } from '../../src/graphql/cost.js';
  */
 const sdl = buildSchema(readFileSync(path.join(import.meta.dirname, '../../schema/schema.graphql'), 'utf8'));
 
-function directiveArgs(field: { astNode?: { directives?: readonly { name: { value: string }; arguments?: readonly { name: { value: string }; value: never }[] }[] } | null }, name: string) {
+function directiveArgs(field: GraphQLField<unknown, unknown>, name: string) {
   const d = field.astNode?.directives?.find((x) => x.name.value === name);
   return d ? Object.fromEntries((d.arguments ?? []).map((a) => [a.name.value, valueFromASTUntyped(a.value)])) : undefined;
 }
