@@ -278,6 +278,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     openConnections: () => connections.open(),
     close: async (graceMs = 0) => {
       weatherWindow.stop();
+      // Stops listening now, before the first await (server.ts logs "shutting down" after this).
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       let timer: NodeJS.Timeout | undefined;

@@ -21,13 +21,16 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       process.exit(1);
     }
     stopping = true;
+    // Closing first: its first step stops listening, so once "shutting down" is in the log no new
+    // connection gets in (the line can reach a reader before the next statement runs: logs are
+    // written from the thread pool).
+    const closing = app.close(config.shutdownGraceMs);
     app.logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
     setTimeout(() => {
       app.logger.error({ graceMs: config.shutdownGraceMs }, 'shutdown did not finish in time: exiting');
       process.exit(1);
     }, config.shutdownGraceMs + LOG_FLUSH_MS + 1000).unref();
-    void app
-      .close(config.shutdownGraceMs)
+    void closing
       .then(() => app.logger.info('shut down'))
       .catch((err) => app.logger.error({ err }, 'shutdown failed'))
       .finally(async () => {
