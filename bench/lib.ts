@@ -58,12 +58,14 @@ export interface ServerProcess {
  * Starts a server process and waits until `probe` answers 200. Cold start is spawn to that answer,
  * probed every 5 ms.
  */
-export async function startServer(args: string[], env: Record<string, string>, probe: { path: string; headers?: Record<string, string> }): Promise<ServerProcess> {
+export async function startServer(args: readonly string[], env: Record<string, string>, probe: { path: string; headers?: Record<string, string> }, bin = process.execPath): Promise<ServerProcess> {
   const port = await freePort();
   const t0 = performance.now();
-  const child = spawn(process.execPath, args, {
+  // A group of its own, so that stopping `npm start` stops the node process under npm too.
+  const child = spawn(bin, args, {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'inherit'],
+    detached: true,
   });
   const url = `http://127.0.0.1:${port}`;
   let exited = false;
@@ -88,7 +90,7 @@ export async function startServer(args: string[], env: Record<string, string>, p
       new Promise<void>((resolve) => {
         if (exited) return resolve();
         child.once('exit', () => resolve());
-        child.kill('SIGTERM');
+        process.kill(-child.pid!, 'SIGTERM');
       }),
   };
 }

@@ -143,6 +143,9 @@ function record(name: string, sample: Sample, server: ServerProcess) {
 }
 
 const probe = { path: '/api/zip/90210', headers: { 'x-api-key': KEY } };
+/** A peer's first answer: the ZIP lookup as a GraphQL GET. */
+const peerProbe = { path: `/graphql?query=${encodeURIComponent('{ zip(zip: "90210") { zip city } }')}` };
+const PEER_ROW = 'fastify + mercurius + graphql-jit (the same Pothos schema as stock Yoga), GraphQL ZIP lookup with variables';
 
 /** The same ZIP lookup through the schema Mesh derives from our OpenAPI document. */
 const HIVE_ZIP = 'query Zip($zip: queryInput_zip_zip!) { zip(zip: $zip) { ... on ZipRecord { zip city stateCode stateName county countyFips lat lng lastUpdated } } }';
@@ -179,16 +182,21 @@ async function recordRequestPath(who: 'ours' | 'baseline', server: ServerProcess
 
 /** Every request of a ZIP row asks for a different ZIP: all 40,977 once, shuffled, so no cache can hide the work. */
 for (let run = 0; run < RUNS; run++) {
-  const floor = await startServer(['--import', 'tsx', 'bench/servers/floor.ts'], { DB_PATH: dbPath }, probe);
+  const floor = await startServer(['bench/servers/floor.mjs'], { DB_PATH: dbPath }, probe);
   await warmUp(floor, false);
   record('floor: bare node:http + better-sqlite3, JSON.stringify', await measure(floor, zipLookup, zips.length), floor);
   await floor.stop();
 
+  const peer = await startServer(['bench/servers/mercurius.mjs'], { DB_PATH: dbPath }, peerProbe);
+  await warmUp(peer, true);
+  record(PEER_ROW, await measure(peer, gqlLookup, zips.length), peer);
+  await peer.stop();
+
   if (!process.env.BENCH_QUICK) {
-  const yoga = await startServer(['--import', 'tsx', 'bench/servers/stock-yoga.ts'], { DB_PATH: dbPath }, { path: '/graphql?query=%7B__typename%7D' });
-  await warmUp(yoga, true);
-  record('stock graphql-yoga + Pothos, GraphQL ZIP lookup with variables', await measure(yoga, gqlLookup, zips.length), yoga);
-  await yoga.stop();
+    const yoga = await startServer(['bench/servers/stock-yoga.mjs'], { DB_PATH: dbPath }, peerProbe);
+    await warmUp(yoga, true);
+    record('stock graphql-yoga + Pothos, GraphQL ZIP lookup with variables', await measure(yoga, gqlLookup, zips.length), yoga);
+    await yoga.stop();
   }
 
   const ours = await startServer(serverCommand(), serverEnv, probe);
@@ -245,6 +253,28 @@ for (let run = 0; run < RUNS; run++) {
   await uncached.stop();
 }
 
+/**
+ * Start-up: spawn to the first answered request (probed every 5 ms), the median of START_RUNS
+ * starts, each server alone. Ours both as `npm start` runs it (npm, then scripts/start.mjs) and
+ * as `node dist/server.js`; the peers as plain node scripts.
+ */
+const START_RUNS = Number(process.env.BENCH_START_RUNS ?? 5);
+const startups: { name: string; ms: number[] }[] = [];
+for (const [name, bin, args, env, first] of [
+  ['floor: node bench/servers/floor.mjs', process.execPath, ['bench/servers/floor.mjs'], { DB_PATH: dbPath }, probe],
+  ['fastify + mercurius + graphql-jit: node bench/servers/mercurius.mjs', process.execPath, ['bench/servers/mercurius.mjs'], { DB_PATH: dbPath }, peerProbe],
+  ['ours: node dist/server.js', process.execPath, ['dist/server.js'], serverEnv, probe],
+  ['ours: npm start', 'npm', ['start', '--silent'], serverEnv, probe],
+] as const) {
+  const row = { name, ms: [] as number[] };
+  for (let i = 0; i < START_RUNS; i++) {
+    const server = await startServer([...args], env, first, bin);
+    row.ms.push(server.coldStartMs);
+    await server.stop();
+  }
+  startups.push(row);
+}
+
 const floorCpu = median(rows.values().next().value!.samples.map((s) => s.cpuUs));
 console.log(`\nnpm run bench — ${new Date().toISOString().slice(0, 16)}Z, ${RUNS} runs (median by CPU), ${CONNECTIONS} connections; ZIP rows send each of the ${zips.length} ZIPs once, other rows run ${SECONDS} s`);
 console.log('\n| path | req/s | server CPU µs/req | CPU vs floor | throughput per CPU vs floor | p50 / p99 ms | errors | bytes/answer | peak RSS MiB | cold start ms |');
@@ -256,6 +286,12 @@ for (const row of rows.values()) {
     `| ${row.name} | ${s.rps.toFixed(0)} | ${s.cpuUs.toFixed(0)} | ${(s.cpuUs / floorCpu).toFixed(2)}× | ${(floorCpu / s.cpuUs).toFixed(2)}× | ${s.p50} / ${s.p99} | ${Math.max(0, s.errors)} | ${Math.round(s.bytes)} | ${Math.max(...row.peakMiB)} | ${median(row.coldStartMs).toFixed(0)} |`,
   );
 }
+console.log(`\nStart-up: spawn to the first answer, median of ${START_RUNS} starts each`);
+console.log('\n| server | first answer ms | runs (ms) |');
+console.log('|---|---:|---|');
+for (const row of startups) console.log(`| ${row.name} | ${median(row.ms).toFixed(0)} | ${row.ms.map((ms) => ms.toFixed(0)).join(', ')} |`);
+const startOf = (prefix: string) => median(startups.find((r) => r.name.startsWith(prefix))!.ms);
+console.log(`\n\`npm start\` answers first at ${(startOf('ours: npm start') / startOf('fastify')).toFixed(2)}× mercurius's time (target ≤ 1.2×); \`node dist/server.js\` at ${(startOf('ours: node dist') / startOf('floor')).toFixed(2)}× the floor's (target ≤ 2×).`);
 const medianCpu = (name: string) => {
   const row = [...rows.values()].find((r) => r.name.startsWith(name));
   return row ? median(row.samples.map((x) => x.cpuUs)) : null;
@@ -263,6 +299,10 @@ const medianCpu = (name: string) => {
 const viaHive = medianCpu('Hive Gateway');
 const oursGraphQL = medianCpu('ours: GraphQL ZIP lookup');
 const stockYoga = medianCpu('stock graphql-yoga');
+const mercuriusCpu = medianCpu('fastify + mercurius');
+if (mercuriusCpu && oursGraphQL) console.log(`\nGraphQL ZIP lookup: ours ${(mercuriusCpu / oursGraphQL).toFixed(2)}× mercurius + graphql-jit's throughput per CPU (target ≥ 1.0×).`);
+const restZip = medianCpu('ours: REST /api/zip/{zip} with a key');
+if (restZip) console.log(`REST ZIP lookup: ${(floorCpu / restZip).toFixed(2)}× the floor's throughput per CPU (target ≥ 0.6×); resort detail ${(medianCpu('ours: REST /api/resorts/{id}')! / floorCpu).toFixed(2)}× the floor's CPU (≤ 2×), nearby ${(medianCpu('ours: REST /api/zip/{zip}/nearby')! / floorCpu).toFixed(2)}× (≤ 4×).`);
 if (stockYoga && oursGraphQL) console.log(`\nGraphQL ZIP lookup: ours ${(stockYoga / oursGraphQL).toFixed(2)}× stock Yoga's throughput per CPU.`);
 if (viaHive && oursGraphQL) console.log(`The same lookup through Hive Gateway over our OpenAPI document costs ${(viaHive / oursGraphQL).toFixed(2)}× the CPU of our /graphql (gateway and upstream together).`);
 rmSync(dir, { recursive: true, force: true });

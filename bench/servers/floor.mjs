@@ -5,10 +5,10 @@
 import { createServer } from 'node:http';
 import Database from 'better-sqlite3';
 
-const db = new Database(process.env.DB_PATH!, { readonly: true, fileMustExist: true });
+const db = new Database(process.env.DB_PATH, { readonly: true, fileMustExist: true });
 const stmt = db.prepare('SELECT * FROM zips WHERE zip = ?');
 createServer((req, res) => {
-  const row = stmt.get(req.url!.slice(req.url!.lastIndexOf('/') + 1));
+  const row = stmt.get(req.url.slice(req.url.lastIndexOf('/') + 1));
   res.writeHead(row ? 200 : 404, { 'content-type': 'application/json' });
   res.end(JSON.stringify(row ?? null));
 }).listen(Number(process.env.PORT), '127.0.0.1');
