@@ -55,6 +55,33 @@ const oneCopyEach = {
   },
 };
 
+/**
+ * Library code that can never run here, left out of the bundle: every byte of the bundle is parsed
+ * at start-up, and these were a quarter of it.
+ * - graphql-jit requires fast-json-stringify (with ajv, ajv-formats and fast-uri, ~450 KB) for its
+ *   `customJSONSerializer` option, which we never turn on (graphql/executor.ts): a stub that
+ *   throws if it is ever called.
+ * - zod's messages in 40 languages (~360 KB): only English, the default, is ever used.
+ * - @graphql-yoga/plugin-defer-stream's validation rules import graphql-yoga, all of it with the
+ *   Fetch-API server under it (~360 KB), for one function that graphql-yoga re-exports from
+ *   @graphql-tools/utils: they get it from there, and Yoga loads when a request first needs it.
+ */
+const onlyWhatRuns = {
+  name: 'only-what-runs',
+  setup(b) {
+    b.onResolve({ filter: /^fast-json-stringify$/ }, () => ({ path: 'fast-json-stringify', namespace: 'unused' }));
+    b.onLoad({ filter: /.*/, namespace: 'unused' }, () => ({
+      contents: "module.exports = () => { throw new Error('fast-json-stringify is left out of the bundle: graphql-jit customJSONSerializer is off'); };",
+      loader: 'js',
+    }));
+    b.onResolve({ filter: /^graphql-yoga$/ }, (args) => {
+      if (!args.importer.includes('/@graphql-yoga/plugin-defer-stream/')) return undefined;
+      return b.resolve('@graphql-tools/utils', { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer });
+    });
+    b.onLoad({ filter: /node_modules\/zod\/v4\/locales\/index\.js$/ }, () => ({ contents: 'export { default as en } from "./en.js";', loader: 'js' }));
+  },
+};
+
 /** Directory names packages use for their alternative builds of the same modules. */
 const FLAVOUR_DIRS = /^(cjs|esm|mjs|commonjs|es|es\d{4}|module|umd)$/;
 
@@ -107,7 +134,7 @@ export async function buildDist(outdir = defaultOutdir, { withCli = false } = {}
     target: 'node20',
     sourcemap: 'linked',
     metafile: true,
-    plugins: [oneCopyEach],
+    plugins: [onlyWhatRuns, oneCopyEach],
     // A native addon, and geo-tz (it reads data files beside its code): loaded from node_modules.
     external: ['better-sqlite3', 'geo-tz'],
     mainFields: ['module', 'main'],

@@ -46,11 +46,7 @@ import { createMetrics, type Metrics } from './http/metrics.js';
 import { openApiDocument } from './rest/openapi.js';
 import { ensureFirstKey } from './auth/first-key.js';
 import { monthOf } from './auth/guard.js';
-import { connectRedis, waitUntilUp } from './cluster/redis.js';
 import { clockFrom } from './clock.js';
-import { RedisKeyStore } from './cluster/redis-keys.js';
-import { ClusterGuard } from './cluster/cluster-guard.js';
-import { ClusterSync } from './cluster/cluster-sync.js';
 import { WindowStore } from './cluster/window-store.js';
 
 /** The API's version, as /openapi.json states it. */
@@ -94,10 +90,12 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   let statements = 0;
   const db = openDatabase(config.dbPath, { serving: true, ...(config.countStatements ? { onStatement: () => void statements++ } : {}) });
   const repos = createRepositories(db);
-  // Replicas share keys, quotas and sync through Redis (src/cluster); one process needs none of it.
-  const redis = config.redis ? connectRedis(config.redis.url, logger) : null;
-  const redisKeys = redis ? new RedisKeyStore(redis) : null;
-  if (redis && !(await waitUntilUp(redis, 3000))) logger.warn('redis is unreachable at start; serving with local data until it is back');
+  // Replicas share keys, quotas and sync through Redis (src/cluster); one process needs none of
+  // it, and does not even load it.
+  const replicas = config.redis ? await import('./cluster/index.js') : null;
+  const redis = replicas ? replicas.connectRedis(config.redis!.url, logger) : null;
+  const redisKeys = redis ? new replicas!.RedisKeyStore(redis) : null;
+  if (redis && !(await replicas!.waitUntilUp(redis, 3000))) logger.warn('redis is unreachable at start; serving with local data until it is back');
   const keyStore = redisKeys && redis!.up() ? redisKeys : repos.keys;
   await registerEnvKeys(keyStore, config, now);
   await ensureFirstKey(keyStore, config, logger, now);
@@ -142,7 +140,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   };
   const windows = new WindowStore(backgroundDb);
   const cluster = redis
-    ? new ClusterSync({
+    ? new replicas!.ClusterSync({
         link: redis,
         runner: sync,
         windows,
@@ -176,7 +174,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   // move its data_version, so the key cache is dropped only when someone else writes (a revocation).
   const keys = new KeyRepository(backgroundDb);
   const usage = new UsageCounter(keys);
-  const guard = redisKeys ? new ClusterGuard(redisKeys, now, config.auth, logger) : new AuthGuard(keys, usage, now, config.auth);
+  const guard = redisKeys ? new replicas!.ClusterGuard(redisKeys, now, config.auth, logger) : new AuthGuard(keys, usage, now, config.auth);
   const executor = createExecutor({ schema, introspection: config.introspection });
   const deadlines = new Deadlines(config.executionTimeoutMs);
   /** Set once the first requests would run at warm speed (warm-up.ts): readiness waits for it. */

@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from '../rate-limiter.js';
 
 /** 429 for a request whose cost does not fit in its key's budget; carries its RateLimit headers. */
 export class CostLimitedError extends GraphQLError {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes } from '../rate-limiter.js';
 import type { Exchange } from './exchange.js';
 import { API_HEADERS, PAGE_HEADERS } from './headers.js';
 import { sendProblem } from './problem.js';

@@ -1,0 +1,10 @@
+// The two classes src/rate-limiter.ts imports from rate-limiter-flexible's own files (CommonJS,
+// each file's module.exports is the class), typed as the package's index types them.
+declare module 'rate-limiter-flexible/lib/RateLimiterMemory.js' {
+  import { RateLimiterMemory } from 'rate-limiter-flexible';
+  export default RateLimiterMemory;
+}
+declare module 'rate-limiter-flexible/lib/RateLimiterRes.js' {
+  import { RateLimiterRes } from 'rate-limiter-flexible';
+  export default RateLimiterRes;
+}
