@@ -117,7 +117,7 @@ export function createGraphQLHandler(schema: GraphQLSchema, executor: Executor, 
       return respond(ex, { errors: [new GraphQLError('Can only perform a mutation operation from a POST request.', { extensions: { code: 'METHOD_NOT_ALLOWED' } })] }, 405, undefined, ['allow', 'POST']);
     }
     const freshness = variablesText === null ? 'none' : deps.freshnessOf(document);
-    const key = freshness === 'none' ? null : `graphql\n${resolved.id}\n${operationName ?? ''}\n${deps.versionOf(freshness)}\n${variablesText}`;
+    const key = freshness === 'none' ? null : `graphql\n${resolved.id()}\n${operationName ?? ''}\n${deps.versionOf(freshness)}\n${variablesText}`;
     const kept = key ? deps.cache.get(key) : undefined;
     if (kept) return sendKept(ex, key!, kept);
     const result = await execution.execute(document, params.variables, operationName);
