@@ -133,6 +133,10 @@ export async function buildDist(outdir = defaultOutdir, { withCli = false } = {}
     format: 'esm',
     target: 'node20',
     sourcemap: 'linked',
+    // Less text for V8 to parse at start-up (~15 ms of ~300 to the first answer); names stay, so
+    // stack traces and CPU profiles still read as the source does.
+    minifyWhitespace: true,
+    minifySyntax: true,
     metafile: true,
     plugins: [onlyWhatRuns, oneCopyEach],
     // A native addon, and geo-tz (it reads data files beside its code): loaded from node_modules.
