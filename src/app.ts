@@ -246,12 +246,13 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const warming = (async () => {
     const turn = () => new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setTimeout(resolve, 200).unref());
+    await metrics!.load();
     repos.zips.warm();
     await turn();
     services.zipIndex.warm();
     await turn();
     services.resortIndex.warm();
-    await rest.warm();
+    rest.warm();
     await weatherWindow.ensureCurrent();
     const zips = repos.zips.all();
     const resorts = repos.resorts.all();

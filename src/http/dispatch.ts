@@ -77,7 +77,8 @@ export function createDispatcher({ guard, handlers, deadlines, metrics, corsOrig
     if (ex.path === '/metrics') {
       ex.route = '/metrics';
       if (!hasScope(ex.scopes, 'admin')) return sendProblem(ex, { status: 403, code: 'FORBIDDEN', detail: 'Metrics need a key with the admin scope.' });
-      return ex.send(200, metrics.contentType, await metrics.text(), ['cache-control', CACHE_NONE]);
+      const { contentType, text } = await metrics.scrape();
+      return ex.send(200, contentType, text, ['cache-control', CACHE_NONE]);
     }
     if (!(await handlers.rest(ex))) sendProblem(ex, { status: 404, code: 'NOT_FOUND', detail: `No such path: ${ex.path}` });
   }

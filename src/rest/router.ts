@@ -14,8 +14,8 @@ interface MountedRoute {
   segments: string[];
   allow: string;
   methods: ReadonlySet<string>;
-  /** Validated by the executor's rules on first use (or by warm()). */
-  checked?: DocumentNode;
+  /** Handed to the executor on first use (or by warm()). */
+  trusted?: DocumentNode;
 }
 
 export interface RestRouterDeps {
@@ -29,8 +29,7 @@ export interface RestRouterDeps {
 
 /**
  * Mounts the route table: what is REST's own (routing, parameters, shapes, ETags, problem+json).
- * Each route's operation is validated by the executor once (on its first request, or by `warm()`
- * after the server listens); a request then matches a route, validates its parameters once (the
+ * Each route's operation is one of ours, validated when it is generated (see Executor.trust); a request then matches a route, validates its parameters once (the
  * resolvers trust them), and either answers from the response cache (304 when the client has the
  * same ETag) or runs the operation through the one GraphQL executor (cost limit and budget,
  * graphql-jit, error policy) and stores the serialized answer.
@@ -46,12 +45,10 @@ export function createRestRouter({ routes, executor, cache, versionOf, makeConte
     bySegmentCount.set(segments.length, list);
   }
 
-  function check(m: MountedRoute): DocumentNode {
-    if (m.checked) return m.checked;
-    const document: DocumentNode = m.route.operation;
-    const errors = executor.check(document);
-    if (errors.length > 0) throw new Error(`REST route ${m.route.path}: ${errors.map((e) => e.message).join('; ')}`);
-    return (m.checked = document);
+  function operationOf(m: MountedRoute): DocumentNode {
+    if (m.trusted) return m.trusted;
+    executor.trust(m.route.operation);
+    return (m.trusted = m.route.operation);
   }
 
   function match(path: string): { mounted: MountedRoute; pathParams: [string, string][] } | null {
@@ -93,7 +90,7 @@ export function createRestRouter({ routes, executor, cache, versionOf, makeConte
       }
       for (const [k, v] of found.pathParams) raw[k] = decodePathSegment(k, v);
       const params = validate(route.params, raw);
-      const document = check(found.mounted);
+      const document = operationOf(found.mounted);
       const variables = (route.variables ? route.variables(params) : params) as Record<string, unknown>;
 
       const key = route.freshness === 'none' ? null : `${route.path}\n${versionOf(route.freshness)}\n${JSON.stringify(params)}`;
@@ -132,14 +129,9 @@ export function createRestRouter({ routes, executor, cache, versionOf, makeConte
 
   return {
     handle,
-    /** Checks every route's operation now, one per turn of the event loop, so requests are served in between. */
-    async warm(): Promise<void> {
-      for (const list of bySegmentCount.values()) {
-        for (const m of list) {
-          check(m);
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-      }
+    /** Hands every route's operation to the executor now. */
+    warm(): void {
+      for (const list of bySegmentCount.values()) for (const m of list) operationOf(m);
     },
   };
 }

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../src/rest/routes.js';
 import { validate } from '../../src/validation/validate.js';
+import { createExecutor } from '../../src/graphql/executor.js';
+import { schema } from '../../src/graphql/schema.js';
 
 /**
  * Each documented path's `shape`: from its GraphQL operation's real data to the body the server
@@ -14,6 +16,15 @@ const DIR = path.join(import.meta.dirname, '..', 'fixtures', 'rest-shapes');
 const fixtures = readdirSync(DIR).map((f) => JSON.parse(readFileSync(path.join(DIR, f), 'utf8')) as { path: string; request: string; params: Record<string, string>; variables: Record<string, unknown>; data: never; body: unknown });
 
 describe('REST shapes', () => {
+  // The server trusts these operations without validating them at start (Executor.trust): here
+  // is where they are validated, with the executor's own rules (armor's limits included).
+  it("every route's operation passes the executor's validation", () => {
+    const executor = createExecutor({ schema, introspection: false });
+    const invalid = routes.map((r) => ({ path: r.path, errors: executor.check(r.operation).map((e) => e.message) })).filter((r) => r.errors.length > 0);
+    expect(routes.length).toBeGreaterThan(20);
+    expect(invalid).toEqual([]);
+  });
+
   it('every GET path has a recorded answer', () => {
     expect(fixtures.map((f) => f.path).sort()).toEqual(routes.filter((r) => r.method !== 'POST').map((r) => r.path).sort());
   });

@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { createMetrics } from '../../src/http/metrics.js';
+
+const sources = { cache: () => ({ hits: 0, misses: 0, stored: 0, bytes: 0 }), breakers: () => [], usage: () => [] };
+
+describe('metrics', () => {
+  // prom-client is loaded after the server listens: what happened before is counted when it is.
+  it('counts what happened before prom-client was loaded, in order, once', async () => {
+    const metrics = createMetrics(sources);
+    metrics.request('/api/zip/{zip}', 'GET', 200, 0.002);
+    metrics.request('/api/zip/{zip}', 'GET', 200, 0.003);
+    metrics.upstreamCall('open-meteo', 'ok');
+    metrics.syncRun('SUCCEEDED');
+    await metrics.load();
+    metrics.request('/api/zip/{zip}', 'GET', 404, 0.001);
+    const { contentType, text } = await metrics.scrape();
+    expect(contentType).toMatch(/^text\/plain/);
+    expect(text).toMatch(/^http_requests_total\{route="\/api\/zip\/\{zip\}",method="GET",status="200"\} 2$/m);
+    expect(text).toMatch(/^http_requests_total\{route="\/api\/zip\/\{zip\}",method="GET",status="404"\} 1$/m);
+    expect(text).toMatch(/^http_request_duration_seconds_count\{route="\/api\/zip\/\{zip\}"\} 3$/m);
+    expect(text).toMatch(/^upstream_calls_total\{provider="open-meteo",outcome="ok"\} 1$/m);
+    expect(text).toMatch(/^sync_runs_total\{status="SUCCEEDED"\} 1$/m);
+  });
+});
