@@ -48,9 +48,8 @@ import { ensureFirstKey } from './auth/first-key.js';
 import { monthOf } from './auth/guard.js';
 import { clockFrom } from './clock.js';
 import { WindowStore } from './cluster/window-store.js';
+import { API_VERSION } from './version.js';
 
-/** The API's version, as /openapi.json states it. */
-const APP_VERSION = '1.0.0';
 
 export interface AppOptions {
   config: Config;
@@ -200,7 +199,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     corsOrigins: config.corsOrigins,
     logger,
     handlers: {
-      pages: createPages(() => openApiDocument(routes, APP_VERSION)),
+      pages: createPages(() => openApiDocument(routes, API_VERSION)),
       ready: () => {
         const waiting = [...(weatherWindow.ready ? [] : ['the weather window of today']), ...(warmed ? [] : ['warming up'])];
         // Without Redis a replica still serves (local limits, its own data): ready, and says so.
