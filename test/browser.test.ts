@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Request } from 'playwright-core';
 import type { RunningApp } from '../src/app.js';
 import { routes } from '../src/rest/routes.js';
 import { clockAt, startTestServer, TEST_KEY } from './helpers/server.js';
@@ -14,12 +14,38 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const haveBrowser = existsSync(CHROMIUM);
 if (!haveBrowser) console.warn(`browser tests skipped: no chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
 
+/** A second key, to change to. */
+const OTHER_KEY = 'szg_other_key_for_the_browser';
+const STORE = 'ski-zip-gateway.apiKey';
+
+/** A page that records console errors, uncaught exceptions and every request to another origin. */
+async function watchedPage(context: BrowserContext, origin: string) {
+  const page = await context.newPage();
+  const errors: string[] = [];
+  const outside: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  const open = new Set<Request>();
+  page.on('request', (r) => {
+    const url = r.url();
+    if (!url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('blob:')) outside.push(url);
+    open.add(r);
+  });
+  page.on('requestfinished', (r) => open.delete(r));
+  page.on('requestfailed', (r) => open.delete(r));
+  /** Every request the page made has ended (so its errors, if any, are in). */
+  const settled = () => expect.poll(() => [...open].map((r) => r.url()), { timeout: 15_000 }).toEqual([]);
+  return { page, errors, outside, settled };
+}
+
 describe.skipIf(!haveBrowser)('in a browser', () => {
   let app: RunningApp;
   let browser: Browser;
 
   beforeAll(async () => {
-    app = await startTestServer({ now: clockAt('2027-02-01T08:30:00Z') });
+    app = await startTestServer({ now: clockAt('2027-02-01T08:30:00Z'), config: { apiKeys: [TEST_KEY, OTHER_KEY] } });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
   }, 60_000);
   afterAll(async () => {
@@ -66,5 +92,94 @@ describe.skipIf(!haveBrowser)('in a browser', () => {
     await page.getByText('ZIP codes within a radius of a ZIP, nearest first (the ZIP itself excluded).').first().click();
     await expect.poll(async () => page.locator('body').innerText(), { timeout: 10_000 }).toMatch(/\/api\/zip\/\{zip\}\/nearby[^]*radiusMiles/);
     await page.close();
+  }, 60_000);
+
+  // What each page must show once it has rendered (GraphiQL with a key already stored).
+  const rendered: Record<string, string> = { '/': 'h1', '/graphql': '.graphiql-execute-button', '/docs': 'text=ZIP codes within a radius of a ZIP' };
+  for (const [width, height] of [[1280, 800], [390, 844]] as const) {
+    it(`at ${width}×${height}, every page renders with a viewport, no console error and no request outside the server`, async () => {
+      const context = await browser.newContext({ viewport: { width, height } });
+      await context.addInitScript(([store, key]) => localStorage.setItem(store!, key!), [STORE, TEST_KEY]);
+      try {
+        for (const [path, selector] of Object.entries(rendered)) {
+          const { page, errors, outside, settled } = await watchedPage(context, app.url);
+          await page.goto(`${app.url}${path}`);
+          await page.locator(selector).first().waitFor({ timeout: 20_000 });
+          // Chromium asks for the icon by itself: served without a key, it is no console error.
+          await settled();
+          expect(await page.locator('meta[name="viewport"]').getAttribute('content'), path).toBe('width=device-width, initial-scale=1');
+          // Laid out for the width: nothing wider than the window (the index and GraphiQL's bar).
+          expect(await page.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(width);
+          if (path === '/graphql') expect((await page.locator('#szg-bar').boundingBox())!.width).toBeLessThanOrEqual(width);
+          expect(errors, path).toEqual([]);
+          expect(outside, path).toEqual([]);
+          await page.close();
+        }
+      } finally {
+        await context.close();
+      }
+    }, 90_000);
+  }
+
+  it('GraphiQL links to / and /docs, shows which key it uses, and can change or forget it', async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${app.url}/graphql`);
+      await page.getByLabel('API key').fill(TEST_KEY);
+      await page.getByRole('button', { name: 'Open GraphiQL' }).click();
+      await page.locator('.graphiql-execute-button').waitFor();
+      const bar = page.getByRole('navigation', { name: 'ski-zip-gateway' });
+      expect(await bar.locator('a[href="/"]').count()).toBe(1);
+      expect(await bar.locator('a[href="/docs"]').count()).toBe(1);
+      expect(await bar.locator('[data-key]').textContent()).toBe(`${TEST_KEY.slice(0, 4)}…${TEST_KEY.slice(-4)}`);
+
+      // Change key: the form comes back, and may be cancelled.
+      await bar.getByRole('button', { name: 'Change key' }).click();
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      await expect.poll(() => page.getByLabel('API key').isVisible()).toBe(false);
+      // A wrong key is refused and the stored one stays; a right one restarts GraphiQL with it.
+      await bar.getByRole('button', { name: 'Change key' }).click();
+      await page.getByLabel('API key').fill('szg_wrong');
+      await page.getByRole('button', { name: 'Open GraphiQL' }).click();
+      await expect.poll(() => page.locator('#szg-key [data-error]').textContent()).toMatch(/key/i);
+      expect(await page.evaluate((store) => localStorage.getItem(store), STORE)).toBe(TEST_KEY);
+      await page.getByLabel('API key').fill(OTHER_KEY);
+      await page.getByRole('button', { name: 'Open GraphiQL' }).click();
+      await expect.poll(() => page.locator('#szg-bar [data-key]').textContent(), { timeout: 15_000 }).toBe(`${OTHER_KEY.slice(0, 4)}…${OTHER_KEY.slice(-4)}`);
+      expect(await page.evaluate((store) => localStorage.getItem(store), STORE)).toBe(OTHER_KEY);
+
+      // Forget key: gone from the browser, and the page asks again.
+      await page.locator('#szg-bar').getByRole('button', { name: 'Forget key' }).click();
+      await page.getByLabel('API key').waitFor();
+      expect(await page.evaluate((store) => localStorage.getItem(store), STORE)).toBeNull();
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
+  it('/docs shows no AI, share or deploy control, links to GraphiQL and /, and keeps the key typed into it across reloads', async () => {
+    const context = await browser.newContext();
+    try {
+      const { page, errors, outside } = await watchedPage(context, app.url);
+      await page.goto(`${app.url}/docs`);
+      // The key field of Scalar's authentication box (its placeholder is Scalar's sample value).
+      const keyField = page.locator('input[placeholder="QUxMIFlPVVIgQkFTRSBBUkUgQkVMT05HIFRPIFVT"]').first();
+      await keyField.waitFor({ timeout: 20_000 });
+      const text = await page.locator('body').innerText();
+      expect(text).not.toMatch(/Ask AI|\bShare\b|\bDeploy\b/);
+      expect(await page.locator('a[href="/graphql"]').count()).toBeGreaterThan(0);
+      expect(await page.locator('a[href="/"]').count()).toBeGreaterThan(0);
+      await keyField.fill(TEST_KEY);
+      // Scalar stores it a moment later: reload once it is in the browser's storage.
+      await expect.poll(() => page.evaluate(() => Object.values(localStorage).join(' '))).toContain(TEST_KEY);
+      await page.reload();
+      await keyField.waitFor({ timeout: 20_000 });
+      await expect.poll(() => keyField.inputValue()).toBe(TEST_KEY);
+      expect(errors).toEqual([]);
+      expect(outside).toEqual([]);
+    } finally {
+      await context.close();
+    }
   }, 60_000);
 });

@@ -23,6 +23,9 @@ describe('a fresh install', () => {
       expect(r.status).toBe(200);
       // It is an admin key: the operator's own.
       expect((await fetch(`${base}/metrics`, { headers: { 'x-api-key': key! } })).status).toBe(200);
+      // The index tells the truth about where this server's keys come from.
+      const index = await (await fetch(`${base}/`, { headers: { accept: 'text/html' } })).text();
+      expect(index).toContain('The first time the server started it printed a first key in its log');
     } finally {
       first.child.kill('SIGTERM');
       await first.exited;
@@ -60,9 +63,22 @@ describe('the first requests', () => {
     expect(html.status).toBe(200);
     const page = await html.text();
     for (const link of ['/graphql', '/docs', '/openapi.json']) expect(page).toContain(`href="${link}"`);
+    // Started with API_KEYS (as the suite's servers are): no first key was printed, and it says so.
+    expect(page).toContain("This server's keys are set by its operator (<code>API_KEYS</code>)");
+    expect(page).not.toContain('printed a first key');
+    expect(page).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
     const json = await getJson(app, '/', { apiKey: null });
     expect(json.status).toBe(200);
     expect(JSON.stringify(json.body)).toContain('/openapi.json');
+  });
+
+  it('the icon is served without a key, at /favicon.ico (which browsers ask for by themselves) too', async () => {
+    for (const icon of ['/favicon.ico', '/favicon.svg']) {
+      const r = await fetch(`${app.url}${icon}`);
+      expect(r.status, icon).toBe(200);
+      expect(r.headers.get('content-type')).toBe('image/svg+xml');
+      expect(await r.text()).toMatch(/^<svg /);
+    }
   });
 
   it('/livez and /readyz answer without a key, are not counted, and every documented path still needs one', async () => {

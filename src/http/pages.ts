@@ -19,12 +19,27 @@ const INDEX_LINKS = [
   ['/readyz', 'Readiness probe'],
 ] as const;
 
-const INDEX_HTML = `<!doctype html>
+/** How keys work on this server, as the pages tell it (HTML): true in each way it can be started. */
+export interface KeyModes {
+  /** AUTH=off: keys are not checked. */
+  auth: boolean;
+  /** Keys set by the operator in API_KEYS (then no first key is made). */
+  apiKeys: readonly string[];
+}
+
+export function keyHint({ auth, apiKeys }: KeyModes): string {
+  if (!auth) return 'This server runs with <code>AUTH=off</code> (local development): keys are not checked.';
+  const more = 'run <code>npm run keys -- create --name me</code> where the server runs';
+  if (apiKeys.length > 0) return `This server's keys are set by its operator (<code>API_KEYS</code>): ask them for one, or ${more}.`;
+  return `The first time the server started it printed a first key in its log; or ${more}.`;
+}
+
+const indexHtml = (modes: KeyModes) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>ski-zip-gateway</title><link rel="icon" href="/favicon.svg" type="image/svg+xml">
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}code{background:#f3f3f3;padding:0 .2em}</style></head>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}code{background:#f3f3f3;padding:0 .2em;overflow-wrap:anywhere}</style></head>
 <body><h1>ski-zip-gateway</h1>
 <p>US ZIP codes and ski resort conditions, over REST and GraphQL. Every API request needs a key in the
-<code>x-api-key</code> header: the server's first start printed one, or run <code>npm run keys -- create --name me</code>.</p>
+<code>x-api-key</code> header. <span data-keys>${keyHint(modes)}</span></p>
 <ul>${INDEX_LINKS.map(([href, text]) => `<li><a href="${href}">${text}</a> <code>${href}</code></li>`).join('')}</ul>
 </body></html>
 `;
@@ -40,6 +55,14 @@ const DOCS_HTML = `<!doctype html>
     withDefaultFonts: false,
     hideClientButton: false,
     authentication: { preferredSecurityScheme: 'ApiKey' },
+    // The key typed into the reference stays in this browser across reloads.
+    persistAuth: true,
+    // Nothing leaves the server: no AI agent (it calls Scalar's registry through their proxy), no
+    // telemetry, no toolbar with share and deploy buttons that cannot work on a self-hosted copy.
+    agent: { disabled: true },
+    telemetry: false,
+    showToolbar: 'never',
+    showDeveloperTools: 'never',
   });
 </script>
 </body></html>
@@ -57,12 +80,12 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
  * document and the icon. Large files are compressed and revalidated by ETag, and every one of them
  * is limited per client address, so nobody can pull them in a loop.
  */
-export function createPages(openApi: () => object) {
+export function createPages(openApi: () => object, keyModes: KeyModes) {
   const perAddress = new RateLimiterMemory({ points: PAGE_LOADS_PER_MINUTE, duration: 60, keyPrefix: 'page' });
   const html = 'text/html; charset=utf-8';
   let graphiql: Promise<GraphiQLParts> | null = null;
   const graphiqlParts = () => {
-    graphiql ??= renderGraphiQLParts();
+    graphiql ??= renderGraphiQLParts(keyHint(keyModes));
     graphiql.catch(() => (graphiql = null));
     return graphiql;
   };
@@ -80,7 +103,7 @@ export function createPages(openApi: () => object) {
     // The committed SDL (npm run codegen prints it; CI checks it is current): directives included,
     // which introspection cannot show (each field's @cost and @listSize).
     ['/schema.graphql', { asset: new StaticAsset('text/plain; charset=utf-8', () => readFile(path.join(PROJECT_ROOT, 'schema', 'schema.graphql'), 'utf8')), headers: API_HEADERS }],
-    ['/', { asset: new StaticAsset(html, () => INDEX_HTML), headers: PAGE_HEADERS }],
+    ['/', { asset: new StaticAsset(html, () => indexHtml(keyModes)), headers: PAGE_HEADERS }],
     ['/index.json', { asset: new StaticAsset('application/json; charset=utf-8', () => JSON.stringify({ service: 'ski-zip-gateway', links: Object.fromEntries(INDEX_LINKS.map(([href, text]) => [text, href])) })), headers: API_HEADERS }],
   ]);
 

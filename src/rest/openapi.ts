@@ -107,7 +107,8 @@ export function openApiDocument(routes: readonly RestRoute[], version: string): 
       version,
       description:
         'US ZIP codes and ski resort conditions. Every path is served as documented and under /v1. ' +
-        'Every request needs an API key in the x-api-key header. GraphQL over the same data is at /graphql.',
+        'Every request needs an API key in the x-api-key header. GraphQL over the same data is at [/graphql](/graphql) ' +
+        '(GraphiQL in a browser); the service\'s index is at [/](/).',
     },
     servers: [{ url: '/', description: 'As documented' }, { url: '/v1', description: 'The hosted prefix' }],
     security: [{ ApiKey: [] }],
