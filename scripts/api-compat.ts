@@ -60,13 +60,15 @@ const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'optio
 
 export function openApiBreakingChanges(released: Json, current: Json): BreakingChange[] {
   const { diffs } = apiCompare(released, current);
-  return diffs
-    .filter((d) => d.type === 'breaking')
-    .map((d) => {
-      const at = d.path.map(String);
-      const coordinate = openApiCoordinate(released, at);
-      return { api: 'openapi' as const, coordinate, message: d.description ?? `${d.action} at ${at.join('/')}`, deprecatedInRelease: openApiDeprecation(released, at) };
-    });
+  const changes = new Map<string, BreakingChange>();
+  for (const d of diffs) {
+    if (d.type !== 'breaking') continue;
+    const at = d.path.map(String);
+    // HEAD is its GET without the body: a change to both is one change, named by the GET.
+    const coordinate = openApiCoordinate(released, at).replace(/^HEAD /, 'GET ');
+    if (!changes.has(coordinate)) changes.set(coordinate, { api: 'openapi', coordinate, message: d.description ?? `${d.action} at ${at.join('/')}`, deprecatedInRelease: openApiDeprecation(released, at) });
+  }
+  return [...changes.values()];
 }
 
 /** `GET /api/zip/{zip}/nearby`, with the parameter's name when the change is in one. */

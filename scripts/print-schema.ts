@@ -15,5 +15,5 @@ console.log('wrote schema/schema.graphql');
 
 // The REST reference as /openapi.json serves it, committed beside the SDL so a change to it shows
 // in review and can be compared with the released copy (scripts/api-compat.ts).
-writeFileSync('schema/openapi.json', `${JSON.stringify(openApiDocument(routes, API_VERSION), null, 2)}\n`);
+writeFileSync('schema/openapi.json', `${JSON.stringify(openApiDocument(routes, API_VERSION, schema), null, 2)}\n`);
 console.log('wrote schema/openapi.json');

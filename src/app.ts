@@ -199,7 +199,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     corsOrigins: config.corsOrigins,
     logger,
     handlers: {
-      pages: createPages(() => openApiDocument(routes, API_VERSION), config),
+      pages: createPages(() => openApiDocument(routes, API_VERSION, schema), config),
       ready: () => {
         const waiting = [...(weatherWindow.ready ? [] : ['the weather window of today']), ...(warmed ? [] : ['warming up'])];
         // Without Redis a replica still serves (local limits, its own data): ready, and says so.

@@ -7,6 +7,11 @@ import { routes } from '../src/rest/routes.js';
 import { expectProblem, getJson, startTestServer, TEST_KEY, type HttpResult } from './helpers/server.js';
 import { everyDocumentedPath } from './helpers/paths.js';
 import { openApiValidator } from './helpers/openapi.js';
+import spectralCore from '@stoplight/spectral-core';
+import spectralRulesets from '@stoplight/spectral-rulesets';
+import * as SpectralParsers from '@stoplight/spectral-parsers';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { validate } from '../src/validation/validate.js';
 
 /**
  * /openapi.json is checked by a real OpenAPI 3.1 validator, and every route's real answers (200s
@@ -44,6 +49,22 @@ async function expectConformingAnswer(method: string, url: string, status: numbe
   return r;
 }
 
+/** Spectral's `spectral:oas` ruleset (recommended rules) over the document: its findings. */
+async function spectralFindings(text: string): Promise<string[]> {
+  const { Spectral, Document } = spectralCore;
+  const spectral = new Spectral();
+  spectral.setRuleset({ extends: [[spectralRulesets.oas as never, 'recommended']] });
+  const results = await spectral.run(new Document(text, SpectralParsers.Json, 'openapi.json'));
+  return results.map((r) => `${r.code} ${r.path.join('.')}: ${r.message}`);
+}
+
+/** Redocly's `recommended` rules over the document: its findings. */
+async function redoclyFindings(text: string): Promise<string[]> {
+  const config = await createConfig({ extends: ['recommended'] });
+  const problems = await lintFromString({ source: text, absoluteRef: '/openapi.json', config });
+  return problems.map((p) => `${p.ruleId} ${p.location[0]?.pointer ?? ''}: ${p.message}`);
+}
+
 describe('the OpenAPI document', () => {
   it('is valid OpenAPI 3.1 (checked by an OpenAPI schema validator)', async () => {
     const validator = new Validator();
@@ -51,6 +72,65 @@ describe('the OpenAPI document', () => {
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(validator.version).toBe('3.1');
+  });
+
+  it('is what schema/openapi.json holds (what review sees and the change policy compares)', () => {
+    expect(doc).toEqual(JSON.parse(readFileSync(path.join(import.meta.dirname, '..', 'schema', 'openapi.json'), 'utf8')));
+  });
+
+  it("Spectral's spectral:oas and Redocly's recommended rules find nothing", async () => {
+    const text = JSON.stringify(doc, null, 2);
+    expect(await spectralFindings(text)).toEqual([]);
+    expect(await redoclyFindings(text)).toEqual([]);
+    // They do look: a document without descriptions and contact draws their findings.
+    const bare = structuredClone(doc);
+    delete bare.info.contact;
+    delete bare.info.license;
+    delete bare.paths['/api/zip/{zip}'].get.description;
+    expect(await spectralFindings(JSON.stringify(bare))).toEqual(expect.arrayContaining([expect.stringMatching(/^info-contact/), expect.stringMatching(/^operation-description paths\.\/api\/zip\/\{zip\}\.get/)]));
+    expect(await redoclyFindings(JSON.stringify(bare))).toEqual(expect.arrayContaining([expect.stringMatching(/^info-license/)]));
+  }, 60_000);
+
+  it('every operation and parameter says what it is, with an example from the real data that the server accepts, and its default', () => {
+    let parameters = 0;
+    for (const route of routes) {
+      const op = operationOf(route.path, route.method ?? 'GET');
+      expect(op.description, `${route.path}: description`).toMatch(/\w{3}/);
+      const examples: Record<string, string> = {};
+      for (const p of op.parameters as Json[]) {
+        parameters++;
+        expect(p.description, `${route.path} ${p.name}: description`).toMatch(/\w{3}/);
+        expect(p.example, `${route.path} ${p.name}: example`).toBeDefined();
+        examples[p.name] = String(p.example);
+      }
+      // The examples together are a request the route's own validation accepts.
+      expect(() => validate(route.params, examples), route.path).not.toThrow();
+    }
+    expect(parameters).toBeGreaterThan(40);
+    const nearby = operationOf('/api/zip/:zip/nearby', 'GET').parameters as Json[];
+    expect(nearby.find((p) => p.name === 'zip')).toMatchObject({ example: '90210', description: expect.stringMatching(/5 digits/i) });
+    expect(nearby.find((p) => p.name === 'radiusMiles')!.schema.default).toBe(25);
+    expect(operationOf('/api/resorts/:id', 'GET').parameters.find((p: Json) => p.name === 'id').example).toBe('vail');
+    expect(doc.info.contact.name).toBeTruthy();
+    expect(doc.info.license.identifier).toBe('CC-BY-4.0');
+  });
+
+  it('documents HEAD beside every GET, and the probes: 405 for other methods, 503 while starting', async () => {
+    for (const [template, ops] of Object.entries(doc.paths as Record<string, Json>)) {
+      if (!ops.get) continue;
+      expect(ops.head, `HEAD ${template}`).toBeDefined();
+      expect(Object.keys(ops.head.responses)).toEqual(Object.keys(ops.get.responses));
+    }
+    const head = await fetch(`${app.url}/api/zip/90210`, { method: 'HEAD', headers: { 'x-api-key': TEST_KEY } });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    for (const probe of ['/livez', '/readyz']) {
+      expect(Object.keys(doc.paths[probe].get.responses)).toEqual(['200', '405', '503']);
+      const r = await getJson(app, probe, { method: 'POST', apiKey: null });
+      expectProblem(r, 405);
+      expect(r.headers.get('allow')).toBe('GET, HEAD');
+      expect((await fetch(`${app.url}${probe}`, { method: 'HEAD' })).status).toBe(200);
+    }
   });
 
   it('describes every route of the table, both servers, and the key scheme', () => {

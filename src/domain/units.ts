@@ -2,6 +2,9 @@
 export const UNIT_SYSTEMS = ['METRIC', 'IMPERIAL'] as const;
 export type Units = (typeof UNIT_SYSTEMS)[number];
 
+/** What a `units` argument or parameter means, in GraphQL and in /openapi.json alike. */
+export const UNITS_DESCRIPTION = 'The unit system of the numbers returned: metric (the default) or imperial.';
+
 export interface UnitLabels {
   system: Units;
   depth: string;

@@ -52,8 +52,13 @@ export function createDispatcher({ guard, handlers, deadlines, metrics, corsOrig
   async function route(ex: Exchange): Promise<void> {
     const { req } = ex;
     if (req.method === 'OPTIONS') return preflight(ex, corsOrigins);
-    if (ex.path === '/livez') return probe(ex, { ready: true, waiting: [] }, 'live');
-    if (ex.path === '/readyz') return probe(ex, handlers.ready(), 'ready');
+    if (ex.path === '/livez' || ex.path === '/readyz') {
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        ex.route = ex.path;
+        return sendProblem(ex, { status: 405, code: 'METHOD_NOT_ALLOWED', detail: `${req.method} is not allowed here; use GET, HEAD`, headers: ['allow', 'GET, HEAD'] });
+      }
+      return ex.path === '/livez' ? probe(ex, { ready: true, waiting: [] }, 'live') : probe(ex, handlers.ready(), 'ready');
+    }
     // The pages load without a key (GraphiQL, the docs); every request they send needs one.
     const page = handlers.pages.pageOf(ex);
     if (page) {

@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { getOperationAST } from 'graphql';
+import { getOperationAST, isInputObjectType, isObjectType, TypeInfo, visit, visitWithTypeInfo, type GraphQLSchema } from 'graphql';
+import { validate } from '../validation/validate.js';
 import type { RestRoute } from './route.js';
+import { PARAMETER_EXAMPLES } from './examples.js';
 import './responses.js';
 
 /**
@@ -37,26 +39,82 @@ function idOf(schema: z.ZodType): string {
   return id;
 }
 
-function parameters(route: RestRoute): Json[] {
+/**
+ * What the GraphQL schema says about a route's operation: the descriptions of the fields it asks at
+ * the root (the operation's description), and of the argument each variable feeds (its
+ * parameter's): one text, on both surfaces.
+ */
+function documentedBySchema(route: RestRoute, schema: GraphQLSchema): { description: string; variables: Map<string, string> } {
+  const typeInfo = new TypeInfo(schema);
+  const roots: string[] = [];
+  const variables = new Map<string, string>();
+  const rootTypes = new Set([schema.getQueryType(), schema.getMutationType()].filter(isObjectType));
+  visit(
+    route.operation,
+    visitWithTypeInfo(typeInfo, {
+      Field() {
+        const parent = typeInfo.getParentType();
+        const description = typeInfo.getFieldDef()?.description;
+        if (description && parent && rootTypes.has(parent as never)) roots.push(description);
+      },
+      Argument(node) {
+        const description = typeInfo.getArgument()?.description;
+        if (description && node.value.kind === 'Variable' && !variables.has(node.value.name.value)) variables.set(node.value.name.value, description);
+      },
+      // A variable inside an input object (resorts' filter and paging): the input field's description.
+      ObjectField(node) {
+        const parent = typeInfo.getParentInputType();
+        const description = isInputObjectType(parent) ? parent.getFields()[node.name.value]?.description : undefined;
+        if (description && node.value.kind === 'Variable' && !variables.has(node.value.name.value)) variables.set(node.value.name.value, description);
+      },
+    }),
+  );
+  return { description: roots.join(' '), variables };
+}
+
+/**
+ * The operation variable each parameter becomes: its own name, unless the route renames it
+ * (`/api/city/{city}` passes `city` as `name`), found by running the route's mapping on the examples.
+ */
+function variableNames(route: RestRoute, names: readonly string[]): Map<string, string> {
+  const byName = new Map(names.map((n) => [n, n]));
+  if (!route.variables) return byName;
+  const params = validate(route.params, Object.fromEntries(names.flatMap((n) => (PARAMETER_EXAMPLES[n] === undefined ? [] : [[n, String(PARAMETER_EXAMPLES[n])]])))) as Record<string, unknown>;
+  const variables = route.variables(params as never) as Record<string, unknown>;
+  for (const name of names) {
+    if (name in variables) continue;
+    const renamed = Object.keys(variables).find((v) => variables[v] === params[name] && !names.includes(v));
+    if (renamed) byName.set(name, renamed);
+  }
+  return byName;
+}
+
+function parameters(route: RestRoute, described: Map<string, string>): Json[] {
   const pathNames = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
   const shape = (route.params as unknown as z.ZodObject).shape as Record<string, z.ZodType>;
+  const variableOf = variableNames(route, Object.keys(shape));
   return Object.entries(shape).map(([name, schema]) => {
     const input = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Json;
     const output = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as Json;
     delete input.$schema;
     const inPath = pathNames.includes(name);
     const optional = schema.safeParse(undefined).success;
+    const description = described.get(variableOf.get(name)!) ?? (input.description as string | undefined);
+    delete input.description;
     return {
       name,
       in: inPath ? 'path' : 'query',
+      ...(description ? { description } : {}),
       required: inPath || !optional,
       schema: { ...input, ...(output.default !== undefined ? { default: output.default } : {}) },
+      ...(PARAMETER_EXAMPLES[name] !== undefined ? { example: PARAMETER_EXAMPLES[name] } : {}),
     };
   });
 }
 
-function operation(route: RestRoute): Json {
-  const params = parameters(route);
+function operation(route: RestRoute, schema: GraphQLSchema): Json {
+  const described = documentedBySchema(route, schema);
+  const params = parameters(route, described.variables);
   const hasId = /:(\w+)/.test(route.path);
   const name = getOperationAST(route.operation)?.name?.value.replace(/^Rest/, '') ?? route.path;
   const responses: Json = {
@@ -77,34 +135,74 @@ function operation(route: RestRoute): Json {
   return {
     operationId: name.charAt(0).toLowerCase() + name.slice(1),
     summary: route.summary,
+    ...(described.description ? { description: described.description } : {}),
     tags: [route.path.startsWith('/api/sync') ? 'sync' : /^\/api\/(resorts|conditions|insights)/.test(route.path) ? 'resorts' : route.path === '/health' ? 'service' : 'zip'],
     parameters: params,
     responses,
   };
 }
 
-export function openApiDocument(routes: readonly RestRoute[], version: string): Json {
+/**
+ * HEAD of a GET path: the same status and headers without the body (every GET path answers HEAD,
+ * the probes too).
+ */
+function headOf(get: Json): Json {
+  const responses: Json = {};
+  for (const [status, response] of Object.entries(get.responses as Record<string, Json>)) {
+    const { content: _content, ...rest } = response;
+    responses[status] = rest;
+  }
+  return {
+    ...get,
+    operationId: `${get.operationId as string}Head`,
+    summary: `${get.summary as string} (headers only)`,
+    description: `The GET answer's status and headers, without its body.`,
+    responses,
+  };
+}
+
+const PROBE_BODY = { 'application/json': { schema: { type: 'object', properties: { status: { type: 'string' }, waiting: { type: 'array', items: { type: 'string' } }, notes: { type: 'array', items: { type: 'string' } } }, required: ['status'] } } };
+
+function probe(operationId: string, summary: string, description: string, unavailable: string): Json {
+  return {
+    operationId,
+    summary,
+    description,
+    tags: ['service'],
+    security: [],
+    responses: {
+      200: { description: 'Yes.', content: PROBE_BODY },
+      405: problem('Probes answer GET and HEAD only.'),
+      503: { description: unavailable, content: PROBE_BODY },
+    },
+  };
+}
+
+export function openApiDocument(routes: readonly RestRoute[], version: string, schema: GraphQLSchema): Json {
   const paths: Json = {};
   for (const route of routes) {
     const path = route.path.replace(/:(\w+)/g, '{$1}');
-    paths[path] = { ...(paths[path] as Json | undefined), [(route.method ?? 'GET').toLowerCase()]: operation(route) };
+    const method = (route.method ?? 'GET').toLowerCase();
+    const op = operation(route, schema);
+    paths[path] = { ...(paths[path] as Json | undefined), [method]: op, ...(method === 'get' ? { head: headOf(op) } : {}) };
   }
-  const probe = (description: string) => ({
-    get: {
-      operationId: description.startsWith('Liveness') ? 'livez' : 'readyz',
-      summary: description,
-      tags: ['service'],
-      security: [],
-      responses: { 200: { description: 'Yes.', content: { 'application/json': { schema: { type: 'object' } } } }, 503: { description: 'Not (yet).', content: { 'application/json': { schema: { type: 'object' } } } } },
-    },
-  });
-  paths['/livez'] = probe('Liveness: the process answers. No key needed, not counted.');
-  paths['/readyz'] = probe('Readiness: the database is open and today’s weather is there. No key needed, not counted.');
+  const livez = probe('livez', 'Liveness: the process answers. No key needed, not counted.', 'For a process supervisor: 200 while the event loop runs.', 'Never: a process that answers is live.');
+  const readyz = probe(
+    'readyz',
+    'Readiness: the database is open and today’s weather is there. No key needed, not counted.',
+    'For a load balancer: 200 once the server is warmed up and has today’s weather window; `waiting` says what it is still waiting for, `notes` what it serves without (e.g. Redis).',
+    'Starting: `waiting` lists what is not done yet.',
+  );
+  paths['/livez'] = { get: livez, head: headOf(livez) };
+  paths['/readyz'] = { get: readyz, head: headOf(readyz) };
   return {
     openapi: '3.1.0',
     info: {
       title: 'ski-zip-gateway',
       version,
+      contact: { name: 'The operators of this server' },
+      // What the answers carry: GeoNames' ZIP codes (and Open-Meteo's weather, where it is used) are CC BY 4.0.
+      license: { name: 'Data: CC BY 4.0 (GeoNames ZIP codes; Open-Meteo weather)', identifier: 'CC-BY-4.0' },
       description:
         'US ZIP codes and ski resort conditions. Every path is served as documented and under /v1. ' +
         'Every request needs an API key in the x-api-key header. GraphQL over the same data is at [/graphql](/graphql) ' +

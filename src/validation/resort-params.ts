@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CONTINENT_NAMES } from '../domain/countries.js';
 import { integer, numeric } from './params.js';
-import { UNIT_SYSTEMS, type Units } from '../domain/units.js';
+import { UNIT_SYSTEMS, UNITS_DESCRIPTION, type Units } from '../domain/units.js';
 
 /** Every parameter of the resort paths and their GraphQL arguments, declared once. */
 
@@ -27,7 +27,9 @@ export const resortId = z
 export const units = z
   .enum([...UNIT_SYSTEMS.map((u) => u.toLowerCase() as Lowercase<Units>), ...UNIT_SYSTEMS], { error: 'metric or imperial (or METRIC, IMPERIAL)' })
   .default('metric')
-  .transform((s) => s.toUpperCase() as Units);
+  .transform((s) => s.toUpperCase() as Units)
+  // For a path whose operation has no units argument (a resort's lifts): /openapi.json reads it here.
+  .describe(UNITS_DESCRIPTION);
 
 const text = z.string().trim().min(1).max(RESORT_BOUNDS.textMax);
 

@@ -1,13 +1,15 @@
 import { routes } from '../../src/rest/routes.js';
+import { PARAMETER_EXAMPLES } from '../../src/rest/examples.js';
 
-/** Sample values for path parameters, so every route in the table can be called. */
-const SAMPLE: Record<string, string> = { zip: '90210', state: 'CA', city: 'Boston', id: 'vail' };
-const QUERY: Record<string, string> = { '/api/resorts/:id/compare': '?with=zermatt', '/api/resorts/:id/history': '?days=7&years=1' };
+/** Path parameters from the examples /openapi.json shows, so every route in the table can be called. */
+const SAMPLE = PARAMETER_EXAMPLES;
+/** Required query parameters (compare's `with`), and a small history (it is costed per point). */
+const QUERY: Record<string, string> = { '/api/resorts/:id/compare': `?with=${PARAMETER_EXAMPLES.with}`, '/api/resorts/:id/history': '?days=7&years=1' };
 
 /** One valid request per documented REST path, straight from the route table. */
 export function everyDocumentedPath(): { method: string; path: string }[] {
   return routes.map((r) => ({
     method: r.method ?? 'GET',
-    path: r.path.replace(/:(\w+)/g, (_, name: string) => SAMPLE[name]!) + (QUERY[r.path] ?? ''),
+    path: r.path.replace(/:(\w+)/g, (_, name: string) => String(SAMPLE[name]!)) + (QUERY[r.path] ?? ''),
   }));
 }

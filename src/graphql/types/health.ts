@@ -14,6 +14,7 @@ builder.queryFields((t) => ({
   health: t.field({
     nullable: true,
     type: HealthRef,
+    description: 'The service is up and the key works (/livez and /readyz answer without a key).',
     resolve: (_root, _args, ctx) => ({ status: 'ok', service: 'ski-zip-gateway', timestamp: ctx.now().toISOString() }),
   }),
 }));

@@ -114,9 +114,9 @@ builder.objectField(ResortRef, 'history', (t) =>
     complexity: (args) => ({ field: historyCost(args), multiplier: 1 }),
     args: t.validate(
       {
-        days: t.arg.int({ defaultValue: HISTORY_BOUNDS.days.default }),
-        years: t.arg.int({ defaultValue: HISTORY_BOUNDS.years.default }),
-        radiusKm: t.arg.float({ defaultValue: HISTORY_BOUNDS.radiusKm.default }),
+        days: t.arg.int({ description: `Days of history, ending today: ${HISTORY_BOUNDS.days.min}–${HISTORY_BOUNDS.days.max}.`, defaultValue: HISTORY_BOUNDS.days.default }),
+        years: t.arg.int({ description: `Previous years the same calendar window is compared with: ${HISTORY_BOUNDS.years.min}–${HISTORY_BOUNDS.years.max}.`, defaultValue: HISTORY_BOUNDS.years.default }),
+        radiusKm: t.arg.float({ description: `Radius around the resort of the 7 sample points, km: ${HISTORY_BOUNDS.radiusKm.min}–${HISTORY_BOUNDS.radiusKm.max}.`, defaultValue: HISTORY_BOUNDS.radiusKm.default }),
         units: t.arg(unitsArg),
       },
       argsOf(HistoryParams),

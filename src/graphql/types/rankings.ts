@@ -135,8 +135,9 @@ const rank = (units: Units) => (snap: ResortSnapshot<ResortRecord>, i: number): 
 builder.queryFields((t) => ({
   topSnow: t.field({
     nullable: true,
+    description: 'Resorts with snow in the last 72 hours, the most 24-hour snowfall first.',
     type: TopSnowRef,
-    args: t.validate({ limit: t.arg.int({ description: `1–${RESORT_BOUNDS.rankingLimit.max}.`, defaultValue: RESORT_BOUNDS.rankingLimit.default }), units: t.arg(unitsArg) }, argsOf(RankingParams)),
+    args: t.validate({ limit: t.arg.int({ description: `Most resorts to return, 1–${RESORT_BOUNDS.rankingLimit.max}.`, defaultValue: RESORT_BOUNDS.rankingLimit.default }), units: t.arg(unitsArg) }, argsOf(RankingParams)),
     resolve: async (_root, { limit, units }, ctx) => {
       const snaps = await allSnapshots(ctx);
       const ranked = topSnow(snaps.map((s) => ({ resort: s.resort, report: s.report, s })), limit);
@@ -145,8 +146,9 @@ builder.queryFields((t) => ({
   }),
   openNow: t.field({
     nullable: true,
+    description: 'Operating resorts with at least this share of their trails open, the most open first.',
     type: OpenNowRef,
-    args: t.validate({ minOpenTrailsPct: t.arg.float({ description: '0–100.', defaultValue: RESORT_BOUNDS.minOpenTrailsPct.default }), units: t.arg(unitsArg) }, argsOf(OpenNowParams)),
+    args: t.validate({ minOpenTrailsPct: t.arg.float({ description: 'Least share of trails open, percent: 0–100.', defaultValue: RESORT_BOUNDS.minOpenTrailsPct.default }), units: t.arg(unitsArg) }, argsOf(OpenNowParams)),
     resolve: async (_root, { minOpenTrailsPct, units }, ctx) => {
       const snaps = await allSnapshots(ctx);
       const ranked = openNow(snaps.map((s) => ({ resort: s.resort, report: s.report, s })), minOpenTrailsPct);
@@ -155,8 +157,9 @@ builder.queryFields((t) => ({
   }),
   stormWatch: t.field({
     nullable: true,
+    description: `Resorts forecast to get at least ${STORM_WATCH_MIN_CM} cm at the summit in the next 48 hours, the most first.`,
     type: StormWatchRef,
-    args: t.validate({ limit: t.arg.int({ description: `1–${RESORT_BOUNDS.rankingLimit.max}.`, defaultValue: RESORT_BOUNDS.rankingLimit.default }), units: t.arg(unitsArg) }, argsOf(RankingParams)),
+    args: t.validate({ limit: t.arg.int({ description: `Most resorts to return, 1–${RESORT_BOUNDS.rankingLimit.max}.`, defaultValue: RESORT_BOUNDS.rankingLimit.default }), units: t.arg(unitsArg) }, argsOf(RankingParams)),
     resolve: async (_root, { limit, units }, ctx) => {
       const snaps = await allSnapshots(ctx);
       const ranked = stormWatch(snaps.map((s) => ({ resort: s.resort, outlook: stormOutlookView(s), s })), limit);
@@ -165,8 +168,9 @@ builder.queryFields((t) => ({
   }),
   snowInsights: t.field({
     nullable: true,
+    description: 'Summit snowfall per resort over the last days, the most first, and the network\'s averages.',
     type: SnowInsightsRef,
-    args: t.validate({ days: t.arg.int({ description: `1–${RESORT_BOUNDS.insightsDays.max}.`, defaultValue: RESORT_BOUNDS.insightsDays.default }), units: t.arg(unitsArg) }, argsOf(InsightsParams)),
+    args: t.validate({ days: t.arg.int({ description: `Days back from today, today included: 1–${RESORT_BOUNDS.insightsDays.max}.`, defaultValue: RESORT_BOUNDS.insightsDays.default }), units: t.arg(unitsArg) }, argsOf(InsightsParams)),
     resolve: async (_root, { days, units }, ctx) => {
       const to = await ctx.weatherWindow.ensureCurrent();
       const from = addDays(to, -(days - 1));

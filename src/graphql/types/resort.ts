@@ -169,8 +169,8 @@ const ResortFilterInput = builder.inputType('ResortFilter', {
 
 const PagingInput = builder.inputType('Paging', {
   fields: (t) => ({
-    limit: t.int({ description: `1–${RESORT_BOUNDS.listLimit.max}.`, defaultValue: RESORT_BOUNDS.listLimit.default }),
-    offset: t.int({ description: '>= 0.', defaultValue: 0 }),
+    limit: t.int({ description: `Most resorts on a page, 1–${RESORT_BOUNDS.listLimit.max}.`, defaultValue: RESORT_BOUNDS.listLimit.default }),
+    offset: t.int({ description: 'Resorts to skip before the page starts, >= 0.', defaultValue: 0 }),
   }),
 });
 
@@ -223,7 +223,7 @@ builder.queryFields((t) => ({
     type: ResortRef,
     nullable: true,
     description: 'One resort by id. An unknown id is a NOT_FOUND error.',
-    args: t.validate({ id: t.arg.id({ required: true }) }, argsOf(ResortParams, (a: { id: string | number }) => ({ id: String(a.id) }))),
+    args: t.validate({ id: t.arg.id({ required: true, description: 'The resort\'s id (its slug, e.g. vail), any case.' }) }, argsOf(ResortParams, (a: { id: string | number }) => ({ id: String(a.id) }))),
     resolve: (_root, { id }, ctx) => loadResort(ctx, id),
   }),
   resorts: t.field({
@@ -249,7 +249,7 @@ builder.queryFields((t) => ({
     type: ComparisonRef,
     description: 'Two resorts side by side with the differences (first minus second).',
     args: t.validate(
-      { id: t.arg.id({ required: true }), with: t.arg.id({ required: true }), units: t.arg(unitsArg) },
+      { id: t.arg.id({ required: true, description: 'The first resort\'s id.' }), with: t.arg.id({ required: true, description: 'The second resort\'s id (the differences are first minus second).' }), units: t.arg(unitsArg) },
       argsOf(CompareParams, (a: { id: string | number; with: string | number; units?: string | null }) => ({ id: String(a.id), with: String(a.with), units: a.units ?? undefined })),
     ),
     resolve: async (_root, p, ctx) => {

@@ -75,7 +75,7 @@ builder.queryFields((t) => ({
     type: StateRef,
     nullable: true,
     description: 'One state by its two-letter code, case-insensitive. Unknown codes are NOT_FOUND.',
-    args: t.validate({ code: t.arg.string({ required: true }) }, argsOf(StateParams, (a: { code: string }) => ({ state: a.code }))),
+    args: t.validate({ code: t.arg.string({ required: true, description: 'Two-letter USPS state code, any case (CO, co).' }) }, argsOf(StateParams, (a: { code: string }) => ({ state: a.code }))),
     resolve: (_root, { state }, ctx) => loadState(ctx, state),
   }),
   city: t.field({
@@ -98,6 +98,7 @@ builder.queryFields((t) => ({
   zipStats: t.field({
     nullable: true,
     type: ZipStatsRef,
+    description: 'How many ZIP codes and states the data holds (the 50 states and DC).',
     resolve: (_root, _args, ctx) => ctx.repos.zips.stats(),
   }),
 }));

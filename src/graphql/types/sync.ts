@@ -43,12 +43,12 @@ const SyncStatusRef = builder.objectRef<SyncStatus>('SyncStatus').implement({
 });
 
 builder.queryFields((t) => ({
-  syncStatus: t.field({ nullable: true, type: SyncStatusRef, resolve: (_r, _a, ctx) => ctx.sync.status() }),
+  syncStatus: t.field({ nullable: true, type: SyncStatusRef, description: 'The sync run going on, if any, the last finished one, and when the next is scheduled.', resolve: (_r, _a, ctx) => ctx.sync.status() }),
   syncHistory: t.field({
     nullable: true,
     type: [SyncRunRef],
     description: `Recent runs, newest first; limit 1–${SYNC_BOUNDS.historyLimit.max}, default ${SYNC_BOUNDS.historyLimit.default}.`,
-    args: t.validate({ limit: t.arg.int({ defaultValue: SYNC_BOUNDS.historyLimit.default }) }, argsOf(SyncHistoryParams)),
+    args: t.validate({ limit: t.arg.int({ description: `Most runs to return, 1–${SYNC_BOUNDS.historyLimit.max}.`, defaultValue: SYNC_BOUNDS.historyLimit.default }) }, argsOf(SyncHistoryParams)),
     complexity: sliced((args: { limit?: unknown }) => ({ field: 1, multiplier: typeof args.limit === 'number' && args.limit > 0 ? Math.min(args.limit, 1000) : SYNC_BOUNDS.historyLimit.default }), ['limit']),
     resolve: (_r, { limit }, ctx) => ctx.sync.history(limit),
   }),

@@ -1,5 +1,5 @@
 import { builder } from '../builder.js';
-import { UNIT_LABELS, UNIT_SYSTEMS, type UnitLabels } from '../../domain/units.js';
+import { UNIT_LABELS, UNIT_SYSTEMS, UNITS_DESCRIPTION, type UnitLabels } from '../../domain/units.js';
 
 const labelsOf = (l: UnitLabels) => [...new Set([l.depth, l.elevation, l.temperature, l.speed, l.precipitation])].join(', ');
 
@@ -22,4 +22,4 @@ export const UnitLabelsRef = builder.objectRef<UnitLabels>('UnitLabels').impleme
 });
 
 /** Every `units` argument: METRIC unless asked otherwise, and the SDL says so. */
-export const unitsArg = { type: UnitsEnum, description: 'The unit system of the numbers returned.', defaultValue: 'METRIC' } as const;
+export const unitsArg = { type: UnitsEnum, description: UNITS_DESCRIPTION, defaultValue: 'METRIC' } as const;
