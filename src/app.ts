@@ -163,7 +163,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     snapshotChunk: config.snapshotChunk,
     history: new HistoryService(providers.history),
     sync: cluster ?? sync,
-    costBudget: new CostBudget(config.costBudget.unitsPerRequest, config.costBudget.windowSeconds),
+    // With replicas, one budget per key for the whole cluster (counted in Redis).
+    costBudget: new CostBudget(config.costBudget.unitsPerRequest, config.costBudget.windowSeconds, redis ? replicas!.clusterBudgetLimiter(redis) : undefined),
     logger,
     now,
   };

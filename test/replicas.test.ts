@@ -247,6 +247,9 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
         const seen = await call(url, '/api/zip/90210');
         expect([seen.status, seen.status === 200 ? '' : await seen.text()]).toEqual([200, '']);
         expect((await call(url, '/api/resorts/vail')).status).toBe(200);
+        // A GraphQL answer (never one the cache kept) is charged to the key's budget in memory.
+        const gql = await call(url, '/graphql', ADMIN, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ zip(zip: "90210") { city } }' }) });
+        expect([gql.status, (await gql.json()).extensions?.cost?.requestedQueryCost]).toEqual([200, expect.any(Number)]);
         const unknown = await call(url, '/api/zip/90210', 'szg_never_seen_here');
         expect(unknown.status).toBe(503);
         expect((await unknown.json()).code).toBe('KEY_STORE_UNAVAILABLE');
@@ -270,4 +273,38 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
       expect(count(r, '"msg":"redis connected"')).toBe(2);
     }
   }, 60_000);
+});
+
+describe.skipIf(!haveRedis)('cost budgets with replicas', () => {
+  afterAll(stopReplicas);
+
+  it('a heavy client gets one cost budget for the cluster, not one per replica', async () => {
+    // A budget of 20 requests/s x 100 units x 60 s = 120,000 units a minute, shared through Redis.
+    const urls = await startReplicas(2, { COST_UNITS_PER_REQUEST: '100', COST_WINDOW_SECONDS: '60' });
+    const key = (await keys('create', '--name', 'heavy', '--rate', '20')).match(/szg_[\w-]+/)![0];
+    const heavy = JSON.stringify({ query: `{ ${['CA', 'TX'].map((s) => `${s}: state(code: "${s}") { zipcodes(limit: 1000) { zip city county lat lng } }`).join(' ')} }` });
+    const ask = (url: string) => call(url, '/graphql', key, { method: 'POST', headers: { 'content-type': 'application/json' }, body: heavy });
+    let accepted = 0;
+    let cost = 0;
+    const refusedBy = new Set<string>();
+    // Alternate replicas until both refuse for cost; a refusal for the per-second rate is waited out as it says.
+    for (let i = 0; refusedBy.size < 2 && i < 200; i++) {
+      const url = urls[i % 2]!;
+      const r = await ask(url);
+      const body = await r.json();
+      if (r.status === 200) {
+        accepted++;
+        cost = body.extensions.cost.requestedQueryCost;
+      } else {
+        expect(r.status).toBe(429);
+        const message = (body.errors?.[0]?.message ?? body.detail) as string;
+        if (/^This request costs/.test(message)) refusedBy.add(url);
+        else await new Promise((resolve) => setTimeout(resolve, Number(r.headers.get('retry-after')) * 1000));
+      }
+    }
+    expect(cost).toBeGreaterThan(5000);
+    // Every answer drew from the one budget: as many as fit in it once, then both replicas refuse.
+    expect(accepted).toBe(Math.floor(120_000 / cost));
+    expect(refusedBy.size).toBe(2);
+  }, 90_000);
 });
