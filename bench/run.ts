@@ -6,6 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -231,6 +233,21 @@ for (let run = 0; run < RUNS; run++) {
   }
   await ours.stop();
 
+  // Tracing on: every request sampled and exported over OTLP/HTTP to a sink in this process
+  // (which answers at once), to set beside the rows above, where OTEL_* is unset.
+  const sink = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+  const traced = await startServer(serverCommand(), { ...serverEnv, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(sink.address() as AddressInfo).port}` }, probe);
+  await warmUp(traced, false);
+  await warmUp(traced, true);
+  record('ours, tracing on (every request, OTLP/HTTP): REST /api/zip/{zip} with a key', await measure(traced, zipLookup, zips.length), traced);
+  record('ours, tracing on (every request, OTLP/HTTP): GraphQL ZIP lookup with variables and a key', await measure(traced, gqlLookup, zips.length), traced);
+  await traced.stop();
+  sink.close();
+
   if (BASELINE) {
     const base = await startServer(baselineCommand(), serverEnv, probe);
     await warmUp(base, false);
@@ -303,6 +320,8 @@ const mercuriusCpu = medianCpu('fastify + mercurius');
 if (mercuriusCpu && oursGraphQL) console.log(`\nGraphQL ZIP lookup: ours ${(mercuriusCpu / oursGraphQL).toFixed(2)}× mercurius + graphql-jit's throughput per CPU (target ≥ 1.0×).`);
 const restZip = medianCpu('ours: REST /api/zip/{zip} with a key');
 if (restZip) console.log(`REST ZIP lookup: ${(floorCpu / restZip).toFixed(2)}× the floor's throughput per CPU (target ≥ 0.6×); resort detail ${(medianCpu('ours: REST /api/resorts/{id}')! / floorCpu).toFixed(2)}× the floor's CPU (≤ 2×), nearby ${(medianCpu('ours: REST /api/zip/{zip}/nearby')! / floorCpu).toFixed(2)}× (≤ 4×).`);
+const tracedGraphQL = medianCpu('ours, tracing on (every request, OTLP/HTTP): GraphQL');
+if (tracedGraphQL && oursGraphQL) console.log(`Tracing: with OTEL_* unset /graphql costs what the rows above say; with every request traced and exported, ${(tracedGraphQL / oursGraphQL).toFixed(2)}× that CPU.`);
 if (stockYoga && oursGraphQL) console.log(`\nGraphQL ZIP lookup: ours ${(stockYoga / oursGraphQL).toFixed(2)}× stock Yoga's throughput per CPU.`);
 if (viaHive && oursGraphQL) console.log(`The same lookup through Hive Gateway over our OpenAPI document costs ${(viaHive / oursGraphQL).toFixed(2)}× the CPU of our /graphql (gateway and upstream together).`);
 rmSync(dir, { recursive: true, force: true });

@@ -82,6 +82,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const now = options.now ?? clockFrom(config.clockStart);
 
+  // Traces when OTEL_* name an endpoint: the SDK is loaded only then.
+  const tracing = config.tracing ? (await import('./telemetry/sdk.js')).startTracing(API_VERSION) : null;
+
   const started = performance.now();
   if (ensureDatabase(config.dbPath)) {
     logger.info({ dbPath: config.dbPath, ms: Math.round(performance.now() - started) }, 'database built');
@@ -292,6 +295,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       usage.close();
       backgroundDb.close();
       db.close();
+      await tracing?.shutdown();
     },
   };
 }

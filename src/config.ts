@@ -38,6 +38,12 @@ export const EnvSchema = z.object({
   COST_UNITS_PER_REQUEST: z.coerce.number().int().min(100).default(2_000),
   COST_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   RESPONSE_CACHE_MB: z.coerce.number().min(0).max(4096).default(8),
+  // OpenTelemetry's own variables: tracing is on when one names an OTLP endpoint (the SDK reads
+  // these and the rest of OTEL_* itself, see telemetry/sdk.ts).
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
+  OTEL_SDK_DISABLED: z.enum(['true', 'false']).optional(),
+  OTEL_TRACES_EXPORTER: z.string().optional(),
   WARM_UP_ROUNDS: z.coerce.number().int().min(1).max(1000).default(20),
   PROVIDER: z.enum(['simulated', 'open-meteo']).default('simulated'),
   OPEN_METEO_FORECAST_URL: z.url().default('https://api.open-meteo.com/v1/forecast'),
@@ -88,6 +94,8 @@ export interface Config {
   costBudget: { unitsPerRequest: number; windowSeconds: number };
   /** Bytes of serialized GET answers kept (0 turns the response cache off). */
   responseCacheBytes: number;
+  /** OpenTelemetry traces over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT set). */
+  tracing: boolean;
   /**
    * Resorts whose snapshots are built per turn of the event loop (250: the curated catalogue in
    * one). Not an environment setting; tests lower it to build imported-scale lists in many turns.
@@ -154,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     executionTimeoutMs: e.EXECUTION_TIMEOUT_MS,
     responseCacheBytes: Math.round(e.RESPONSE_CACHE_MB * 1024 * 1024),
+    tracing: Boolean(e.OTEL_EXPORTER_OTLP_ENDPOINT || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) && e.OTEL_SDK_DISABLED !== 'true' && e.OTEL_TRACES_EXPORTER !== 'none',
     snapshotChunk: 250,
     warmUpRounds: e.WARM_UP_ROUNDS,
     costBudget: { unitsPerRequest: e.COST_UNITS_PER_REQUEST, windowSeconds: e.COST_WINDOW_SECONDS },

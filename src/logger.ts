@@ -2,6 +2,7 @@ import { fstatSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { pino, type Logger } from 'pino';
 import * as sonicBoom from 'sonic-boom';
+import { activeTraceId } from './telemetry/trace.js';
 
 export type { Logger };
 
@@ -93,7 +94,14 @@ function stdoutIsPipe(): boolean {
 export function createLogger(level: string): Logger {
   if (level === 'silent') return pino({ level });
   destination ??= stdoutIsPipe() ? pipeDestination() : fileDestination();
-  return pino({ level, base: { service: 'ski-zip-gateway' } }, destination);
+  // Lines written inside a traced request or run carry its trace id (tracing off: nothing added).
+  return pino({ level, base: { service: 'ski-zip-gateway' }, mixin: traceIdOfLine }, destination);
+}
+
+const NOTHING = {};
+function traceIdOfLine(): object {
+  const traceId = activeTraceId();
+  return traceId ? { traceId } : NOTHING;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { BREAK, GraphQLError, execute, parse, specifiedRules, subscribe, validate, visit, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { BREAK, GraphQLError, execute, getOperationAST, parse, specifiedRules, subscribe, validate, visit, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { envelop, handleStreamOrSingleExecutionResult, useEngine, useSchema, type Plugin } from '@envelop/core';
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { useDisableIntrospection } from '@envelop/disable-introspection';
@@ -10,6 +10,7 @@ import type { GraphQLContext } from './context.js';
 import { createCostAnalysis, overLimit } from './cost.js';
 import { cutAtDeadline, type IncrementalPart } from './incremental.js';
 import { withCost } from './cost-extension.js';
+import { traced, tracingOn } from '../telemetry/trace.js';
 
 /** Query limits for /graphql (graphql-armor); the REST shims run fixed, known operations. */
 export const QUERY_LIMITS = { maxDepth: 12, maxAliases: 15, maxTokens: 2000, maxDirectives: 20 } as const;
@@ -116,7 +117,17 @@ export function createExecutor(options: ExecutorOptions): Executor {
         },
         async execute(document, variables, operationName) {
           const args = { schema: e.schema, document, contextValue: context, variableValues: variables ?? undefined, operationName: operationName ?? undefined };
-          return (await (direct ? direct(args) : e.execute(args))) as ExecutionResult;
+          if (!tracingOn()) return (await (direct ? direct(args) : e.execute(args))) as ExecutionResult;
+          // Traced: the operation as one span (its name, type and cost), the loaders' batches under it.
+          const operation = getOperationAST(document, operationName);
+          const type = operation?.operation ?? 'query';
+          const name = operation?.name?.value ?? '';
+          return traced(`graphql ${type}${name ? ` ${name}` : ''}`, { 'graphql.operation.type': type, 'graphql.operation.name': name }, async (span) => {
+            const result = (await (direct ? direct(args) : e.execute(args))) as ExecutionResult;
+            span?.setAttribute('graphql.operation.cost', context.cost ?? 0);
+            if (result.errors?.length) span?.setAttribute('graphql.errors', result.errors.length);
+            return result;
+          });
         },
       };
     },

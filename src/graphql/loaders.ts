@@ -8,6 +8,7 @@ import type { StateRecord, ZipRecord } from '../repositories/zips.js';
 import type { LiveLiftRow } from '../repositories/inventory.js';
 import { buildSnapshot, type ResortSnapshot } from '../snapshots/snapshot.js';
 import type { Services } from './context.js';
+import { traced, tracingOn } from '../telemetry/trace.js';
 
 /** Times a snapshot batch starts again because the data changed under it, before it gives up. */
 const SNAPSHOT_RESTARTS = 3;
@@ -44,6 +45,14 @@ function groupBy<K, V>(keys: readonly K[], rows: V[], keyOf: (row: V) => K): V[]
   return keys.map((k) => map.get(k)!);
 }
 
+/**
+ * A loader's batch function, in a span of its own when tracing is on (one span per batch, that is
+ * per SQL statement or snapshot build, never per field); as it is when tracing is off.
+ */
+function batch<K, V>(name: string, load: (keys: readonly K[]) => Promise<V[]>): (keys: readonly K[]) => Promise<V[]> {
+  return (keys) => (tracingOn() ? traced(`load ${name}`, { 'db.system': 'sqlite', 'loader.keys': keys.length }, () => load(keys)) : load(keys));
+}
+
 const unwrap = <T>(values: (T | Error)[]): T[] =>
   values.map((v) => {
     if (v instanceof Error) throw v;
@@ -69,19 +78,19 @@ export class RequestLoaders implements Loaders {
 
   get zipByCode() {
     const { zips } = this.services.repos;
-    return (this._zipByCode ??= new DataLoader((codes) => Promise.resolve(byKey(codes, zips.findByZips(codes), (z) => z.zip))));
+    return (this._zipByCode ??= new DataLoader(batch('zipByCode', (codes) => Promise.resolve(byKey(codes, zips.findByZips(codes), (z) => z.zip)))));
   }
 
   get stateByCode() {
     const { zips } = this.services.repos;
-    return (this._stateByCode ??= new DataLoader((codes) => Promise.resolve(byKey(codes, zips.findStates(codes), (s) => s.stateCode))));
+    return (this._stateByCode ??= new DataLoader(batch('stateByCode', (codes) => Promise.resolve(byKey(codes, zips.findStates(codes), (s) => s.stateCode)))));
   }
 
   /** Pages of different states with the same window share one statement; each window is one more. */
   get zipsByState() {
     const { zips } = this.services.repos;
     return (this._zipsByState ??= new DataLoader(
-      async (keys: readonly StatePageKey[]) => {
+      batch('zipsByState', async (keys: readonly StatePageKey[]) => {
         const groups = new Map<string, { limit: number; offset: number; codes: string[] }>();
         for (const k of keys) {
           const g = groups.get(`${k.limit}:${k.offset}`) ?? { limit: k.limit, offset: k.offset, codes: [] };
@@ -98,39 +107,39 @@ export class RequestLoaders implements Loaders {
           }
         }
         return keys.map((k) => pages.get(`${k.stateCode}:${k.limit}:${k.offset}`) ?? []);
-      },
+      }),
       { cacheKeyFn: (k) => `${k.stateCode}:${k.limit}:${k.offset}` },
     ));
   }
 
   get resortById() {
     const { resorts } = this.services.repos;
-    return (this._resortById ??= new DataLoader((ids) => Promise.resolve(byKey(ids, resorts.findByIds(ids), (r) => r.id))));
+    return (this._resortById ??= new DataLoader(batch('resortById', (ids) => Promise.resolve(byKey(ids, resorts.findByIds(ids), (r) => r.id)))));
   }
 
   get trailsByResort() {
     const { inventory } = this.services.repos;
-    return (this._trailsByResort ??= new DataLoader((ids) => Promise.resolve(groupBy(ids, inventory.trailsOf(ids), (t) => t.resortId))));
+    return (this._trailsByResort ??= new DataLoader(batch('trailsByResort', (ids) => Promise.resolve(groupBy(ids, inventory.trailsOf(ids), (t) => t.resortId)))));
   }
 
   get liftsByResort() {
     const { inventory } = this.services.repos;
-    return (this._liftsByResort ??= new DataLoader((ids) => Promise.resolve(groupBy(ids, inventory.liftsOf(ids), (l) => l.resortId))));
+    return (this._liftsByResort ??= new DataLoader(batch('liftsByResort', (ids) => Promise.resolve(groupBy(ids, inventory.liftsOf(ids), (l) => l.resortId)))));
   }
 
   get liveLiftsByResort() {
     const { inventory } = this.services.repos;
-    return (this._liveLiftsByResort ??= new DataLoader((ids) => Promise.resolve(groupBy(ids, inventory.liveLiftsOf(ids), (l) => l.resortId))));
+    return (this._liveLiftsByResort ??= new DataLoader(batch('liveLiftsByResort', (ids) => Promise.resolve(groupBy(ids, inventory.liveLiftsOf(ids), (l) => l.resortId)))));
   }
 
   get recentDaysByResort() {
     const { repos, weatherWindow } = this.services;
-    return (this._recentDaysByResort ??= new DataLoader(async (ids) => {
+    return (this._recentDaysByResort ??= new DataLoader(batch('recentDaysByResort', async (ids: readonly string[]) => {
       const today = await weatherWindow.ensureFor(ids);
       // `today` is the UTC date; a resort's local date is a day either side of it at most, and
       // its reports reach back 7 days (new snow over 168 hours) and forward over the forecast.
       return groupBy(ids, repos.weather.daysOf(ids, addDays(today, -8), addDays(today, FORECAST_DAYS)), (d) => d.resortId);
-    }));
+    })));
   }
 
   /**
@@ -142,7 +151,7 @@ export class RequestLoaders implements Loaders {
    */
   get snapshotByResort() {
     const { weatherWindow } = this.services;
-    return (this._snapshotByResort ??= new DataLoader(async (ids) => {
+    return (this._snapshotByResort ??= new DataLoader(batch('snapshotByResort', async (ids: readonly string[]) => {
       await weatherWindow.ensureFor(ids);
       for (let restarts = 0; ; restarts++) {
         const built = await this.buildSnapshots(ids, restarts < SNAPSHOT_RESTARTS);
@@ -150,7 +159,7 @@ export class RequestLoaders implements Loaders {
         // Rows read before the change must not be reused: every loader under the snapshots forgets.
         for (const loader of [this.resortById, this.recentDaysByResort, this.trailsByResort, this.liftsByResort, this.liveLiftsByResort]) loader.clearAll();
       }
-    }));
+    })));
   }
 
   /** The data version snapshots are built from: the hour, the weather and the inventory. */

@@ -8,6 +8,7 @@ import { Exchange } from './exchange.js';
 import { sendProblem, type Problem } from './problem.js';
 import { CACHE_NONE } from './headers.js';
 import type { Metrics } from './metrics.js';
+import { endRequestSpan, runIn, startRequestSpan, traced } from '../telemetry/trace.js';
 import { hasScope } from '../auth/scopes.js';
 
 /** The token of an `Authorization: Bearer …` header (how Prometheus sends credentials). */
@@ -67,7 +68,8 @@ export function createDispatcher({ guard, handlers, deadlines, metrics, corsOrig
     }
     const isGraphQL = ex.path === '/graphql';
 
-    let verdict = guard.check(req.headers['x-api-key'] ?? bearer(req.headers.authorization));
+    const presented = req.headers['x-api-key'] ?? bearer(req.headers.authorization);
+    let verdict = ex.trace ? traced('key check', {}, () => guard.check(presented)) : guard.check(presented);
     if (verdict instanceof Promise) verdict = await verdict;
     if (!verdict.ok) return sendProblem(ex, verdict.problem);
     ex.headers = ex.headers.length === 0 ? verdict.headers : ex.headers.concat(verdict.headers);
@@ -116,16 +118,22 @@ export function createDispatcher({ guard, handlers, deadlines, metrics, corsOrig
     if (path === '/v1' || path.startsWith('/v1/')) path = path.slice(3) || '/';
     const ex = new Exchange(req, res, requestId, path, q === -1 ? '' : rawUrl.slice(q + 1));
     if (req.headers.origin) ex.headers.push(...corsHeaders(req.headers.origin, corsOrigins));
+    // Traced (OTEL_* set): the request's span continues the caller's trace, and every answer
+    // carries its traceparent, so a client can find its request in the traces.
+    // Probes are not traced: a load balancer asks every few seconds.
+    ex.trace = path === '/livez' || path === '/readyz' ? null : startRequestSpan(req.method ?? 'GET', req.headers);
+    if (ex.trace) ex.headers.push('traceparent', ex.trace.traceparent);
 
     const t0 = logRequests ? performance.now() : 0;
     if (logRequests) {
       res.once('finish', () => {
-        logger.info({ reqId: requestId, method: req.method, url: rawUrl, status: res.statusCode, ms: +(performance.now() - t0).toFixed(2), keyId: ex.keyId ?? undefined, cost: ex.cost || undefined }, 'request');
+        logger.info({ reqId: requestId, method: req.method, url: rawUrl, status: res.statusCode, ms: +(performance.now() - t0).toFixed(2), keyId: ex.keyId ?? undefined, cost: ex.cost || undefined, traceId: ex.trace?.span.spanContext().traceId }, 'request');
       });
     }
     ex.onTimeOut = timeOut;
     deadlines.track(ex);
-    route(ex).then(
+    const handled = ex.trace ? runIn(ex.trace.context, () => route(ex)) : route(ex);
+    handled.then(
       () => finished(ex),
       (err) => {
         fail(ex, err);
@@ -136,6 +144,12 @@ export function createDispatcher({ guard, handlers, deadlines, metrics, corsOrig
 
   function finished(ex: Exchange): void {
     deadlines.done(ex);
+    if (ex.trace) {
+      // A streamed answer (SSE, @defer) ends its span when its last part has gone.
+      const end = () => endRequestSpan(ex.trace!, ex.req.method ?? '', ex.route, ex.res.statusCode);
+      if (ex.res.writableEnded) end();
+      else ex.res.once('close', end);
+    }
     metrics.request(ex.route, ex.req.method ?? '', ex.res.statusCode, (performance.now() - ex.start) / 1000);
   }
 

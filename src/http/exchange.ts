@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_HEADERS } from './headers.js';
+import type { RequestSpan } from '../telemetry/trace.js';
 import { codingFor, COMPRESS_MIN_BYTES, encode, type Effort, type Representations } from './compression.js';
 
 const VARY = ['vary', 'accept-encoding'] as const;
@@ -21,6 +22,8 @@ export class Exchange {
   scopes = '';
   /** What the request cost (GraphQL complexity units), for the log and the cost budget. */
   cost = 0;
+  /** The request's span, when tracing is on. */
+  trace: RequestSpan | null = null;
   /** When the request's deadline passes (set by Deadlines). */
   due = 0;
   /** When it arrived (performance.now()), for the latency metric. */

@@ -1,4 +1,6 @@
 import CircuitBreaker from 'opossum';
+import { trace } from '@opentelemetry/api';
+import { traced, tracingOn } from '../telemetry/trace.js';
 import pLimit from 'p-limit';
 import type { z } from 'zod';
 import type { Logger } from '../logger.js';
@@ -167,6 +169,7 @@ export function createUpstream(options: UpstreamOptions) {
       const remaining = bounds.deadline === undefined ? Infinity : bounds.deadline - DEADLINE_MARGIN_MS - performance.now();
       if (remaining < MIN_ATTEMPT_MS) break;
       if (bounds.signal?.aborted) throw fail('cancelled', 'the request was cancelled');
+      if (i > 0) trace.getActiveSpan()?.addEvent('retry', { attempt: i + 1, cause: last?.message ?? '' });
       try {
         // Whole milliseconds: AbortSignal.timeout refuses a fraction (what is left of a deadline is one).
         return await breaker.fire(url, Math.floor(Math.min(options.timeoutMs, remaining)), bounds.signal);
@@ -187,7 +190,7 @@ export function createUpstream(options: UpstreamOptions) {
     async getJson<S extends z.ZodType>(url: string, schema: S, bounds: CallBounds = {}): Promise<z.output<S>> {
       let body: unknown;
       try {
-        body = await limit(() => call(url, bounds));
+        body = await (tracingOn() ? traced(`upstream ${options.name}`, { 'upstream.provider': options.name, 'url.full': redact(url), 'upstream.circuit_open': breaker.opened }, () => limit(() => call(url, bounds))) : limit(() => call(url, bounds)));
       } catch (err) {
         const e = err instanceof UpstreamError ? err : fail('network error', (err as Error).message);
         log.warn({ url: redact(url), cause: e.message }, 'upstream call failed');

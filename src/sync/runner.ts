@@ -1,4 +1,5 @@
 import { EventEmitter, on } from 'node:events';
+import { traced, tracingOn } from '../telemetry/trace.js';
 import pLimit from 'p-limit';
 import { addDays, isoDate } from '../domain/dates.js';
 import type { Logger } from '../logger.js';
@@ -106,7 +107,8 @@ export class SyncRunner implements SyncService {
     const id = this.deps.runs.startRun(trigger, this.deps.conditions.name, startedAt, resorts.length, this.deps.nextRunId?.() ?? 1);
     const run = { id, trigger, startedAt, done: 0, total: resorts.length, promise: Promise.resolve() };
     this.running = run;
-    run.promise = this.execute(run, resorts)
+    // Traced: the run as one span (under the request that started it, if one did; it may outlive it).
+    run.promise = (tracingOn() ? traced(`sync run ${id}`, { 'sync.run_id': id, 'sync.trigger': trigger, 'sync.resorts': resorts.length }, () => this.execute(run, resorts), true) : this.execute(run, resorts))
       .catch((err: Error) => {
         // A run that breaks itself (not one resort) is FAILED and publishes nothing.
         this.deps.logger.error({ err, syncRun: id }, 'sync run aborted');
