@@ -15,6 +15,12 @@ const COUNTY_DOC = '  """County name as GeoNames gives it (without "County")."""
 const COUNTY = `${COUNTY_DOC}  county: String! @cost(weight: "1")\n`;
 const changelog = (...entries: string[]) => `# Changelog\n\n## Unreleased\n\n${entries.map((e) => `- ${e}\n`).join('')}\n## 1.0.0 — 2026-11-25\n\nFirst.\n`;
 const clone = <T>(x: T): T => JSON.parse(JSON.stringify(x));
+/** The real document cut to the two ZIP paths these cases change (comparing all of it takes seconds). */
+const zipPart = () => {
+  const part = clone(openapi);
+  part.paths = { '/api/stats': part.paths['/api/stats'], '/api/zip/{zip}/nearby': part.paths['/api/zip/{zip}/nearby'] };
+  return part;
+};
 
 describe('API change policy', () => {
   it('the committed schema and /openapi.json have no unrecorded breaking change against the release', async () => {
@@ -51,25 +57,26 @@ describe('API change policy', () => {
   });
 
   it('removing a REST path or making a parameter required fails, naming the operation and parameter', () => {
-    const changed = clone(openapi);
+    const released = zipPart();
+    const changed = zipPart();
     delete changed.paths['/api/stats'];
     const limit = changed.paths['/api/zip/{zip}/nearby'].get.parameters.find((p: { name: string }) => p.name === 'limit');
     limit.required = true;
-    const changes = openApiBreakingChanges(openapi, changed);
+    const changes = openApiBreakingChanges(released, changed);
     expect(changes.map((c) => c.coordinate).sort()).toEqual(['GET /api/stats', 'GET /api/zip/{zip}/nearby limit']);
     expect(judge(changes, changelog()).every((v) => !v.allowed)).toBe(true);
   });
 
   it('a REST path deprecated in the release and recorded may go', () => {
-    const released = clone(openapi);
+    const released = zipPart();
     released.paths['/api/stats'].get.deprecated = true;
     released.paths['/api/stats'].head.deprecated = true;
-    const current = clone(openapi);
+    const current = zipPart();
     delete current.paths['/api/stats'];
     const changes = openApiBreakingChanges(released, current);
     expect(changes.map((c) => c.coordinate)).toEqual(['GET /api/stats']);
     expect(judge(changes, changelog('`GET /api/stats` removed (deprecated since 1.0.0).'))[0]!.allowed).toBe(true);
-    expect(judge(openApiBreakingChanges(openapi, current), changelog('`GET /api/stats` removed (deprecated since 1.0.0).'))[0]!.allowed).toBe(false);
+    expect(judge(openApiBreakingChanges(zipPart(), current), changelog('`GET /api/stats` removed (deprecated since 1.0.0).'))[0]!.allowed).toBe(false);
   });
 
   it('reads released versions and Unreleased entries, not examples in comments', () => {
