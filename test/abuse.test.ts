@@ -209,7 +209,7 @@ describe('memory', () => {
 
 describe('ready means warm', () => {
   it('once ready, the first ranking over every resort costs what a later one does: the warm-up built the snapshots', async () => {
-    const app = await startTestServer({ privateDb: true, countStatements: true, now: () => new Date('2027-01-20T15:00:00Z') });
+    const app = await startTestServer({ privateDb: true, countStatements: true, now: () => new Date('2027-01-20T15:00:00Z'), config: { warmUpRounds: 1 } });
     try {
       expect((await fetch(`${app.url}/readyz`)).status).toBe(200);
       const statementsOf = async (path: string) => {

@@ -31,7 +31,7 @@ export const cliCommand = (tool: 'keys' | 'import', ...args: string[]): [string,
 export function spawnServer(dbPath: string, env: Record<string, string> = {}): ServerProcess {
   const child = spawn(process.execPath, [TEST_BUNDLE], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DB_PATH: dbPath, LOG_LEVEL: 'info', SYNC_INTERVAL_MINUTES: '0', WARM_UP_ROUNDS: '1', ...clockEnv(), ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DB_PATH: dbPath, LOG_LEVEL: 'info', SYNC_INTERVAL_MINUTES: '0', WARM_UP_ROUNDS: '0', ...clockEnv(), ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';

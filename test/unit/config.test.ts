@@ -47,7 +47,7 @@ const SET: Record<string, [string, (c: Config) => unknown, unknown, Record<strin
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: ['http://127.0.0.1:4318/v1/traces', (c) => c.tracing, true],
   OTEL_SDK_DISABLED: ['true', (c) => c.tracing, false, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }],
   OTEL_TRACES_EXPORTER: ['none', (c) => c.tracing, false, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }],
-  WARM_UP_ROUNDS: ['1', (c) => c.warmUpRounds, 1],
+  WARM_UP_ROUNDS: ['0', (c) => c.warmUpRounds, 0],
   MAX_CONNECTIONS: ['100', (c) => [c.connections.maxConnections, c.streams.total], [100, 50]],
   HEADERS_TIMEOUT_MS: ['2000', (c) => c.connections.headersTimeoutMs, 2000],
   REQUEST_TIMEOUT_MS: ['7000', (c) => c.connections.requestTimeoutMs, 7000],
@@ -98,7 +98,7 @@ describe('configuration', () => {
     for (const [name, value] of [
       ['PORT', '70000'], ['LOG_LEVEL', 'loud'], ['AUTH', 'maybe'], ['API_KEYS_RATE', '0'], ['PROVIDER', 'met-office'],
       ['OPEN_METEO_FORECAST_URL', 'not a url'], ['REDIS_URL', 'http://h'], ['CLOCK_START', 'next tuesday'], ['UPSTREAM_RETRIES', '6'],
-      ['MAX_CONNECTIONS', '1'], ['RESPONSE_CACHE_MB', '-1'], ['STREAMS_PER_KEY', '1001'], ['WARM_UP_ROUNDS', '0'],
+      ['MAX_CONNECTIONS', '1'], ['RESPONSE_CACHE_MB', '-1'], ['STREAMS_PER_KEY', '1001'], ['WARM_UP_ROUNDS', '1001'],
     ]) {
       expect(() => loadConfig({ [name!]: value }), name).toThrow(new RegExp(`^Invalid environment:\\n${name}: `));
     }
