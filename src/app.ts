@@ -248,7 +248,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   // some requests need, a piece per turn of the event loop.
   const warming = (async () => {
     const turn = () => new Promise((resolve) => setImmediate(resolve));
-    await new Promise((resolve) => setTimeout(resolve, 200).unref());
+    await new Promise((resolve) => setTimeout(resolve, config.warmUpDelayMs).unref());
     await metrics!.load();
     repos.zips.warm();
     await turn();

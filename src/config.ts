@@ -102,6 +102,11 @@ export interface Config {
    */
   snapshotChunk: number;
   /**
+   * How long after listening the warming starts (200 ms: the first requests are answered before
+   * it). Not an environment setting; the suite's in-process servers use 0.
+   */
+  warmUpDelayMs: number;
+  /**
    * How many times each documented GET route runs in-process before the server says it is ready
    * (warm-up.ts): enough for V8 to optimize the request path (20, WARM_UP_ROUNDS). 0 runs none:
    * ready sooner and for half the start-up CPU, each operation compiled by its first request (the
@@ -165,6 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     responseCacheBytes: Math.round(e.RESPONSE_CACHE_MB * 1024 * 1024),
     tracing: Boolean(e.OTEL_EXPORTER_OTLP_ENDPOINT || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) && e.OTEL_SDK_DISABLED !== 'true' && e.OTEL_TRACES_EXPORTER !== 'none',
     snapshotChunk: 250,
+    warmUpDelayMs: 200,
     warmUpRounds: e.WARM_UP_ROUNDS,
     costBudget: { unitsPerRequest: e.COST_UNITS_PER_REQUEST, windowSeconds: e.COST_WINDOW_SECONDS },
     provider: e.PROVIDER,

@@ -84,7 +84,7 @@ describe('shutdown', () => {
     expect(server.output()).not.toContain('"msg":"shut down"');
   }, 30_000);
 
-  it("SIGTERM while stdout's reader has stopped reading (a full pipe), or exits meanwhile: every process ends gracefully, 20 times", async () => {
+  it("SIGTERM while stdout's reader has stopped reading (a full pipe), or exits meanwhile: every process ends gracefully, 12 times", async () => {
     const once = async (i: number) => {
       const { child, url, exited } = start();
       const base = await url;
@@ -103,6 +103,6 @@ describe('shutdown', () => {
       // 0: the graceful path (the hard-exit timer exits with 1).
       expect(exit!.code, `run ${i}`).toBe(0);
     };
-    for (let i = 0; i < 20; i += 4) await Promise.all([i, i + 1, i + 2, i + 3].map(once));
+    for (let i = 0; i < 12; i += 4) await Promise.all([i, i + 1, i + 2, i + 3].map(once));
   }, 120_000);
 });

@@ -100,6 +100,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       // measures no first-request latency; a warm-up round cost every server ~0.5 s of CPU). The
       // tests of the warm-up itself ask for it.
       warmUpRounds: 0,
+      // Nor the moment's pause before warming, which leaves room for requests a test does not send.
+      warmUpDelayMs: 0,
       ...options.config,
     },
     now: options.now ?? runNow,
