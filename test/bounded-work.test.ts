@@ -182,6 +182,15 @@ describe('upstreams are bounded', () => {
       expect(expectProblem(r, 502).code).toBe('UPSTREAM_FAILED');
       // 200 MB were offered; at most the 1 MB cap (times a few parallel calls) was held.
       expect(process.memoryUsage().rss - before).toBeLessThan(100 * 1024 * 1024);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a body that trickles in (a byte every 100 ms) is cut by the time-out: a provider failure, never waited out', async () => {
+    // A time-out the trickle can never beat, however busy the machine: the body never ends.
+    const app = await startTestServer({ privateDb: true, now: clockAt(`${DAY}T09:00:00Z`), config: meteo({ timeoutMs: 1000, retries: 0 }) });
+    try {
       fake.mode = 'trickle';
       expect(expectProblem(await getJson(app, '/api/resorts/alta/history?days=7&years=1'), 502).code).toBe('UPSTREAM_FAILED');
     } finally {
