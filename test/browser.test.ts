@@ -30,7 +30,10 @@ async function watchedPage(context: BrowserContext, origin: string) {
   const open = new Set<Request>();
   page.on('request', (r) => {
     const url = r.url();
-    if (!url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('blob:')) outside.push(url);
+    // data: and blob: URLs are the page's own memory, never a request anywhere (Chromium does not
+    // always report a blob: worker script as finished, so they are not waited for either).
+    if (url.startsWith('data:') || url.startsWith('blob:')) return;
+    if (!url.startsWith(origin)) outside.push(url);
     open.add(r);
   });
   page.on('requestfinished', (r) => open.delete(r));
