@@ -250,6 +250,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     const turn = () => new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setTimeout(resolve, config.warmUpDelayMs).unref());
     await metrics!.load();
+    // No rounds asked for, nothing built ahead either: tables, indexes and operations are built by
+    // the first request that needs them (a server that only answers resorts never reads the ZIPs).
+    if (config.warmUpRounds === 0) return weatherWindow.ensureCurrent();
     repos.zips.warm();
     await turn();
     services.zipIndex.warm();

@@ -108,9 +108,10 @@ export interface Config {
   warmUpDelayMs: number;
   /**
    * How many times each documented GET route runs in-process before the server says it is ready
-   * (warm-up.ts): enough for V8 to optimize the request path (20, WARM_UP_ROUNDS). 0 runs none:
-   * ready sooner and for half the start-up CPU, each operation compiled by its first request (the
-   * suite's servers, which measure no first-request latency).
+   * (warm-up.ts): enough for V8 to optimize the request path (20, WARM_UP_ROUNDS). 0 runs none and
+   * builds nothing ahead: ready sooner for a fraction of the start-up CPU and memory, the ZIP table,
+   * the indexes and each operation built by the first request that needs them (the suite's
+   * servers, which measure no first-request latency).
    */
   warmUpRounds: number;
   /** Where conditions and history come from: the offline generator or Open-Meteo. */

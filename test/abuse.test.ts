@@ -227,6 +227,20 @@ describe('ready means warm', () => {
       await app.close();
     }
   });
+
+  it('WARM_UP_ROUNDS=0 builds nothing ahead: a ZIP lookup then reads its row from SQLite, where a warmed server has the table in memory', async () => {
+    const statementsOfALookup = async (warmUpRounds: number) => {
+      const app = await startTestServer({ privateDb: true, countStatements: true, config: { warmUpRounds } });
+      try {
+        const before = app.statementCount();
+        expect((await getJson(app, '/api/zip/90210')).status).toBe(200);
+        return app.statementCount() - before;
+      } finally {
+        await app.close();
+      }
+    };
+    expect(await statementsOfALookup(0)).toBe((await statementsOfALookup(1)) + 1);
+  });
 });
 
 describe('usage after a crash', () => {
