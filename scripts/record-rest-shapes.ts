@@ -2,7 +2,8 @@
 // body the server made of it, as test/fixtures/rest-shapes/*.json. test/unit/rest-shapes.test.ts
 // then checks each route's `shape` turns that data into that body, so the shapes (pure functions
 // of an operation's data) are unit-tested and mutation-tested like src/domain. Run it again after
-// changing an operation or a shape: `npx tsx scripts/record-rest-shapes.ts`.
+// changing an operation or a shape: `npx tsx scripts/record-rest-shapes.ts`, then `npm run codegen`
+// (/openapi.json's response examples are made from these answers: scripts/response-examples.ts).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

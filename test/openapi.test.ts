@@ -82,6 +82,24 @@ describe('the OpenAPI document', () => {
     expect(doc.info.license.identifier).toBe('CC-BY-4.0');
   });
 
+  it("every GET path's 200 shows a real answer as its example (lists cut short), which its own schema accepts", async () => {
+    const paths = everyDocumentedPath().filter((p) => p.method === 'GET');
+    expect(paths.length).toBeGreaterThan(15);
+    for (const { path: url } of paths) {
+      const template = routes.find((r) => (r.method ?? 'GET') === 'GET' && new RegExp(`^${r.path.replace(/:\w+/g, '[^/]+')}$`).test(url.split('?')[0]!))!.path;
+      const example = operationOf(template, 'GET').responses['200'].content['application/json'].example;
+      expect(example, `${template}: example`).toBeDefined();
+      validator.expectConforms('GET', url, { status: 200, contentType: 'application/json', headers: new Headers(), body: example });
+    }
+    // Real data, not placeholders: the ZIP example is what the server answers for 90210 today.
+    const zip = await getJson(app, '/api/zip/90210');
+    expect(operationOf('/api/zip/:zip', 'GET').responses['200'].content['application/json'].example).toEqual(zip.body);
+    const nearby = operationOf('/api/zip/:zip/nearby', 'GET').responses['200'].content['application/json'].example;
+    expect(nearby.center).toMatchObject({ zip: '90210', lat: 34.0901 });
+    expect(nearby.results).toHaveLength(2);
+    expect(operationOf('/api/resorts/:id', 'GET').responses['200'].content['application/json'].example).toMatchObject({ id: 'vail', name: 'Vail' });
+  });
+
   it('documents HEAD beside every GET, and the probes: 405 for other methods, 503 while starting', async () => {
     for (const [template, ops] of Object.entries(doc.paths as Record<string, Json>)) {
       if (!ops.get) continue;

@@ -3,6 +3,7 @@ import { getOperationAST, isInputObjectType, isObjectType, TypeInfo, visit, visi
 import { validate } from '../validation/validate.js';
 import type { RestRoute } from './route.js';
 import { PARAMETER_EXAMPLES } from './examples.js';
+import { RESPONSE_EXAMPLES } from './operations/response-examples.js';
 import './responses.js';
 
 /**
@@ -121,7 +122,7 @@ function operation(route: RestRoute, schema: GraphQLSchema): Json {
     200: {
       description: route.summary,
       headers: { ...(route.freshness === 'none' ? {} : { ETag: { description: 'A strong tag of this answer; send it back as If-None-Match.', schema: { type: 'string' } } }), ...RATE_LIMIT_HEADERS },
-      content: { 'application/json': { schema: { $ref: `#/components/schemas/${idOf(route.response)}` } } },
+      content: { 'application/json': { schema: { $ref: `#/components/schemas/${idOf(route.response)}` }, ...(RESPONSE_EXAMPLES[route.path] !== undefined ? { example: RESPONSE_EXAMPLES[route.path] } : {}) } },
     },
     ...(route.freshness === 'none' ? {} : { 304: { description: 'Not modified: the If-None-Match tag is this answer’s.' } }),
     ...(params.length > 0 ? { 400: problem('A parameter is out of its bounds or malformed; `errors` names each one.') } : {}),
