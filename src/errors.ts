@@ -12,7 +12,35 @@ export interface ParamProblem {
  * Errors leave GraphQL with `extensions.code` and REST as problem+json with the same status, so
  * each is declared once as a GraphQLError carrying both.
  */
-export class BadInputError extends GraphQLError {
+
+/**
+ * What the client asked wrongly (4xx): an answer, not a fault, so no stack trace is captured —
+ * nobody reads it, and Error's and GraphQLError's two captures were a fifth of a 400's CPU.
+ */
+export class ClientError extends GraphQLError {
+  constructor(message: string, options: { extensions: Record<string, unknown> }) {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super(message, options);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+  }
+}
+
+/** Runs `make` without capturing stack traces (a library's error built for a client's mistake). */
+export function withoutStack<T>(make: () => T): T {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return make();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
+export class BadInputError extends ClientError {
   constructor(readonly problems: ParamProblem[]) {
     super(problems.map((p) => p.message).join('; '), {
       extensions: { code: 'BAD_USER_INPUT', status: 400, errors: problems },
@@ -20,7 +48,7 @@ export class BadInputError extends GraphQLError {
   }
 }
 
-export class NotFoundError extends GraphQLError {
+export class NotFoundError extends ClientError {
   constructor(what: string, name: string, value: string) {
     super(`${what} ${JSON.stringify(value)} not found`, {
       extensions: { code: 'NOT_FOUND', status: 404, errors: [{ name, value, bound: `an existing ${what.toLowerCase()}`, message: `no ${what.toLowerCase()} ${JSON.stringify(value)}` }] },

@@ -1,8 +1,8 @@
-import { GraphQLError } from 'graphql';
+import { ClientError } from '../errors.js';
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from '../rate-limiter.js';
 
 /** 429 for a request whose cost does not fit in its key's budget; carries its RateLimit headers. */
-export class CostLimitedError extends GraphQLError {
+export class CostLimitedError extends ClientError {
   constructor(
     cost: number,
     readonly budget: number,

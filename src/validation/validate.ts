@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { BadInputError, type ParamProblem } from '../errors.js';
+import { BadInputError, withoutStack, type ParamProblem } from '../errors.js';
 
 /**
  * Parses parameters with their declared schema, turning every zod issue into a ParamProblem that
@@ -11,7 +11,8 @@ import { BadInputError, type ParamProblem } from '../errors.js';
 export function validate<S extends z.ZodType>(schema: S, input: Record<string, unknown>): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw new BadInputError(result.error.issues.map((issue) => problemOf(issue, input)));
+  // zod builds its error (an Error) when it is first read: without a stack, like ours.
+  throw withoutStack(() => new BadInputError(result.error.issues.map((issue) => problemOf(issue, input))));
 }
 
 /** A standard-schema issue that carries its problem as our errors name it. */

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { BadInputError, type ParamProblem } from '../../src/errors.js';
+import { BadInputError, NotFoundError, type ParamProblem } from '../../src/errors.js';
+import { CostLimitedError } from '../../src/auth/cost-budget.js';
+import { ForbiddenError } from '../../src/auth/scopes.js';
 import { validate } from '../../src/validation/validate.js';
 import { CityParams, NearbyParams, StateZipsParams, ZipParams } from '../../src/validation/params.js';
 import { CompareParams, HistoryParams, InsightsParams, NearbyResortsParams, OpenNowParams, RankingParams, ResortHistoryParams, ResortListParams, ResortParams } from '../../src/validation/resort-params.js';
@@ -18,6 +20,23 @@ function problems(run: () => unknown): ParamProblem[] {
   throw new Error('expected a BadInputError');
 }
 const bound = (schema: Parameters<typeof validate>[0], input: Record<string, unknown>) => problems(() => validate(schema, input)).map((p) => [p.name, p.bound]);
+
+describe("a client's mistake is an answer, not a fault", () => {
+  it('its error captures no stack trace (nobody reads it; capturing was a fifth of a 400), and other errors still do', () => {
+    let caught: unknown;
+    try {
+      validate(ZipParams, { zip: 'abc' });
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(BadInputError);
+    const clientErrors = [caught as Error, new NotFoundError('ZIP code', 'zip', '00000'), new ForbiddenError('admin', 'Sync'), new CostLimitedError(10, 5, 60, 30, 0)];
+    for (const e of clientErrors) expect(e.stack, e.constructor.name).not.toMatch(/\n\s+at /);
+    // Only while they are built: the process's own limit is back, and a fault keeps its stack.
+    expect(Error.stackTraceLimit).toBeGreaterThan(0);
+    expect(new Error('fault').stack).toMatch(/\n\s+at /);
+  });
+});
 
 describe('ZIP parameters', () => {
   it('a ZIP is exactly five digits', () => {
