@@ -57,7 +57,7 @@ interface Sample {
 type RequestOf = (i: number) => autocannon.Request;
 
 /** Sends `amount` requests (or runs for SECONDS) and reads the server's CPU time around it. */
-async function measure(server: ServerProcess, request: RequestOf, amount?: number, headers: Record<string, string> = {}, alsoCounted: ServerProcess[] = [], seconds = SECONDS): Promise<Sample> {
+async function measure(server: ServerProcess, request: RequestOf, amount?: number, headers: Record<string, string> = {}, alsoCounted: ServerProcess[] = [], seconds = SECONDS, refusalsExpected = false): Promise<Sample> {
   let i = 0;
   // CPU of the server, and of the servers it calls (a gateway's upstream), for the whole chain.
   const cpuOfAll = () => [server, ...alsoCounted].reduce((sum, p) => sum + cpuSeconds(p.pid), 0);
@@ -77,7 +77,7 @@ async function measure(server: ServerProcess, request: RequestOf, amount?: numbe
     bytes: result.throughput.total / Math.max(1, requests),
     p50: result.latency.p50,
     p99: result.latency.p99,
-    errors: result.errors + result.timeouts + result.non2xx - (headers['if-none-match'] ? result['3xx'] ?? 0 : 0),
+    errors: result.errors + result.timeouts + result.non2xx - (headers['if-none-match'] ? result['3xx'] ?? 0 : 0) - (refusalsExpected ? result['4xx'] ?? 0 : 0),
     requests,
   };
 }
@@ -111,6 +111,7 @@ const persistedGet: RequestOf = (i) => ({
   path: `/graphql?extensions=${encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: GQL_ZIP_HASH } }))}&variables=${encodeURIComponent(JSON.stringify({ zip: zips[i % zips.length] }))}`,
 });
 const resortDetail: RequestOf = (i) => ({ path: `/api/resorts/${resorts[i % resorts.length]}` });
+const malformedZip: RequestOf = (i) => ({ path: `/api/zip/${zips[i % zips.length]!.slice(0, 4)}x${i}` });
 const nearby: RequestOf = (i) => ({ path: `/api/zip/${zips[i % zips.length]}/nearby?radiusMiles=25&limit=50` });
 /**
  * What a client asks first: a ZIP, a GraphQL lookup, a nearby search, each answer new (no cache
@@ -180,6 +181,8 @@ async function recordRequestPath(who: 'ours' | 'baseline', server: ServerProcess
   record(`${who}: GraphQL ZIP lookup with variables and a key`, await measure(server, gqlLookup, zips.length), server);
   record(`${who}: REST /api/zip/{zip}/nearby (25 mi, limit 50), every center different`, await measure(server, nearby, zips.length), server);
   record(`${who}: REST /api/resorts/{id}`, await measure(server, resortDetail), server);
+  // What an abusive or careless client costs: every request refused (400 problem+json naming the bound).
+  record(`${who}: REST /api/zip/{zip} with a malformed ZIP (400), every one different`, await measure(server, malformedZip, zips.length, {}, [], SECONDS, true), server);
 }
 
 /** Every request of a ZIP row asks for a different ZIP: all 40,977 once, shuffled, so no cache can hide the work. */
