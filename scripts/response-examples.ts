@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const FIXTURES = path.join(root, 'test', 'fixtures', 'rest-shapes');
-export const OUTPUT = path.join(root, 'src', 'rest', 'operations', 'response-examples.ts');
+const OUTPUT = path.join(root, 'src', 'rest', 'operations', 'response-examples.ts');
 const LIST_ITEMS = 2;
 
 /** A recorded body with each list cut to its first items, recursively. */
@@ -20,7 +20,7 @@ function trimmed(value: unknown): unknown {
 }
 
 /** The module's text, from the fixtures as they are now. */
-export function responseExamplesModule(): string {
+function responseExamplesModule(): string {
   const byPath = Object.fromEntries(
     readdirSync(FIXTURES)
       .filter((f) => f.endsWith('.json'))
@@ -36,7 +36,5 @@ export function responseExamplesModule(): string {
   ].join('\n');
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  writeFileSync(OUTPUT, responseExamplesModule());
-  console.log(`wrote ${path.relative(root, OUTPUT)}`);
-}
+writeFileSync(OUTPUT, responseExamplesModule());
+console.log(`wrote ${path.relative(root, OUTPUT)}`);

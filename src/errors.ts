@@ -11,10 +11,8 @@ export interface ParamProblem {
 /**
  * Errors leave GraphQL with `extensions.code` and REST as problem+json with the same status, so
  * each is declared once as a GraphQLError carrying both.
- */
-
-/**
- * What the client asked wrongly (4xx): an answer, not a fault, so no stack trace is captured —
+ *
+ * What the client asked wrongly (4xx) is an answer, not a fault, so no stack trace is captured:
  * nobody reads it, and Error's and GraphQLError's two captures were a fifth of a 400's CPU.
  */
 export class ClientError extends GraphQLError {
