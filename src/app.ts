@@ -249,6 +249,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const warming = (async () => {
     const turn = () => new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setTimeout(resolve, config.warmUpDelayMs).unref());
+    await executor.loadCompiler();
     await metrics!.load();
     // No rounds asked for, nothing built ahead either: tables, indexes and operations are built by
     // the first request that needs them (a server that only answers resorts never reads the ZIPs).

@@ -4,7 +4,7 @@ import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { useDisableIntrospection } from '@envelop/disable-introspection';
 import { useParserCache } from '@envelop/parser-cache';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
-import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import type { CompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 import type { GraphQLContext } from './context.js';
 import { createCostAnalysis, overLimit } from './cost.js';
@@ -49,6 +49,19 @@ export interface Executor {
    * Validating them again at every start cost ~13 ms before the first answer and ~50 ms of CPU.
    */
   trust(document: DocumentNode): void;
+  /**
+   * Loads graphql-jit (once; the server calls it just after it listens). Until it is loaded,
+   * documents run on graphql-js: the first answers after start need not wait for the compiler.
+   */
+  loadCompiler(): Promise<void>;
+}
+
+type Jit = typeof import('graphql-jit');
+/** graphql-jit, once loaded (a chunk of its own: ~125 KB that the first answer after start does not need). */
+let jit: Jit | null = null;
+let jitLoading: Promise<void> | null = null;
+function loadJit(): Promise<void> {
+  return (jitLoading ??= import('graphql-jit').then((m) => void (jit = m)));
 }
 
 // Envelop's plugin types are invariant in the context; the plugins here agree on GraphQLContext.
@@ -83,6 +96,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
   const e = getEnveloped({});
   return {
     plugins,
+    loadCompiler: loadJit,
     trust(document) {
       compiled.add(document);
     },
@@ -240,14 +254,14 @@ function useExecution(costOf: ReturnType<typeof createCostAnalysis>, compiled: W
   const jitted = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
 
   function compiledFor(args: ExecutionArgs): CompiledQuery | null {
-    if (!compiled.has(args.document)) return null;
+    if (!jit || !compiled.has(args.document)) return null;
     let byOperation = jitted.get(args.document);
     if (!byOperation) jitted.set(args.document, (byOperation = new Map()));
     const name = args.operationName ?? '';
     let query = byOperation.get(name);
     if (query === undefined) {
-      const made = compileQuery(args.schema, args.document, args.operationName ?? undefined);
-      query = isCompiledQuery(made) ? made : null;
+      const made = jit.compileQuery(args.schema, args.document, args.operationName ?? undefined);
+      query = jit.isCompiledQuery(made) ? made : null;
       byOperation.set(name, query);
     }
     return query;

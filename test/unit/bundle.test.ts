@@ -34,3 +34,32 @@ describe('the build refuses a bundle holding a library twice', () => {
     expect(duplicatesIn(meta)).toEqual([]);
   });
 });
+
+describe('start-up loads only what the first answer needs', () => {
+  /** The bundle's outputs that `dist/server.js` imports statically, directly or through other chunks. */
+  function loadedAtStart(meta: { outputs: Record<string, { imports: { path: string; kind: string }[] }> }): Set<string> {
+    const seen = new Set<string>();
+    const visit = (out: string) => {
+      if (seen.has(out)) return;
+      seen.add(out);
+      for (const i of meta.outputs[out]?.imports ?? []) if (i.kind === 'import-statement' && i.path.startsWith(path.basename(BUNDLE_DIR) + '/')) visit(i.path);
+    };
+    visit(Object.keys(meta.outputs).find((o) => o.endsWith('/server.js'))!);
+    return seen;
+  }
+
+  it('graphql-jit, Yoga, GraphiQL, Redis, metrics and tracing are chunks of their own, loaded on first use', () => {
+    const meta = JSON.parse(readFileSync(path.join(BUNDLE_DIR, 'meta.json'), 'utf8'));
+    const atStart = loadedAtStart(meta);
+    expect(atStart.size).toBeGreaterThan(1);
+    const inputsAtStart = [...atStart].flatMap((o) => Object.keys(meta.outputs[o].inputs as object));
+    // What the first lookup does need is there (the check would pass vacuously on an empty graph).
+    expect(inputsAtStart.some((i) => i.startsWith('node_modules/graphql/execution/'))).toBe(true);
+    expect(inputsAtStart.some((i) => i.startsWith('node_modules/@pothos/core/'))).toBe(true);
+    for (const lazy of ['graphql-jit', 'graphql-yoga', '@graphql-yoga/render-graphiql', 'ioredis', 'prom-client', '@opentelemetry/sdk-trace-base']) {
+      // (A package's own files; what it nests under its node_modules may be shared by the start-up code.)
+      const own = inputsAtStart.filter((i) => i.startsWith(`node_modules/${lazy}/`) && !i.startsWith(`node_modules/${lazy}/node_modules/`));
+      expect(own, lazy).toEqual([]);
+    }
+  });
+});
