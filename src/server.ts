@@ -1,41 +1,4 @@
-import { loadConfig } from './config.js';
-import { startApp } from './app.js';
-import { flushLogs } from './logger.js';
+// The server from source (`npm run dev`, under tsx); `npm start` runs the bundle's runServer (dist/server.js).
+import { runServer } from './main.js';
 
-const config = loadConfig();
-const app = await startApp({ config });
-app.logger.info({ url: app.url }, `serving REST at ${app.url}/api and GraphQL at ${app.url}/graphql`);
-
-/** How long the last log lines may take to reach stdout at exit; a reader that does not take them is not waited for. */
-const LOG_FLUSH_MS = 1000;
-
-// SIGTERM (or Ctrl-C): stop accepting, let requests in flight finish within the grace period,
-// then close every connection, stop background work and exit. Always: a timer ends the process
-// if anything holds it past the grace period, and a second signal ends it at once. Nothing on the
-// way out writes synchronously (logger.ts), so a stuck log reader cannot hold the process.
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) {
-      app.logger.warn({ signal }, 'second signal: exiting now');
-      process.exit(1);
-    }
-    stopping = true;
-    // Closing first: its first step stops listening, so once "shutting down" is in the log no new
-    // connection gets in (the line can reach a reader before the next statement runs: logs are
-    // written from the thread pool).
-    const closing = app.close(config.shutdownGraceMs);
-    app.logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
-    setTimeout(() => {
-      app.logger.error({ graceMs: config.shutdownGraceMs }, 'shutdown did not finish in time: exiting');
-      process.exit(1);
-    }, config.shutdownGraceMs + LOG_FLUSH_MS + 1000).unref();
-    void closing
-      .then(() => app.logger.info('shut down'))
-      .catch((err) => app.logger.error({ err }, 'shutdown failed'))
-      .finally(async () => {
-        await flushLogs(LOG_FLUSH_MS);
-        process.exit(0);
-      });
-  });
-}
+await runServer();

@@ -28,8 +28,8 @@ export const cliCommand = (tool: 'keys' | 'import', ...args: string[]): [string,
  * own — on an ephemeral port: for what only a whole process shows (its log, its signals, its
  * exit). A bundle starts in a fraction of tsx's time, which the replica tests pay many times.
  */
-export function spawnServer(dbPath: string, env: Record<string, string> = {}): ServerProcess {
-  const child = spawn(process.execPath, [TEST_BUNDLE], {
+export function spawnServer(dbPath: string, env: Record<string, string> = {}, script = TEST_BUNDLE): ServerProcess {
+  const child = spawn(process.execPath, [script], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DB_PATH: dbPath, LOG_LEVEL: 'info', SYNC_INTERVAL_MINUTES: '0', WARM_UP_ROUNDS: '0', ...clockEnv(), ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

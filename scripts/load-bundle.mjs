@@ -1,0 +1,64 @@
+// Copied by scripts/build.mjs to dist/load.js: loads dist/bundle.cjs, the whole server in one
+// script, with V8's code cache. Node 20 keeps no compiled code between runs of ES modules, and
+// compiling the bundle was the largest part of start-up; a script compiled through node:vm can be
+// given the code a previous run compiled (functions compiled during start-up and the warm-up
+// included), so a restart skips parsing and compiling what it has run before.
+import { createHash } from 'node:crypto';
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
+
+const filename = path.join(path.dirname(fileURLToPath(import.meta.url)), 'bundle.cjs');
+
+/**
+ * The cache file for this bundle under this node. V8 checks only the length of the source, so the
+ * name carries the bundle's size and time (a rebuild also empties dist/) beside node's version;
+ * code cached under other V8 flags is refused by V8 itself (then compiled anew and replaced).
+ */
+function cacheFileFor(source) {
+  const { size, mtimeMs } = statSync(filename);
+  const key = createHash('sha1').update(JSON.stringify([process.version, process.arch, size, mtimeMs, source.length])).digest('hex').slice(0, 16);
+  return `${filename}.${key}.cache`;
+}
+
+let loaded = null;
+
+/** The bundle's exports, and what became of the code cache (`codeCache`, for runServer). Loaded once per process. */
+export function loadBundle() {
+  if (loaded) return loaded;
+  const source = readFileSync(filename, 'utf8');
+  const cacheFile = cacheFileFor(source);
+  let cachedData;
+  try {
+    cachedData = readFileSync(cacheFile);
+  } catch {
+    cachedData = undefined;
+  }
+  // The same wrapper node gives a CommonJS module (the bundle has no import(): build.mjs makes
+  // each a require).
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename,
+    cachedData,
+  });
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, createRequire(filename), module, filename, path.dirname(filename));
+  const codeCache = {
+    status: cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'loaded',
+    /** Writes what is compiled by now beside the bundle, atomically; false when the directory is read-only or full. */
+    save() {
+      const temporary = `${cacheFile}.${process.pid}.tmp`;
+      try {
+        writeFileSync(temporary, script.createCachedData());
+        renameSync(temporary, cacheFile);
+        return true;
+      } catch {
+        rmSync(temporary, { force: true });
+        return false;
+      }
+    },
+  };
+  loaded = { exports: module.exports, codeCache };
+  return loaded;
+}

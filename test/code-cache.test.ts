@@ -1,0 +1,76 @@
+import { copyFileSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BUNDLE_DIR } from './helpers/bundle.js';
+import { spawnServer, type ServerProcess } from './helpers/process.js';
+import { privateDatabase, TEST_KEY } from './helpers/server.js';
+import { until } from './helpers/wait.js';
+
+/**
+ * npm start's bundle leaves V8's code cache beside itself once warm, and the next start loads it
+ * (scripts/load-bundle.mjs): a start without one, a start with one, and a start with a damaged one.
+ * Each runs a copy of the suite's bundle in a directory of its own (inside .test-dist/, so that
+ * node_modules resolve), where no other test's servers write a cache.
+ */
+describe('the code cache', () => {
+  const env = { API_KEYS: TEST_KEY };
+  const codeCacheOf = (server: ServerProcess) => /"codeCache":"(\w+)"/.exec(server.output())?.[1];
+  const cacheFiles = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.cache'));
+
+  async function answers(server: ServerProcess): Promise<void> {
+    const base = await server.url;
+    const zip = await fetch(`${base}/api/zip/90210`, { headers: { 'x-api-key': TEST_KEY } });
+    expect(zip.status).toBe(200);
+    expect(((await zip.json()) as { city: string }).city).toBe('Beverly Hills');
+    const gql = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'x-api-key': TEST_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __typename zip(zip: "90210") { city } }' }),
+    });
+    expect(await gql.json()).toMatchObject({ data: { __typename: 'Query', zip: { city: 'Beverly Hills' } } });
+  }
+
+  async function stop(server: ServerProcess): Promise<void> {
+    server.child.kill('SIGTERM');
+    expect((await server.exited).code).toBe(0);
+  }
+
+  it('is written once the server is warm, loaded by the next start, and a damaged one is compiled anew and replaced', async () => {
+    const dir = mkdtempSync(path.join(BUNDLE_DIR, 'code-cache-'));
+    for (const file of ['bundle.cjs', 'load.js', 'server.js']) copyFileSync(path.join(BUNDLE_DIR, file), path.join(dir, file));
+    const script = path.join(dir, 'server.js');
+    const db = privateDatabase('gateway-code-cache-');
+
+    const first = spawnServer(db, env, script);
+    try {
+      await answers(first);
+      expect(codeCacheOf(first)).toBe('none');
+      await until(async () => first.output(), (out) => out.includes('code cache written for the next start'));
+      expect(cacheFiles(dir)).toHaveLength(1);
+    } finally {
+      await stop(first);
+    }
+
+    const second = spawnServer(db, env, script);
+    try {
+      await answers(second);
+      expect(codeCacheOf(second)).toBe('loaded');
+    } finally {
+      await stop(second);
+    }
+    expect(second.output()).not.toContain('code cache written');
+
+    // Bytes V8 does not accept: the bundle is compiled from its source, and the cache replaced.
+    const [file] = cacheFiles(dir);
+    writeFileSync(path.join(dir, file!), Buffer.alloc(4096, 7));
+    const third = spawnServer(db, env, script);
+    try {
+      await answers(third);
+      expect(codeCacheOf(third)).toBe('rejected');
+      await until(async () => third.output(), (out) => out.includes('code cache written for the next start'));
+    } finally {
+      await stop(third);
+    }
+    expect(cacheFiles(dir)).toEqual([file]);
+  });
+});
