@@ -13,13 +13,14 @@ import vm from 'node:vm';
 const filename = path.join(path.dirname(fileURLToPath(import.meta.url)), 'bundle.cjs');
 
 /**
- * The cache file for this bundle under this node. V8 checks only the length of the source, so the
- * name carries the bundle's size and time (a rebuild also empties dist/) beside node's version;
- * code cached under other V8 flags is refused by V8 itself (then compiled anew and replaced).
+ * The cache file for this bundle under this node and these flags: V8 refuses code cached by
+ * another version or under other flags (npm start's memory flags included), and checks only the
+ * length of the source, so the name carries node's version and flags beside the bundle's size and
+ * time (a rebuild also empties dist/). Each way of starting keeps a cache of its own.
  */
 function cacheFileFor(source) {
   const { size, mtimeMs } = statSync(filename);
-  const key = createHash('sha1').update(JSON.stringify([process.version, process.arch, size, mtimeMs, source.length])).digest('hex').slice(0, 16);
+  const key = createHash('sha1').update(JSON.stringify([process.version, process.arch, process.execArgv, size, mtimeMs, source.length])).digest('hex').slice(0, 16);
   return `${filename}.${key}.cache`;
 }
 

@@ -22,11 +22,15 @@ export async function runServer(codeCache?: CodeCache): Promise<void> {
   const config = loadConfig();
   const app = await startApp({ config });
   app.logger.info({ url: app.url, codeCache: codeCache?.status ?? 'off' }, `serving REST at ${app.url}/api and GraphQL at ${app.url}/graphql`);
-  if (codeCache && codeCache.status !== 'loaded') {
-    void app.ready().then(() => {
-      if (codeCache.save()) app.logger.info('code cache written for the next start');
-    });
-  }
+  // Started without a usable cache: leave one, once, when warm (start-up, the warm-up and the
+  // first requests compiled) or at a clean stop before that, whichever comes first.
+  let cacheLeft = !codeCache || codeCache.status === 'loaded';
+  const leaveCodeCache = (when: 'warm' | 'shutdown') => {
+    if (cacheLeft) return;
+    cacheLeft = true;
+    if (codeCache!.save()) app.logger.info({ when }, 'code cache written for the next start');
+  };
+  void app.ready().then(() => leaveCodeCache('warm'));
 
   // SIGTERM (or Ctrl-C): stop accepting, let requests in flight finish within the grace period,
   // then close every connection, stop background work and exit. Always: a timer ends the process
@@ -50,7 +54,10 @@ export async function runServer(codeCache?: CodeCache): Promise<void> {
         process.exit(1);
       }, config.shutdownGraceMs + LOG_FLUSH_MS + 1000).unref();
       void closing
-        .then(() => app.logger.info('shut down'))
+        .then(() => {
+          leaveCodeCache('shutdown');
+          app.logger.info('shut down');
+        })
         .catch((err) => app.logger.error({ err }, 'shutdown failed'))
         .finally(async () => {
           await flushLogs(LOG_FLUSH_MS);

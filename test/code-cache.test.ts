@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BUNDLE_DIR } from './helpers/bundle.js';
@@ -7,8 +7,9 @@ import { privateDatabase, TEST_KEY } from './helpers/server.js';
 import { until } from './helpers/wait.js';
 
 /**
- * npm start's bundle leaves V8's code cache beside itself once warm, and the next start loads it
- * (scripts/load-bundle.mjs): a start without one, a start with one, and a start with a damaged one.
+ * npm start's bundle leaves V8's code cache beside itself once warm (or at a clean stop before
+ * that), and the next start loads it (scripts/load-bundle.mjs): a start without one, a start with
+ * one, a start with a damaged one, and a server stopped before it was warm.
  * Each runs a copy of the suite's bundle in a directory of its own (inside .test-dist/, so that
  * node_modules resolve), where no other test's servers write a cache.
  */
@@ -35,7 +36,7 @@ describe('the code cache', () => {
     expect((await server.exited).code).toBe(0);
   }
 
-  it('is written once the server is warm, loaded by the next start, and a damaged one is compiled anew and replaced', async () => {
+  it('is written once the server is warm, loaded by the next start, a damaged one compiled anew and replaced, and left at a stop before warm', async () => {
     const dir = mkdtempSync(path.join(BUNDLE_DIR, 'code-cache-'));
     for (const file of ['bundle.cjs', 'load.js', 'server.js']) copyFileSync(path.join(BUNDLE_DIR, file), path.join(dir, file));
     const script = path.join(dir, 'server.js');
@@ -71,6 +72,18 @@ describe('the code cache', () => {
     } finally {
       await stop(third);
     }
+    expect(cacheFiles(dir)).toEqual([file]);
+
+    // Stopped before it is warm (a warm-up far from done): it leaves the cache on its way out.
+    rmSync(path.join(dir, file!));
+    const fourth = spawnServer(db, { ...env, WARM_UP_ROUNDS: '1000' }, script);
+    try {
+      await answers(fourth);
+      expect(codeCacheOf(fourth)).toBe('none');
+    } finally {
+      await stop(fourth);
+    }
+    expect(fourth.output()).toMatch(/"when":"shutdown".*code cache written for the next start/);
     expect(cacheFiles(dir)).toEqual([file]);
   });
 });
