@@ -276,14 +276,15 @@ for (let run = 0; run < RUNS; run++) {
 /**
  * Start-up: spawn to the first answered request (probed every 5 ms), the median of START_RUNS
  * starts, each server alone. Ours both as `npm start` runs it (npm, then scripts/start.mjs) and
- * as `node dist/server.js`, with the code cache our servers above left in dist/ (as a restart
- * finds it), and last as the first start after a build finds dist/: without one (each start's
- * cache removed before it); the peers as plain node scripts.
+ * as `node dist/server.js`, as a restart finds dist/: with the code cache a server started the
+ * same way left (our servers above left npm start's; the first start of `node dist/server.js`,
+ * stopped like every one here, leaves its own at its stop); and last as the first start after a
+ * build finds dist/, without one (each start's cache removed before it). The peers as plain
+ * node scripts.
  */
 const START_RUNS = Number(process.env.BENCH_START_RUNS ?? 5);
 const codeCaches = () => readdirSync('dist').filter((f) => f.endsWith('.cache'));
 const withoutCodeCache = 'ours: node dist/server.js, first start after a build (no code cache yet)';
-if (codeCaches().length === 0) console.error('note: no code cache in dist/ (no server above got warm): the start-up rows of ours start without one');
 const startups: { name: string; ms: number[] }[] = [];
 for (const [name, bin, args, env, first] of [
   ['floor: node bench/servers/floor.mjs', process.execPath, ['bench/servers/floor.mjs'], { DB_PATH: dbPath }, probe],
