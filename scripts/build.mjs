@@ -59,8 +59,8 @@ const oneCopyEach = {
 };
 
 /**
- * Library code that can never run here, left out of the bundle: every byte of the bundle is parsed
- * at start-up, and these were a quarter of it.
+ * Library code that can never run here, left out of the bundle: every byte of the bundle is read
+ * at start-up (and parsed on a start without a code cache), and these were a quarter of it.
  * - graphql-jit requires fast-json-stringify (with ajv, ajv-formats and fast-uri, ~450 KB) for its
  *   `customJSONSerializer` option, which we never turn on (graphql/executor.ts): a stub that
  *   throws if it is ever called.

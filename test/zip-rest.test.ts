@@ -224,3 +224,39 @@ describe('HTTP edges', () => {
     expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
+
+describe('pages of a state, from SQL and from memory', () => {
+  it('are the same before the ZIP table is in memory (one statement for a batch) and after (none)', async () => {
+    const own = await startTestServer({ countStatements: true });
+    try {
+      const query = `{
+        vt: state(code: "VT") { zipcodes(limit: 20, offset: 5) { zip city county countyFips lat lng stateCode stateName timezone lastUpdated } }
+        nh: state(code: "NH") { zipcodes(limit: 20, offset: 5) { zip city county countyFips lat lng stateCode stateName timezone lastUpdated } }
+        ri: state(code: "RI") { zipcodes(limit: 1000) { zip } }
+        past: state(code: "DE") { zipcodes(limit: 10, offset: 5000) { zip } }
+      }`;
+      const pages = async () => {
+        const before = own.statementCount();
+        const graphql = await getJson(own, '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+        const rest = await getJson(own, '/api/states/ME/zipcodes?limit=7&offset=40');
+        return { graphql: graphql.body, rest: rest.body, statements: own.statementCount() - before };
+      };
+      const fromSql = await pages();
+      // The first nearby search reads the ZIP table into memory (the spatial index is built over it).
+      expect((await getJson(own, '/api/zip/05401/nearby?limit=1')).status).toBe(200);
+      const fromMemory = await pages();
+      expect(fromSql.graphql.errors).toBeUndefined();
+      expect(fromSql.graphql.data.vt.zipcodes).toHaveLength(20);
+      expect(fromSql.graphql.data.ri.zipcodes.length).toBeGreaterThan(50);
+      expect(fromSql.graphql.data.past.zipcodes).toEqual([]);
+      expect(fromSql.rest.zipcodes).toHaveLength(7);
+      expect(fromMemory.graphql.data).toEqual(fromSql.graphql.data);
+      expect(fromMemory.rest).toEqual(fromSql.rest);
+      // Two windows in the GraphQL query, one for REST: each a statement from SQL, none from memory.
+      expect(fromSql.statements).toBeGreaterThanOrEqual(3);
+      expect(fromMemory.statements).toBe(0);
+    } finally {
+      await own.close();
+    }
+  });
+});

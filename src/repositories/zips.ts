@@ -56,7 +56,7 @@ export class ZipRepository {
   private readonly states: StateRecord[];
   private readonly stateByCode: Map<string, StateRecord>;
   private readonly totalZips: number;
-  private table: { records: ZipRecord[]; byZip: Map<string, ZipRecord> } | null = null;
+  private table: { records: ZipRecord[]; byZip: Map<string, ZipRecord>; byState: Map<string, ZipRecord[]> } | null = null;
 
   constructor(db: Db) {
     this.states = db.prepare<[], StateRecord>(`SELECT ${STATE_COLUMNS} FROM states ORDER BY state_code`).all();
@@ -113,7 +113,7 @@ export class ZipRepository {
     this.load();
   }
 
-  private load(): { records: ZipRecord[]; byZip: Map<string, ZipRecord> } {
+  private load(): { records: ZipRecord[]; byZip: Map<string, ZipRecord>; byState: Map<string, ZipRecord[]> } {
     if (this.table) return this.table;
     // Literals of one shape with interned repeated strings (cities, counties, states, the date):
     // arrays from the driver are half the time of row objects.
@@ -134,7 +134,14 @@ export class ZipRepository {
         lastUpdated: intern(lastUpdated),
       });
     }
-    this.table = { records, byZip: new Map(records.map((r) => [r.zip, r])) };
+    // Each state's ZIPs in ZIP order (the records are), for pages of a state without SQL.
+    const byState = new Map<string, ZipRecord[]>();
+    for (const r of records) {
+      const list = byState.get(r.stateCode);
+      if (list) list.push(r);
+      else byState.set(r.stateCode, [r]);
+    }
+    this.table = { records, byZip: new Map(records.map((r) => [r.zip, r])), byState };
     return this.table;
   }
 
@@ -165,9 +172,15 @@ export class ZipRepository {
     return this.states;
   }
 
-  /** ZIPs of several states, `limit` of each after skipping `offset`, in ZIP order. */
+  /**
+   * ZIPs of several states, `limit` of each after skipping `offset`, by state then ZIP. From
+   * memory once the table is there: a page of 1,000 was a window query and 2,000 new objects per
+   * request, now a slice of records already held.
+   */
   pageByStates(codes: readonly string[], limit: number, offset: number): ZipRecord[] {
-    return this.pageOfStates.all(JSON.stringify(codes), offset, offset + limit).map((r) => this.withState(r));
+    if (!this.table) return this.pageOfStates.all(JSON.stringify(codes), offset, offset + limit).map((r) => this.withState(r));
+    const { byState } = this.table;
+    return [...new Set(codes)].sort().flatMap((code) => byState.get(code)?.slice(offset, offset + limit) ?? []);
   }
 
   /** ZIPs of a city, matched forgivingly (cityKey): "St. Louis", "st louis" and "Saint Louis" agree. */
