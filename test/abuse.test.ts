@@ -207,6 +207,23 @@ describe('memory', () => {
       await server.exited;
     }
   }, 120_000);
+
+  it("SQLite's page caches are bounded: 256 KiB on the serving connection (what it reads per request is held in memory), 1 MiB on the writer's", async () => {
+    const app = await startTestServer({ privateDb: true });
+    try {
+      expect(app.db.pragma('cache_size', { simple: true })).toBe(-256);
+    } finally {
+      await app.close();
+    }
+    // The background connection (keys, usage counts, sync runs) is opened the same way, without `serving`.
+    const { openDatabase } = await import('../src/db/open.js');
+    const background = openDatabase(privateDatabase('gateway-cache-size-'));
+    try {
+      expect(background.pragma('cache_size', { simple: true })).toBe(-1024);
+    } finally {
+      background.close();
+    }
+  });
 });
 
 describe('ready means warm', () => {

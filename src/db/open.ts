@@ -19,5 +19,10 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  // Page caches of 256 KiB (serving) and 1 MiB (the background writer) instead of SQLite's 2 MiB
+  // each: what requests read often is held in memory above SQLite (ZIPs, states, snapshots), and
+  // the default caches filled up while the server warmed, 10 MiB of resident memory in all
+  // (heaptrack, /proc smaps) for no measurable speed.
+  db.pragma(`cache_size = ${options.serving ? -256 : -1024}`);
   return db;
 }
