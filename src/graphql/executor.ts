@@ -57,7 +57,7 @@ export interface Executor {
 }
 
 type Jit = typeof import('graphql-jit');
-/** graphql-jit, once loaded (a chunk of its own: ~125 KB that the first answer after start does not need). */
+/** graphql-jit, once loaded: its ~125 KB of modules, and compiling the first operation, are work the first answer after start does not need. */
 let jit: Jit | null = null;
 let jitLoading: Promise<void> | null = null;
 function loadJit(): Promise<void> {

@@ -36,15 +36,23 @@ export interface CityCount {
 const ZIP_COLUMNS = ZIPS.select();
 const STATE_COLUMNS = 'state_code AS stateCode, state_name AS stateName, fips, zip_count AS zipCount';
 
+/** The ZIP table in memory: every record in ZIP order, by code, and each state's in ZIP order. */
+interface ZipTable {
+  records: ZipRecord[];
+  byZip: Map<string, ZipRecord>;
+  byState: Map<string, ZipRecord[]>;
+}
+
 /**
  * ZIPs and states. Both are static reference data (they change only with a rebuild, which means a
  * restart), so the 51 states and the 40,977 ZIP records are read once and served from memory: a
  * lookup is a map read that returns the same record every time. Measured under load, the
  * primary-key read was a fifth of a REST lookup's CPU (a read transaction's file locks, and page
  * reads after every write by the usage counter emptied the connection's page cache). The records
- * also feed the spatial index, so they are held once. Pages of a state and city lookups stay in
- * SQL, where the indexes do the work; their lists are passed as one JSON array parameter, so a
- * batch of any size is one prepared statement (what the DataLoaders rely on).
+ * also feed the spatial index and the pages of a state, so they are held once. City lookups stay
+ * in SQL, where the indexes do the work (as do pages and lookups in the moments before the table
+ * is read); their lists are passed as one JSON array parameter, so a batch of any size is one
+ * prepared statement (what the DataLoaders rely on).
  */
 export class ZipRepository {
   private readonly pageOfStates;
@@ -56,7 +64,7 @@ export class ZipRepository {
   private readonly states: StateRecord[];
   private readonly stateByCode: Map<string, StateRecord>;
   private readonly totalZips: number;
-  private table: { records: ZipRecord[]; byZip: Map<string, ZipRecord>; byState: Map<string, ZipRecord[]> } | null = null;
+  private table: ZipTable | null = null;
 
   constructor(db: Db) {
     this.states = db.prepare<[], StateRecord>(`SELECT ${STATE_COLUMNS} FROM states ORDER BY state_code`).all();
@@ -113,7 +121,7 @@ export class ZipRepository {
     this.load();
   }
 
-  private load(): { records: ZipRecord[]; byZip: Map<string, ZipRecord>; byState: Map<string, ZipRecord[]> } {
+  private load(): ZipTable {
     if (this.table) return this.table;
     // Literals of one shape with interned repeated strings (cities, counties, states, the date):
     // arrays from the driver are half the time of row objects.
