@@ -43,6 +43,29 @@ describe('a fresh install', () => {
   }, 60_000);
 });
 
+describe('the log', () => {
+  it('each line carries its own fields only, nothing from the lines before it', async () => {
+    const server = spawnServer(privateDatabase('gateway-log-lines-'), { API_KEYS: TEST_KEY });
+    try {
+      const base = await server.url;
+      expect((await fetch(`${base}/api/zip/90210`, { headers: { 'x-api-key': TEST_KEY } })).status).toBe(200);
+      expect((await fetch(`${base}/api/nope`, { headers: { 'x-api-key': TEST_KEY } })).status).toBe(404);
+    } finally {
+      server.child.kill('SIGTERM');
+      expect((await server.exited).code).toBe(0);
+    }
+    const lines = server.output().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const requests = lines.filter((l) => l.msg === 'request');
+    expect(requests.map((l) => l.url)).toEqual(['/api/zip/90210', '/api/nope']);
+    expect(requests[0]!.reqId).not.toBe(requests[1]!.reqId);
+    // Lines written after the requests have their own fields and no request's (url, reqId, status).
+    const shuttingDown = lines.find((l) => l.msg === 'shutting down');
+    expect(Object.keys(shuttingDown!).sort()).toEqual(['graceMs', 'level', 'msg', 'service', 'signal', 'time']);
+    const serving = lines.find((l) => String(l.msg).startsWith('serving REST'));
+    expect(Object.keys(serving!).sort()).toEqual(['codeCache', 'level', 'msg', 'service', 'time', 'url']);
+  });
+});
+
 describe('the first requests', () => {
   let app: RunningApp;
   beforeAll(async () => {
