@@ -8,7 +8,7 @@ import { spawnServer } from './helpers/process.js';
 /** What a newcomer meets: the first key, the index, probes, and metrics for the operator. */
 
 describe('a fresh install', () => {
-  it('prints a first key once, which then answers; a restart says how many keys exist and how to make one', async () => {
+  it('prints a first key once (in one log line), which then answers; a restart says how many keys exist and how to make one', async () => {
     const dbPath = privateDatabase('gateway-first-key-');
     const db = new Database(dbPath);
     db.exec('DELETE FROM key_usage; DELETE FROM api_keys;');
@@ -30,6 +30,11 @@ describe('a fresh install', () => {
       first.child.kill('SIGTERM');
       await first.exited;
     }
+    // Once: in the line that hands it over, in no other line of the log (requests, shutdown).
+    const secret = /one was created[^:]*: (szg_[\w-]+)/.exec(first.output())![1]!;
+    const linesWithIt = first.output().split('\n').filter((l) => l.includes(secret));
+    expect(linesWithIt).toHaveLength(1);
+    expect(first.output()).toMatch(/"msg":"request"/);
 
     const second = spawnServer(dbPath);
     try {
