@@ -24,6 +24,20 @@ function cacheFileFor(source) {
   return `${filename}.${key}.cache`;
 }
 
+/**
+ * The build's own cache (scripts/prime-code-cache.mjs): the code compiled by loading the bundle,
+ * without starting a server. A first start after a build uses it until a server leaves a fuller one.
+ */
+const primedFileOf = (cacheFile) => cacheFile.replace(/\.cache$/, '.primed.cache');
+
+function readOrUndefined(file) {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
 let loaded = null;
 
 /** The bundle's exports, and what became of the code cache (`codeCache`, for runServer). Loaded once per process. */
@@ -31,12 +45,8 @@ export function loadBundle() {
   if (loaded) return loaded;
   const source = readFileSync(filename, 'utf8');
   const cacheFile = cacheFileFor(source);
-  let cachedData;
-  try {
-    cachedData = readFileSync(cacheFile);
-  } catch {
-    cachedData = undefined;
-  }
+  const left = readOrUndefined(cacheFile);
+  const cachedData = left ?? readOrUndefined(primedFileOf(cacheFile));
   // The same wrapper node gives a CommonJS module (the bundle has no import(): build.mjs makes
   // each a require).
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
@@ -46,13 +56,17 @@ export function loadBundle() {
   const module = { exports: {} };
   script.runInThisContext()(module.exports, createRequire(filename), module, filename, path.dirname(filename));
   const codeCache = {
-    status: cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'loaded',
-    /** Writes what is compiled by now beside the bundle, atomically; false when the directory is read-only or full. */
-    save() {
-      const temporary = `${cacheFile}.${process.pid}.tmp`;
+    status: cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : left ? 'loaded' : 'primed',
+    /**
+     * Writes what is compiled by now beside the bundle (the build's `primed` one, or the fuller one
+     * a server leaves), atomically; false when the directory is read-only or full.
+     */
+    save(kind = 'left') {
+      const target = kind === 'primed' ? primedFileOf(cacheFile) : cacheFile;
+      const temporary = `${target}.${process.pid}.tmp`;
       try {
         writeFileSync(temporary, script.createCachedData());
-        renameSync(temporary, cacheFile);
+        renameSync(temporary, target);
         return true;
       } catch {
         rmSync(temporary, { force: true });

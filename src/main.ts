@@ -4,8 +4,11 @@ import { flushLogs } from './logger.js';
 
 /** What the bundle's loader (scripts/load-bundle.mjs) found of V8's code cache, and how to leave one. */
 export interface CodeCache {
-  /** `loaded`: start-up ran on compiled code from the last run; `none` or `rejected`: compiled anew. */
-  status: 'loaded' | 'none' | 'rejected';
+  /**
+   * `loaded`: start-up ran on the code a warm server left; `primed`: on the code the build left by
+   * loading the bundle; `none` or `rejected`: compiled anew.
+   */
+  status: 'loaded' | 'primed' | 'none' | 'rejected';
   /** Writes the code compiled so far for the next start (best effort: false when it could not). */
   save(): boolean;
 }
@@ -22,8 +25,8 @@ export async function runServer(codeCache?: CodeCache): Promise<void> {
   const config = loadConfig();
   const app = await startApp({ config });
   app.logger.info({ url: app.url, codeCache: codeCache?.status ?? 'off' }, `serving REST at ${app.url}/api and GraphQL at ${app.url}/graphql`);
-  // Started without a usable cache: leave one, once, when warm (start-up, the warm-up and the
-  // first requests compiled) or at a clean stop before that, whichever comes first.
+  // Started without the cache a warm server leaves: leave one, once, when warm (start-up, the
+  // warm-up and the first requests compiled) or at a clean stop before that, whichever comes first.
   let cacheLeft = !codeCache || codeCache.status === 'loaded';
   const leaveCodeCache = (when: 'warm' | 'shutdown') => {
     if (cacheLeft) return;

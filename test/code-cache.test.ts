@@ -1,6 +1,8 @@
 import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+// @ts-expect-error: plain JavaScript, no declarations
+import { buildDist } from '../scripts/build.mjs';
 import { BUNDLE_DIR } from './helpers/bundle.js';
 import { spawnServer, type ServerProcess } from './helpers/process.js';
 import { privateDatabase, TEST_KEY } from './helpers/server.js';
@@ -85,5 +87,33 @@ describe('the code cache', () => {
     }
     expect(fourth.output()).toMatch(/"when":"shutdown".*code cache written for the next start/);
     expect(cacheFiles(dir)).toEqual([file]);
+  });
+
+  it('the build primes one for each way of starting; the first start after it uses it and leaves the fuller one', async () => {
+    // A build of its own (the suite's bundle is shared with servers that leave caches in it).
+    const dir = mkdtempSync(path.join(BUNDLE_DIR, 'code-cache-primed-'));
+    await buildDist(dir);
+    // `node dist/server.js` and npm start's flags: V8 keeps a cache per set of flags.
+    expect(cacheFiles(dir).filter((f) => f.endsWith('.primed.cache'))).toHaveLength(2);
+    const script = path.join(dir, 'server.js');
+    const db = privateDatabase('gateway-code-cache-primed-');
+
+    const first = spawnServer(db, env, script);
+    try {
+      await answers(first);
+      expect(codeCacheOf(first)).toBe('primed');
+      await until(async () => first.output(), (out) => out.includes('code cache written for the next start'));
+    } finally {
+      await stop(first);
+    }
+    expect(cacheFiles(dir).filter((f) => !f.endsWith('.primed.cache'))).toHaveLength(1);
+
+    const second = spawnServer(db, env, script);
+    try {
+      await answers(second);
+      expect(codeCacheOf(second)).toBe('loaded');
+    } finally {
+      await stop(second);
+    }
   });
 });
