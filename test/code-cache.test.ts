@@ -38,53 +38,40 @@ describe('the code cache', () => {
     expect((await server.exited).code).toBe(0);
   }
 
+  /** Starts the bundle, checks its answers and what it found of the cache; `leaves`: waits for it to write one. */
+  async function start(script: string, db: string, found: string, leaves: boolean, more: Record<string, string> = {}): Promise<ServerProcess> {
+    const server = spawnServer(db, { ...env, ...more }, script);
+    try {
+      await answers(server);
+      expect(codeCacheOf(server)).toBe(found);
+      if (leaves) await until(async () => server.output(), (out) => out.includes('code cache written for the next start'));
+    } finally {
+      await stop(server);
+    }
+    return server;
+  }
+
   it('is written once the server is warm, loaded by the next start, a damaged one compiled anew and replaced, and left at a stop before warm', async () => {
     const dir = mkdtempSync(path.join(BUNDLE_DIR, 'code-cache-'));
     for (const file of ['bundle.cjs', 'load.js', 'server.js']) copyFileSync(path.join(BUNDLE_DIR, file), path.join(dir, file));
     const script = path.join(dir, 'server.js');
     const db = privateDatabase('gateway-code-cache-');
 
-    const first = spawnServer(db, env, script);
-    try {
-      await answers(first);
-      expect(codeCacheOf(first)).toBe('none');
-      await until(async () => first.output(), (out) => out.includes('code cache written for the next start'));
-      expect(cacheFiles(dir)).toHaveLength(1);
-    } finally {
-      await stop(first);
-    }
+    await start(script, db, 'none', true);
+    expect(cacheFiles(dir)).toHaveLength(1);
 
-    const second = spawnServer(db, env, script);
-    try {
-      await answers(second);
-      expect(codeCacheOf(second)).toBe('loaded');
-    } finally {
-      await stop(second);
-    }
+    const second = await start(script, db, 'loaded', false);
     expect(second.output()).not.toContain('code cache written');
 
     // Bytes V8 does not accept: the bundle is compiled from its source, and the cache replaced.
     const [file] = cacheFiles(dir);
     writeFileSync(path.join(dir, file!), Buffer.alloc(4096, 7));
-    const third = spawnServer(db, env, script);
-    try {
-      await answers(third);
-      expect(codeCacheOf(third)).toBe('rejected');
-      await until(async () => third.output(), (out) => out.includes('code cache written for the next start'));
-    } finally {
-      await stop(third);
-    }
+    await start(script, db, 'rejected', true);
     expect(cacheFiles(dir)).toEqual([file]);
 
     // Stopped before it is warm (a warm-up far from done): it leaves the cache on its way out.
     rmSync(path.join(dir, file!));
-    const fourth = spawnServer(db, { ...env, WARM_UP_ROUNDS: '1000' }, script);
-    try {
-      await answers(fourth);
-      expect(codeCacheOf(fourth)).toBe('none');
-    } finally {
-      await stop(fourth);
-    }
+    const fourth = await start(script, db, 'none', false, { WARM_UP_ROUNDS: '1000' });
     expect(fourth.output()).toMatch(/"when":"shutdown".*code cache written for the next start/);
     expect(cacheFiles(dir)).toEqual([file]);
   });
@@ -98,22 +85,8 @@ describe('the code cache', () => {
     const script = path.join(dir, 'server.js');
     const db = privateDatabase('gateway-code-cache-primed-');
 
-    const first = spawnServer(db, env, script);
-    try {
-      await answers(first);
-      expect(codeCacheOf(first)).toBe('primed');
-      await until(async () => first.output(), (out) => out.includes('code cache written for the next start'));
-    } finally {
-      await stop(first);
-    }
+    await start(script, db, 'primed', true);
     expect(cacheFiles(dir).filter((f) => !f.endsWith('.primed.cache'))).toHaveLength(1);
-
-    const second = spawnServer(db, env, script);
-    try {
-      await answers(second);
-      expect(codeCacheOf(second)).toBe('loaded');
-    } finally {
-      await stop(second);
-    }
+    await start(script, db, 'loaded', false);
   });
 });
