@@ -18,8 +18,8 @@ const LOG_FLUSH_MS = 1000;
 
 /**
  * The server as `npm start` runs it: configuration from the environment, the app, and the
- * signals that stop it. Once warm, it leaves the code it compiled for the next start (when it
- * started without a usable cache).
+ * signals that stop it. Once warm, it leaves the code it compiled for the next start (unless it
+ * started on the fuller cache such a run leaves).
  */
 export async function runServer(codeCache?: CodeCache): Promise<void> {
   const config = loadConfig();
