@@ -60,6 +60,12 @@ describe('npm run import', () => {
   it('imports OpenSkiMap ski areas, keeps curated resorts, skips what it should, and is stable on re-import', () => {
     const dbPath = freshDb();
     const vailBefore = query(dbPath, "SELECT * FROM resorts WHERE id = 'vail'");
+    // As if no resort had lived in Vienna's zone before: the import adds its offsets.
+    const viennaBefore = query(dbPath, "SELECT * FROM zone_offsets WHERE zone = 'Europe/Vienna'");
+    expect(viennaBefore.length).toBeGreaterThan(180);
+    const db = new Database(dbPath);
+    db.prepare("DELETE FROM zone_offsets WHERE zone = 'Europe/Vienna'").run();
+    db.close();
     const r = importCli(dbPath, path.join(FIXTURES, 'ski_areas.geojson'));
     expect(r.status, r.out).toBe(0);
     expect(r.out).toMatch(/openskimap: 2 added, 0 updated, 1 matched to curated resorts; skipped 1 not operating, 1 not downhill, 1 without country or position/);
@@ -79,6 +85,9 @@ describe('npm run import', () => {
     const all = importCli(dbPath, path.join(FIXTURES, 'ski_areas.geojson'), '--include-non-operating', '--include-non-downhill');
     expect(all.out).toMatch(/2 added, 2 updated/);
     expect(query<{ id: string }>(dbPath, "SELECT id FROM resorts WHERE origin = 'imported' ORDER BY id").map((x) => x.id)).toEqual(['altberg', 'loipenland', 'testberg-alpin', 'testberg-alpin-ch']);
+    expect(query(dbPath, "SELECT * FROM zone_offsets WHERE zone = 'Europe/Vienna'")).toEqual(viennaBefore);
+    // Every zone a resort lives in has its offsets to 2070 (src/db/zone-offsets.ts), the imported ones' too.
+    expect(query(dbPath, 'SELECT DISTINCT timezone FROM resorts WHERE timezone NOT IN (SELECT zone FROM zone_offsets WHERE offset_minutes IS NULL)')).toEqual([]);
   });
 
   it('loads runs and lifts as real inventory for the areas they cover, and the server serves it', async () => {

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app.js';
-import { getJson, startTestServer } from './helpers/server.js';
+import path from 'node:path';
+import { spawnServer } from './helpers/process.js';
+import { until } from './helpers/wait.js';
+import { getJson, privateDatabase, startTestServer, TEST_KEY } from './helpers/server.js';
 
 /**
  * Resort-local days over a real server whose clock the test moves: time zones on every continent
@@ -174,6 +177,45 @@ describe('lookups', () => {
       const r = await getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
       const e = r.body.errors?.[0];
       expect([query.slice(0, 40), e?.extensions?.code, e?.extensions?.errors?.[0]?.name, e?.extensions?.errors?.[0]?.bound]).toEqual([query.slice(0, 40), 'BAD_USER_INPUT', name, bound]);
+    }
+  });
+});
+
+describe('local time without ICU', () => {
+  it('the built server answers local dates, hours and name order with ICU’s zone formatter and collator refusing to run', async () => {
+    // Intl.DateTimeFormat, Intl.Collator and localeCompare throw in this process (the fixture says
+    // why): the offsets come from the database's zone_offsets, names are ordered by compareNames.
+    const server = spawnServer(privateDatabase('gateway-no-icu-'), {
+      API_KEYS: TEST_KEY,
+      CLOCK_START: '2027-01-15T23:00:00Z',
+      WARM_UP_ROUNDS: '1',
+      NODE_OPTIONS: `--require ${path.resolve(import.meta.dirname, 'fixtures/without-icu.cjs')}`,
+    });
+    try {
+      const base = await server.url;
+      const get = async (p: string) => {
+        const r = await fetch(base + p, { headers: { 'x-api-key': TEST_KEY } });
+        expect([p, r.status]).toEqual([p, 200]);
+        return (await r.json()) as any;
+      };
+      const niseko = await get('/api/resorts/niseko');
+      expect([niseko.date, niseko.updatedAt]).toEqual(['2027-01-16', '2027-01-16T08:00:00+09:00']);
+      const vail = await get('/api/resorts/vail');
+      expect([vail.date, vail.updatedAt]).toEqual(['2027-01-15', '2027-01-15T16:00:00-07:00']);
+      // Summer time in the south: Sydney is at +11:00 in January.
+      const thredbo = await get('/api/resorts/thredbo');
+      expect([thredbo.date, thredbo.updatedAt]).toEqual(['2027-01-16', '2027-01-16T10:00:00+11:00']);
+      const open = (await get('/api/conditions/open-now?limit=50')).resorts as { resort: { name: string } }[];
+      expect(open.length).toBeGreaterThan(0);
+      await get('/api/conditions/top-snow?limit=50');
+      await get('/api/insights/snow?days=7');
+      const list = (await get('/api/resorts?limit=20')).resorts as { name: string }[];
+      expect(list.length).toBe(20);
+      await until(async () => (await fetch(`${base}/readyz`)).status, (status) => status === 200);
+      expect(server.output()).not.toMatch(/should not load ICU/);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
     }
   });
 });

@@ -7,6 +7,7 @@ import { populateResorts } from './populate-resorts.js';
 import { sourceFingerprint } from './fingerprint.js';
 import type { Db } from './open.js';
 import { forgetTimeZoneTiles } from './sources/time-zones.js';
+import { writeZoneOffsets } from './zone-offsets.js';
 
 export interface BuildHooks {
   /** Called as rows are written; an exception here aborts the build (tests use it to crash midway). */
@@ -65,6 +66,7 @@ export function buildDatabase(file: string, hooks: BuildHooks = {}): void {
     populate(db, hooks);
     forgetTimeZoneTiles();
     carryOver(db, file);
+    writeZoneOffsets(db);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
     db.exec('ANALYZE');
     db.close();

@@ -5,7 +5,7 @@ import { RESORT_FIELDS, SQL_TYPES } from '../domain/resort-fields.js';
  * fingerprint, db/fingerprint.ts) or another SCHEMA_VERSION is rebuilt (atomically) at the next
  * start, so nobody runs on a stale layout.
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** Daily weather columns, shared by the served table and a sync run's staging table. */
 const DAILY_WEATHER_COLUMNS = `
@@ -86,6 +86,17 @@ ${Object.values(RESORT_FIELDS).map((f) => `  ${f.column} ${SQL_TYPES[f.type]},`)
   -- 'curated' (data/resorts.json) or 'imported' (npm run import).
   origin           TEXT NOT NULL DEFAULT 'curated'
 ) STRICT;
+
+-- Each resort time zone's offsets from UTC, 1970–2070, as the instants they change at
+-- (src/domain/zone-offsets.ts): computed with Intl when the database is built or an import adds a
+-- zone, so the server knows local time without loading ICU's zone data. The row with a NULL
+-- offset marks where the span ends.
+CREATE TABLE zone_offsets (
+  zone           TEXT NOT NULL,
+  starts_at      INTEGER NOT NULL,
+  offset_minutes INTEGER,
+  PRIMARY KEY (zone, starts_at)
+) STRICT, WITHOUT ROWID;
 
 -- Where an imported ski area came from, so a re-import finds the same resort (and slug) again.
 CREATE TABLE resort_sources (

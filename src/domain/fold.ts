@@ -2,3 +2,27 @@
 export function foldAccents(text: string): string {
   return text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
 }
+
+const foldedNames = new Map<string, string>();
+
+/**
+ * The order names are listed in: folded (accents and case aside) first, then as written. Not
+ * localeCompare: its collator costs a process ~3 MiB of ICU data, for the same order on names.
+ */
+export function compareNames(a: string, b: string): number {
+  const x = folded(a);
+  const y = folded(b);
+  if (x !== y) return x < y ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function folded(name: string): string {
+  let f = foldedNames.get(name);
+  if (f === undefined) {
+    // Resort names are a few thousand; the bound only stops a caller with endless new names.
+    if (foldedNames.size >= 20_000) foldedNames.clear();
+    f = foldAccents(name);
+    foldedNames.set(name, f);
+  }
+  return f;
+}

@@ -1,7 +1,11 @@
+import { offsetIn, type ZoneOffsets } from './zone-offsets.js';
+
 /**
  * Wall-clock time in an IANA time zone, from an instant: the local date and hour a resort lives
- * in, and ISO 8601 timestamps with the zone's offset. Pure (Intl carries the zone rules); one
- * formatter per zone, and answers kept per zone and hour, since every resort asks once an hour.
+ * in, and ISO 8601 timestamps with the zone's offset. Pure. The offset comes from the zone's
+ * offsets as the database keeps them (domain/zone-offsets.ts) when the caller has them, else from
+ * Intl, whose first time-zone formatter costs the process ~8 MiB of ICU data; answers are kept per
+ * zone and hour, since every resort asks once an hour.
  */
 
 export interface LocalHour {
@@ -13,19 +17,27 @@ export interface LocalHour {
   iso: string;
 }
 
+const MINUTE = 60_000;
 const formatters = new Map<string, Intl.DateTimeFormat>();
 const memo = new Map<string, LocalHour>();
 
 function formatterFor(timeZone: string): Intl.DateTimeFormat {
   let f = formatters.get(timeZone);
   if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit',
-      hour: '2-digit', minute: '2-digit', second: '2-digit', timeZoneName: 'longOffset',
-    });
+    f = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' });
     formatters.set(timeZone, f);
   }
   return f;
+}
+
+/** The zone's offset (minutes east of UTC) at an instant, as Intl (ICU) knows it. Throws for an unknown zone. */
+export function intlOffsetMinutes(timeZone: string, ms: number): number {
+  const name = formatterFor(timeZone).formatToParts(ms).find((p) => p.type === 'timeZoneName')!.value;
+  // "GMT" for a zero offset, else "GMT+05:30" (seconds, before 1900 only, are dropped).
+  const m = /^GMT(?:([+-])(\d\d):(\d\d))?/.exec(name);
+  if (!m?.[1]) return 0;
+  const minutes = Number(m[2]) * 60 + Number(m[3]);
+  return m[1] === '-' ? -minutes : minutes;
 }
 
 /** Whether the runtime knows this zone. */
@@ -38,23 +50,30 @@ export function isTimeZone(timeZone: string): boolean {
   }
 }
 
-/** The local date, hour and ISO timestamp of `instant` in `timeZone`. */
-export function localHour(instant: Date, timeZone: string): LocalHour {
-  const key = `${timeZone}|${instant.getTime()}`;
+const pad = (n: number) => (n < 10 ? `0${n}` : String(n));
+
+function offsetText(minutes: number): string {
+  const abs = Math.abs(minutes);
+  return `${minutes < 0 ? '-' : '+'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+}
+
+/** The local date, hour and ISO timestamp of `instant` in `timeZone`; `offsets` are the zone's, when known. */
+export function localHour(instant: Date, timeZone: string, offsets?: ZoneOffsets): LocalHour {
+  const ms = instant.getTime();
+  const key = `${timeZone}|${ms}`;
   let hit = memo.get(key);
   if (hit) return hit;
-  const parts: Record<string, string> = {};
-  for (const p of formatterFor(timeZone).formatToParts(instant)) parts[p.type] = p.value;
-  // "GMT" for a zero offset, else "GMT+05:30".
-  const offset = parts.timeZoneName === 'GMT' ? '+00:00' : parts.timeZoneName!.slice(3);
-  const date = `${parts.year}-${parts.month}-${parts.day}`;
-  hit = { date, hour: Number(parts.hour), iso: `${date}T${parts.hour}:${parts.minute}:${parts.second}${offset}` };
+  const minutes = (offsets && offsetIn(offsets, ms)) ?? intlOffsetMinutes(timeZone, ms);
+  const local = new Date(ms + minutes * MINUTE);
+  const date = `${local.getUTCFullYear()}-${pad(local.getUTCMonth() + 1)}-${pad(local.getUTCDate())}`;
+  const hour = local.getUTCHours();
+  hit = { date, hour, iso: `${date}T${pad(hour)}:${pad(local.getUTCMinutes())}:${pad(local.getUTCSeconds())}${offsetText(minutes)}` };
   if (memo.size > 50_000) memo.clear();
   memo.set(key, hit);
   return hit;
 }
 
 /** The local calendar date of `instant` in `timeZone`. */
-export function localDate(instant: Date, timeZone: string): string {
-  return localHour(instant, timeZone).date;
+export function localDate(instant: Date, timeZone: string, offsets?: ZoneOffsets): string {
+  return localHour(instant, timeZone, offsets).date;
 }

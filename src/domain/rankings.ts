@@ -1,6 +1,7 @@
 import type { SnowReport } from './conditions.js';
 import type { DailyWeather } from './weather/daily.js';
 import { addDays } from './dates.js';
+import { compareNames } from './fold.js';
 import { HOURS, hoursOf } from './weather/hourly.js';
 
 /** Rankings over every resort's snow report: pure, ordered, ties broken by name then id. */
@@ -15,7 +16,7 @@ interface Named {
   name: string;
 }
 
-const byName = (a: Named, b: Named) => a.name.localeCompare(b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byName = (a: Named, b: Named) => compareNames(a.name, b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** Resorts with snow in the last 72 h, by 24 h snowfall, then 72 h. */
 export function topSnow<E extends Ranked<Named>>(entries: readonly E[], limit: number): E[] {

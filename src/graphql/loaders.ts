@@ -202,7 +202,8 @@ export class RequestLoaders implements Loaders {
       missing.forEach((id, i) => {
         const resort = r[i];
         if (!resort) return;
-        const snapshot = buildSnapshot({ resort, days: d[i]!, trails: t[i]!, lifts: l[i]!, live: v[i]!, asOf });
+        const offsets = this.services.repos.zoneOffsets.of(resort.timezone);
+        const snapshot = buildSnapshot({ resort, days: d[i]!, trails: t[i]!, lifts: l[i]!, live: v[i]!, asOf, offsets });
         snapshots.set(generation, snapshot);
         found.set(id, snapshot);
       });

@@ -8,6 +8,7 @@ import { RESORTS } from '../db/tables.js';
 import type { ImportedArea } from './formats.js';
 import { slugify, uniqueSlug } from './slug.js';
 import { timeZoneAt } from '../db/sources/time-zones.js';
+import { writeZoneOffsets } from '../db/zone-offsets.js';
 
 export interface AreaImportOptions {
   includeNonOperating: boolean;
@@ -103,6 +104,7 @@ export function importAreas(db: Db, areas: readonly ImportedArea[], options: Are
       result.added++;
     });
     options.onProgress?.(areas.length, areas.length);
+    writeZoneOffsets(db);
   })();
   return result;
 }

@@ -4,6 +4,7 @@ import { ResortRepository } from './resorts.js';
 import { WeatherRepository } from './weather.js';
 import { ZipRepository } from './zips.js';
 import { KeyRepository } from './keys.js';
+import { ZoneOffsetRepository } from './zone-offsets.js';
 
 export interface Repositories {
   zips: ZipRepository;
@@ -11,6 +12,7 @@ export interface Repositories {
   inventory: InventoryRepository;
   weather: WeatherRepository;
   keys: KeyRepository;
+  zoneOffsets: ZoneOffsetRepository;
 }
 
 export function createRepositories(db: Db): Repositories {
@@ -20,5 +22,6 @@ export function createRepositories(db: Db): Repositories {
     inventory: new InventoryRepository(db),
     weather: new WeatherRepository(db),
     keys: new KeyRepository(db),
+    zoneOffsets: new ZoneOffsetRepository(db),
   };
 }

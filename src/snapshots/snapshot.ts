@@ -4,6 +4,7 @@ import type { LiftFacts, ResortFacts, TrailFacts } from '../domain/resort.js';
 import type { DailyWeather } from '../domain/weather/daily.js';
 import { intern } from '../intern.js';
 import { localHour } from '../domain/local-time.js';
+import type { ZoneOffsets } from '../domain/zone-offsets.js';
 
 export interface SnapshotDay extends DailyWeather {
   source: string;
@@ -48,10 +49,12 @@ export interface SnapshotInputs<R extends ResortFacts> {
   live: LiveLift[];
   /** The start of the current hour; the resort's local date and hour follow from its time zone. */
   asOf: Date;
+  /** The offsets of the resort's time zone, where the database has them. */
+  offsets?: ZoneOffsets;
 }
 
-export function buildSnapshot<R extends ResortFacts>({ resort, days, trails, lifts, live, asOf }: SnapshotInputs<R>): ResortSnapshot<R> {
-  const local = localHour(asOf, resort.timezone);
+export function buildSnapshot<R extends ResortFacts>({ resort, days, trails, lifts, live, asOf, offsets }: SnapshotInputs<R>): ResortSnapshot<R> {
+  const local = localHour(asOf, resort.timezone, offsets);
   const today = local.date;
   const { report, trailStates, liftStates } = snowReport(resort, days, trails, lifts, local);
   // Live lift status, where a feed gives it, replaces the inventory's lifts and is what the report counts.

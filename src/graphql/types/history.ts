@@ -123,7 +123,7 @@ builder.objectField(ResortRef, 'history', (t) =>
     ),
     resolve: async (resort, p, ctx) => {
       try {
-        const result = await ctx.history.get(resort, { days: p.days, years: p.years, radiusKm: p.radiusKm }, localDate(ctx.now(), resort.timezone), { signal: ctx.signal, deadline: ctx.deadline });
+        const result = await ctx.history.get(resort, { days: p.days, years: p.years, radiusKm: p.radiusKm }, localDate(ctx.now(), resort.timezone, ctx.repos.zoneOffsets.of(resort.timezone)), { signal: ctx.signal, deadline: ctx.deadline });
         return { ...result, units: p.units };
       } catch (err) {
         if (!(err instanceof UpstreamError)) throw err;

@@ -3,6 +3,7 @@ import type { GraphQLContext } from '../context.js';
 import type { ResortSnapshot } from '../../snapshots/snapshot.js';
 import type { ResortRecord } from '../../repositories/resorts.js';
 import { addDays } from '../../domain/dates.js';
+import { compareNames } from '../../domain/fold.js';
 import { stormOutlookView } from '../../snapshots/views.js';
 import { networkSnow, openNow, openTrailsPct, STORM_WATCH_MIN_CM, stormWatch, topSnow, type NetworkSnow, type ResortSnowTotal } from '../../domain/rankings.js';
 import { toUnits, UNIT_LABELS, type Units } from '../../domain/units.js';
@@ -178,7 +179,7 @@ builder.queryFields((t) => ({
       const totals = ctx.repos.weather.snowfallTotals(from, to).filter((x) => resorts.has(x.resortId));
       const insights = totals
         .map((total) => ({ total, resort: resorts.get(total.resortId)!, days, units }))
-        .sort((a, b) => b.total.totalCm - a.total.totalCm || a.resort.name.localeCompare(b.resort.name));
+        .sort((a, b) => b.total.totalCm - a.total.totalCm || compareNames(a.resort.name, b.resort.name));
       return { days, from, to, units, network: networkSnow(totals, days), totals: insights };
     },
   }),
