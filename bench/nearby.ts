@@ -15,8 +15,9 @@ const dir = mkdtempSync(path.join(tmpdir(), 'gateway-bench-'));
 const dbPath = path.join(dir, 'bench.sqlite');
 buildDatabase(dbPath);
 const db = openDatabase(dbPath);
-const points = new ZipRepository(db).all();
-const index = new ZipSpatialIndex(points);
+const table = new ZipRepository(db).table();
+const index = new ZipSpatialIndex(table);
+const points = table.zips.map((zip) => index.point(zip)!);
 const rtree = rtreeNearby(points);
 const kdBox = kdBoxNearby(points);
 

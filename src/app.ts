@@ -158,8 +158,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
 
   const services: Services = {
     repos,
-    zipIndex: new Lazy(() => new ZipSpatialIndex(repos.zips.all())),
-    resortIndex: new Lazy(() => new PointIndex(repos.resorts.all(), (r) => r.id)),
+    zipIndex: new Lazy(() => new ZipSpatialIndex(repos.zips.table())),
+    resortIndex: new Lazy(() => PointIndex.of(repos.resorts.all(), (r) => r.id)),
     weatherWindow,
     snapshots: new SnapshotStore(),
     dataVersion,
@@ -261,13 +261,13 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     services.resortIndex.warm();
     rest.warm();
     await weatherWindow.ensureCurrent();
-    const zips = repos.zips.all();
+    const zips = repos.zips.table();
     const resorts = repos.resorts.all();
     const samplesOf = (round: number) => {
-      const zip = zips[(round * 997) % zips.length]!;
-      return { zip: zip.zip, state: zip.stateCode, city: zip.city, id: resorts[round % resorts.length]!.id, with: resorts[(round + 1) % resorts.length]!.id };
+      const row = (round * 997) % zips.size;
+      return { zip: zips.zips[row]!, state: zips.stateCodeAt(row), city: zips.cityAt(row), id: resorts[round % resorts.length]!.id, with: resorts[(round + 1) % resorts.length]!.id };
     };
-    if (zips.length > 0 && resorts.length > 1) await warmUp(routes, executor, newContext, samplesOf, config.warmUpRounds);
+    if (zips.size > 0 && resorts.length > 1) await warmUp(routes, executor, newContext, samplesOf, config.warmUpRounds);
   })()
     .catch((err) => logger.error({ err }, 'warming up failed'))
     .finally(() => (warmed = true));

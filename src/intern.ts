@@ -1,7 +1,7 @@
 /**
- * One copy of each small repeated string (a state code, a county, a difficulty, a source): the
- * database driver returns a new string for every row, and the structures kept in memory (the ZIP
- * index, resort snapshots) hold tens of thousands of rows.
+ * One copy of each small repeated string (a difficulty, a rating, a source): the database driver
+ * returns a new string for every row, and the resort snapshots kept in memory hold tens of
+ * thousands of trails and lifts. (The ZIP table keeps its strings once itself: zip-table.ts.)
  */
 const pool = new Map<string, string>();
 

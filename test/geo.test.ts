@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { haversineMiles } from '../src/domain/geo.js';
 import { ZipSpatialIndex, type ZipPoint } from '../src/domain/zip-spatial-index.js';
 import { loadZipSource } from '../src/db/sources/zip-source.js';
+import { ZipTable } from '../src/repositories/zip-table.js';
 
 describe('haversineMiles', () => {
   it('matches known distances', () => {
@@ -34,7 +35,7 @@ describe('ZipSpatialIndex', () => {
   const points: ZipPoint[] = loadZipSource()
     .map(({ zip, city, stateCode, county, lat, lng }) => ({ zip, city, stateCode, county, lat, lng }))
     .sort((a, b) => (a.zip < b.zip ? -1 : 1));
-  const index = new ZipSpatialIndex(points);
+  const index = new ZipSpatialIndex(new ZipTable(points.length, points.map((p) => [p.zip, p.city, p.stateCode, p.county, '', p.lat, p.lng, '', ''] as const), () => ''));
 
   it('finds exactly what a scan of every ZIP finds, in order, for random centers and radii', () => {
     fc.assert(

@@ -22,38 +22,46 @@ const RAD = Math.PI / 180;
  *
  * Items come sorted by key (ZIPs by code, resorts by id), so a key is found by binary search
  * rather than a map of every key (a map of 40,977 ZIPs took memory and a sixth of the build).
+ * Items are asked for by position (`itemAt`), so a table held as columns makes one only for a hit.
  */
-export class PointIndex<T extends Located> {
+export class PointIndex<T> {
   /** Null when there are no items (kdbush cannot be built empty). */
   private readonly index: KDBush | null;
-  private readonly keys: string[];
   private readonly latRad: Float64Array;
   private readonly lngRad: Float64Array;
   private readonly cosLat: Float64Array;
 
   constructor(
-    private readonly items: readonly T[],
-    keyOf: (item: T) => string,
+    private readonly keys: readonly string[],
+    latAt: (i: number) => number,
+    lngAt: (i: number) => number,
+    private readonly itemAt: (i: number) => T,
   ) {
-    const n = items.length;
+    const n = keys.length;
     const index = n ? new KDBush(n) : null;
     this.latRad = new Float64Array(n);
     this.lngRad = new Float64Array(n);
     this.cosLat = new Float64Array(n);
-    this.keys = items.map(keyOf);
-    for (let i = 1; i < n; i++) if (this.keys[i - 1]! >= this.keys[i]!) throw new Error('PointIndex items must be sorted by key, without duplicates');
-    items.forEach((p, i) => {
-      index!.add(p.lng, p.lat);
-      this.latRad[i] = p.lat * RAD;
-      this.lngRad[i] = p.lng * RAD;
-      this.cosLat[i] = Math.cos(p.lat * RAD);
-    });
+    for (let i = 1; i < n; i++) if (keys[i - 1]! >= keys[i]!) throw new Error('PointIndex items must be sorted by key, without duplicates');
+    for (let i = 0; i < n; i++) {
+      const lat = latAt(i);
+      const lng = lngAt(i);
+      index!.add(lng, lat);
+      this.latRad[i] = lat * RAD;
+      this.lngRad[i] = lng * RAD;
+      this.cosLat[i] = Math.cos(lat * RAD);
+    }
     index?.finish();
     this.index = index;
   }
 
+  /** An index over located items, sorted by key. */
+  static of<T extends Located>(items: readonly T[], keyOf: (item: T) => string): PointIndex<T> {
+    return new PointIndex(items.map(keyOf), (i) => items[i]!.lat, (i) => items[i]!.lng, (i) => items[i]!);
+  }
+
   get size(): number {
-    return this.items.length;
+    return this.keys.length;
   }
 
   /**
@@ -82,7 +90,7 @@ export class PointIndex<T extends Located> {
     const out: R[] = [];
     for (const { id, a } of hits) {
       if (a > maxA || out.length === limit) break;
-      out.push(make(this.items[id]!, roundMiles(2 * EARTH_RADIUS_MILES * Math.asin(Math.min(1, Math.sqrt(a))))));
+      out.push(make(this.itemAt(id), roundMiles(2 * EARTH_RADIUS_MILES * Math.asin(Math.min(1, Math.sqrt(a))))));
     }
     return out;
   }
@@ -103,7 +111,7 @@ export class PointIndex<T extends Located> {
   /** The item with this key, if there is one. */
   get(key: string): T | undefined {
     const i = this.find(key);
-    return i === -1 ? undefined : this.items[i];
+    return i === -1 ? undefined : this.itemAt(i);
   }
 
   /** The position of a key, or -1. */

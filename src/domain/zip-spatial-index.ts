@@ -1,4 +1,5 @@
 import { PointIndex } from './point-index.js';
+import type { ZipTable } from '../repositories/zip-table.js';
 
 export interface ZipPoint {
   zip: string;
@@ -15,11 +16,11 @@ export interface NearbyZip extends ZipPoint {
 
 /** Every ZIP centroid in a KD-tree, for nearby searches that never scan the table. */
 export class ZipSpatialIndex {
-  private readonly index: PointIndex<ZipPoint>;
+  /** Items are the table's rows. */
+  private readonly index: PointIndex<number>;
 
-  /** `points` sorted by ZIP, as fresh literals of one shape (driver rows made every copy far slower). */
-  constructor(points: readonly ZipPoint[]) {
-    this.index = new PointIndex(points, (p) => p.zip);
+  constructor(private readonly table: ZipTable) {
+    this.index = new PointIndex(table.zips, (row) => table.lat[row]!, (row) => table.lng[row]!, (row) => row);
   }
 
   get size(): number {
@@ -28,13 +29,17 @@ export class ZipSpatialIndex {
 
   /** A ZIP's centroid and place, from memory. */
   point(zip: string): ZipPoint | undefined {
-    return this.index.get(zip);
+    const row = this.table.rowOf(zip);
+    if (row < 0) return undefined;
+    const t = this.table;
+    return { zip: t.zips[row]!, city: t.cityAt(row), stateCode: t.stateCodeAt(row), county: t.countyAt(row), lat: t.lat[row]!, lng: t.lng[row]! };
   }
 
   /** ZIPs within the radius, nearest first; `excludeZip` leaves the center ZIP out. */
   nearby(lat: number, lng: number, radiusMiles: number, limit: number, excludeZip?: string): NearbyZip[] {
-    return this.index.nearbyAs(lat, lng, radiusMiles, limit, excludeZip, (p, distanceMiles) => ({
-      zip: p.zip, city: p.city, stateCode: p.stateCode, county: p.county, lat: p.lat, lng: p.lng, distanceMiles,
+    const t = this.table;
+    return this.index.nearbyAs(lat, lng, radiusMiles, limit, excludeZip, (row, distanceMiles) => ({
+      zip: t.zips[row]!, city: t.cityAt(row), stateCode: t.stateCodeAt(row), county: t.countyAt(row), lat: t.lat[row]!, lng: t.lng[row]!, distanceMiles,
     }));
   }
 }

@@ -1,6 +1,6 @@
 import type { Db } from '../db/open.js';
 import { ZIPS } from '../db/tables.js';
-import { intern } from '../intern.js';
+import { ZipTable, type ZipColumnsRow } from './zip-table.js';
 import { cityKey, cityPrefixKeys } from '../domain/city-key.js';
 
 export interface ZipRecord {
@@ -36,20 +36,13 @@ export interface CityCount {
 const ZIP_COLUMNS = ZIPS.select();
 const STATE_COLUMNS = 'state_code AS stateCode, state_name AS stateName, fips, zip_count AS zipCount';
 
-/** The ZIP table in memory: every record in ZIP order, by code, and each state's in ZIP order. */
-interface ZipTable {
-  records: ZipRecord[];
-  byZip: Map<string, ZipRecord>;
-  byState: Map<string, ZipRecord[]>;
-}
-
 /**
  * ZIPs and states. Both are static reference data (they change only with a rebuild, which means a
- * restart), so the 51 states and the 40,977 ZIP records are read once and served from memory: a
- * lookup is a map read that returns the same record every time. Measured under load, the
+ * restart), so the 51 states and the 40,977 ZIP records are read once and served from memory (as
+ * columns, repositories/zip-table.ts): a lookup is an array read. Measured under load, the
  * primary-key read was a fifth of a REST lookup's CPU (a read transaction's file locks, and page
- * reads after every write by the usage counter emptied the connection's page cache). The records
- * also feed the spatial index and the pages of a state, so they are held once. City lookups stay
+ * reads after every write by the usage counter emptied the connection's page cache). The table
+ * also feeds the spatial index and the pages of a state, so it is held once. City lookups stay
  * in SQL, where the indexes do the work (as do pages and lookups in the moments before the table
  * is read); their lists are passed as one JSON array parameter, so a batch of any size is one
  * prepared statement (what the DataLoaders rely on).
@@ -59,12 +52,13 @@ export class ZipRepository {
   private readonly byCityStmt;
   private readonly citiesStmt;
   private readonly allStmt;
+  private readonly countStmt;
   private readonly byZipStmt;
   private readonly byZipsStmt;
   private readonly states: StateRecord[];
   private readonly stateByCode: Map<string, StateRecord>;
   private readonly totalZips: number;
-  private table: ZipTable | null = null;
+  private zipTable: ZipTable | null = null;
 
   constructor(db: Db) {
     this.states = db.prepare<[], StateRecord>(`SELECT ${STATE_COLUMNS} FROM states ORDER BY state_code`).all();
@@ -91,8 +85,9 @@ export class ZipRepository {
     this.byZipStmt = db.prepare<[string], ZipRow>(`SELECT ${ZIP_COLUMNS} FROM zips WHERE zip = ?`);
     this.byZipsStmt = db.prepare<[string], ZipRow>(`SELECT ${ZIP_COLUMNS} FROM zips WHERE zip IN (SELECT value FROM json_each(?))`);
     this.allStmt = db
-      .prepare<[], [string, string, string, string, string, number, number, string, string]>('SELECT zip, city, state_code, county, county_fips, lat, lng, timezone, last_updated FROM zips ORDER BY zip')
+      .prepare<[], ZipColumnsRow>('SELECT zip, city, state_code, county, county_fips, lat, lng, timezone, last_updated FROM zips ORDER BY zip')
       .raw();
+    this.countStmt = db.prepare<[], number>('SELECT count(*) FROM zips').pluck();
   }
 
   /** The row with its state's name (every ZIP's state is one of the 51 in memory). */
@@ -111,9 +106,9 @@ export class ZipRepository {
     };
   }
 
-  /** Every ZIP record in ZIP order, read on first use (warmed just after the server listens). */
-  all(): readonly ZipRecord[] {
-    return this.load().records;
+  /** Every ZIP in ZIP order, as columns, read on first use (warmed just after the server listens). */
+  table(): ZipTable {
+    return this.load();
   }
 
   /** Reads the table into memory now (the server calls it once it listens). */
@@ -122,39 +117,14 @@ export class ZipRepository {
   }
 
   private load(): ZipTable {
-    if (this.table) return this.table;
-    // Literals of one shape with interned repeated strings (cities, counties, states, the date):
-    // arrays from the driver are half the time of row objects.
-    // Row by row, not all rows at once: each driver row dies young, where collecting it is cheap,
-    // instead of 40,977 of them growing the old generation to twice the table (RSS never gave it back).
-    const records: ZipRecord[] = [];
-    for (const [zip, city, stateCode, county, countyFips, lat, lng, timezone, lastUpdated] of this.allStmt.iterate()) {
-      records.push({
-        zip,
-        city: intern(city),
-        stateCode: intern(stateCode),
-        stateName: this.stateByCode.get(stateCode)!.stateName,
-        county: intern(county),
-        countyFips: intern(countyFips),
-        lat,
-        lng,
-        timezone: intern(timezone),
-        lastUpdated: intern(lastUpdated),
-      });
-    }
-    // Each state's ZIPs in ZIP order (the records are), for pages of a state without SQL.
-    const byState = new Map<string, ZipRecord[]>();
-    for (const r of records) {
-      const list = byState.get(r.stateCode);
-      if (list) list.push(r);
-      else byState.set(r.stateCode, [r]);
-    }
-    this.table = { records, byZip: new Map(records.map((r) => [r.zip, r])), byState };
-    return this.table;
+    // Row by row from the driver: each row dies young, where collecting it is cheap.
+    this.zipTable ??= new ZipTable(this.countStmt.get()!, this.allStmt.iterate(), (code) => this.stateByCode.get(code)!.stateName);
+    return this.zipTable;
   }
 
   findByZips(zips: readonly string[]): ZipRecord[] {
-    if (!this.table) {
+    const table = this.zipTable;
+    if (!table) {
       // A request in the first moments after start: the first answer need not wait for the table.
       if (zips.length === 1) {
         const row = this.byZipStmt.get(zips[0]!);
@@ -162,11 +132,10 @@ export class ZipRepository {
       }
       return this.byZipsStmt.all(JSON.stringify(zips)).map((r) => this.withState(r));
     }
-    const { byZip } = this.table;
     const found: ZipRecord[] = [];
     for (const zip of zips) {
-      const record = byZip.get(zip);
-      if (record) found.push(record);
+      const row = table.rowOf(zip);
+      if (row >= 0) found.push(table.record(row));
     }
     return found;
   }
@@ -183,12 +152,12 @@ export class ZipRepository {
   /**
    * ZIPs of several states, `limit` of each after skipping `offset`, by state then ZIP. From
    * memory once the table is there: a page of 1,000 was a window query and 2,000 new objects per
-   * request, now a slice of records already held.
+   * request, now 1,000 records made from the columns.
    */
   pageByStates(codes: readonly string[], limit: number, offset: number): ZipRecord[] {
-    if (!this.table) return this.pageOfStates.all(JSON.stringify(codes), offset, offset + limit).map((r) => this.withState(r));
-    const { byState } = this.table;
-    return [...new Set(codes)].sort().flatMap((code) => byState.get(code)?.slice(offset, offset + limit) ?? []);
+    const table = this.zipTable;
+    if (!table) return this.pageOfStates.all(JSON.stringify(codes), offset, offset + limit).map((r) => this.withState(r));
+    return [...new Set(codes)].sort().flatMap((code) => table.statePage(code, offset, limit));
   }
 
   /** ZIPs of a city, matched forgivingly (cityKey): "St. Louis", "st louis" and "Saint Louis" agree. */

@@ -4,6 +4,7 @@ import { addDays, dateRange, dayNumber, dayOfYear, fromDayNumber, isoDate } from
 import { countryInfo, CONTINENT_NAMES } from '../../src/domain/countries.js';
 import { destinationPoint, haversineMiles, KM_PER_MILE, roundMiles } from '../../src/domain/geo.js';
 import { PointIndex } from '../../src/domain/point-index.js';
+import { ZipTable } from '../../src/repositories/zip-table.js';
 import { createRng, hash32, unitFromSeed } from '../../src/domain/random.js';
 import { toUnits, UNIT_LABELS } from '../../src/domain/units.js';
 import { isUsStateOrDc, US_STATE_FIPS } from '../../src/domain/us-states.js';
@@ -114,7 +115,7 @@ describe('the point index', () => {
   const p = (key: string, lat: number, lng: number) => ({ key, lat, lng });
   // Four points one degree of longitude apart on the equator (69.09 mi each), two at the same spot.
   const items = [p('a', 0, 0), p('b', 0, 1), p('c', 0, 1), p('d', 0, 2), p('e', 0, 3)];
-  const index = new PointIndex(items, (x) => x.key);
+  const index = PointIndex.of(items, (x) => x.key);
 
   it('nearest first, exact ties by key, cut at the radius and the limit, the center left out on request', () => {
     const keys = (r: { item: { key: string } }[]) => r.map((x) => x.item.key);
@@ -133,7 +134,7 @@ describe('the point index', () => {
     for (const miles of [0.3, 1, 5, 50, 500, 3000]) {
       for (const bearing of [0, 45, 90, 200]) {
         const at = destinationPoint(40, -105, bearing, miles * KM_PER_MILE);
-        const onEdge = new PointIndex([p('center', 40, -105), p('edge', at.lat, at.lng)], (x) => x.key);
+        const onEdge = PointIndex.of([p('center', 40, -105), p('edge', at.lat, at.lng)], (x) => x.key);
         // Within 1e-9 mi: the two haversine forms differ in the last bits (as in the property below).
         const radius = haversineMiles(40, -105, at.lat, at.lng) + 1e-9;
         expect(onEdge.nearby(40, -105, radius, 5).map((x) => x.item.key), `${miles} mi at ${bearing}°`).toEqual(['center', 'edge']);
@@ -143,7 +144,7 @@ describe('the point index', () => {
 
   it('a limit that cuts through equally distant items keeps the first by key', () => {
     const same = Array.from({ length: 40 }, (_, i) => p(`k${String(i).padStart(2, '0')}`, 10, 10));
-    const crowd = new PointIndex([p('a', 10, 9.99), ...same], (x) => x.key);
+    const crowd = PointIndex.of([p('a', 10, 9.99), ...same], (x) => x.key);
     for (const limit of [1, 2, 5, 17, 39]) {
       expect(crowd.nearby(10, 10, 5, limit, 'k00').map((x) => x.item.key)).toEqual(same.slice(1, 1 + limit).map((x) => x.key));
     }
@@ -157,7 +158,7 @@ describe('the point index', () => {
     fc.assert(
       fc.property(fc.array(coord, { minLength: 1, maxLength: 60 }), coord, fc.double({ min: 1, max: 3000, noNaN: true }), fc.integer({ min: 1, max: 70 }), (points, center, radius, limit) => {
         const items = points.map((pt, i) => p(`p${String(i).padStart(3, '0')}`, pt.lat, pt.lng));
-        const index = new PointIndex(items, (x) => x.key);
+        const index = PointIndex.of(items, (x) => x.key);
         const distance = new Map(items.map((it) => [it.key, haversineMiles(center.lat, center.lng, it.lat, it.lng)]));
         const within = items.filter((it) => distance.get(it.key)! <= radius);
         const got = index.nearby(center.lat, center.lng, radius, limit);
@@ -181,18 +182,31 @@ describe('the point index', () => {
     expect(index.get('e')).toEqual(p('e', 0, 3));
     expect(index.get('bb')).toBeUndefined();
     expect(index.size).toBe(5);
-    expect(() => new PointIndex([p('b', 0, 0), p('a', 0, 0)], (x) => x.key)).toThrow(/sorted/);
-    expect(() => new PointIndex([p('a', 0, 0), p('a', 0, 0)], (x) => x.key)).toThrow(/sorted/);
-    expect(new PointIndex([], (x: { key: string; lat: number; lng: number }) => x.key).nearby(0, 0, 10, 10)).toEqual([]);
+    expect(() => PointIndex.of([p('b', 0, 0), p('a', 0, 0)], (x) => x.key)).toThrow(/sorted/);
+    expect(() => PointIndex.of([p('a', 0, 0), p('a', 0, 0)], (x) => x.key)).toThrow(/sorted/);
+    expect(PointIndex.of([], (x: { key: string; lat: number; lng: number }) => x.key).nearby(0, 0, 10, 10)).toEqual([]);
   });
 
   it('the ZIP index answers with the place and the distance', () => {
-    const zips = new ZipSpatialIndex([
-      { zip: '00001', city: 'A', stateCode: 'XX', county: 'C', lat: 0, lng: 0 },
-      { zip: '00002', city: 'B', stateCode: 'XX', county: 'C', lat: 0, lng: 1 },
-    ]);
+    const table = new ZipTable(
+      2,
+      [
+        ['00001', 'A', 'XX', 'C', '001', 0, 0, 'Etc/UTC', '2026-01-01'],
+        ['00002', 'B', 'XX', 'C', '001', 0, 1, 'Etc/UTC', '2026-01-01'],
+      ],
+      () => 'Xland',
+    );
+    const zips = new ZipSpatialIndex(table);
     expect(zips.size).toBe(2);
-    expect(zips.point('00002')).toMatchObject({ city: 'B' });
+    expect(zips.point('00002')).toEqual({ zip: '00002', city: 'B', stateCode: 'XX', county: 'C', lat: 0, lng: 1 });
+    expect(zips.point('00003')).toBeUndefined();
+    expect(table.record(1)).toEqual({ zip: '00002', city: 'B', stateCode: 'XX', stateName: 'Xland', county: 'C', countyFips: '001', lat: 0, lng: 1, timezone: 'Etc/UTC', lastUpdated: '2026-01-01' });
+    expect([table.rowOf('00001'), table.rowOf('00003'), table.rowOf('1'), table.rowOf('0000x')]).toEqual([0, -1, -1, -1]);
+    expect(table.statePage('XX', 1, 5).map((r) => r.zip)).toEqual(['00002']);
+    expect(table.statePage('YY', 0, 5)).toEqual([]);
+    // Rows out of ZIP order, or more or fewer than announced, are refused.
+    expect(() => new ZipTable(2, [['00002', 'B', 'XX', 'C', '001', 0, 1, 'Z', 'D'], ['00001', 'A', 'XX', 'C', '001', 0, 0, 'Z', 'D']], () => 'X')).toThrow(/in order/);
+    expect(() => new ZipTable(3, [['00001', 'A', 'XX', 'C', '001', 0, 0, 'Z', 'D']], () => 'X')).toThrow(/3 expected/);
     expect(zips.nearby(0, 0, 100, 5, '00001')).toEqual([{ zip: '00002', city: 'B', stateCode: 'XX', county: 'C', lat: 0, lng: 1, distanceMiles: 69.09 }]);
   });
 });
