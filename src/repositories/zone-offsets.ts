@@ -1,26 +1,50 @@
 import type { Db } from '../db/open.js';
 import type { ZoneOffsets } from '../domain/zone-offsets.js';
 
-/** Time zones' offsets as the database keeps them (db/zone-offsets.ts), read once per zone. */
+type OffsetRow = { zone: string; at: number; minutes: number | null };
+
+/**
+ * Time zones' offsets as the database keeps them (db/zone-offsets.ts): every zone's read at start
+ * in one statement (a few hundred rows a zone), then a zone added since (an import while the
+ * server runs) by a statement of its own, once.
+ */
 export class ZoneOffsetRepository {
-  private readonly rows;
-  private readonly known = new Map<string, ZoneOffsets>();
+  private readonly zoneStmt;
+  private readonly known: Map<string, ZoneOffsets | null>;
 
   constructor(db: Db) {
-    this.rows = db.prepare<[string], { at: number; minutes: number | null }>(
-      'SELECT starts_at AS at, offset_minutes AS minutes FROM zone_offsets WHERE zone = ? ORDER BY starts_at',
-    );
+    const sql = 'SELECT zone, starts_at AS at, offset_minutes AS minutes FROM zone_offsets';
+    this.zoneStmt = db.prepare<[string], OffsetRow>(`${sql} WHERE zone = ? ORDER BY starts_at`);
+    this.known = byZone(db.prepare<[], OffsetRow>(`${sql} ORDER BY zone, starts_at`).all());
   }
 
   /** The zone's offsets, or undefined when the database has none (local time then asks Intl). */
   of(zone: string): ZoneOffsets | undefined {
-    const kept = this.known.get(zone);
-    if (kept) return kept;
-    const rows = this.rows.all(zone);
-    const last = rows.pop();
-    if (!last || last.minutes !== null || rows.length === 0) return undefined;
-    const offsets = { starts: rows.map((r) => r.at), minutes: rows.map((r) => r.minutes!), end: last.at };
-    this.known.set(zone, offsets);
-    return offsets;
+    let offsets = this.known.get(zone);
+    if (offsets === undefined) {
+      offsets = byZone(this.zoneStmt.all(zone)).get(zone) ?? null;
+      this.known.set(zone, offsets);
+    }
+    return offsets ?? undefined;
   }
+}
+
+/** Rows by zone, each zone's in order; a zone without its closing row (NULL offset) is left out. */
+function byZone(rows: OffsetRow[]): Map<string, ZoneOffsets | null> {
+  const zones = new Map<string, ZoneOffsets | null>();
+  let starts: number[] = [];
+  let minutes: number[] = [];
+  rows.forEach((row, i) => {
+    if (row.minutes === null) {
+      if (starts.length > 0) zones.set(row.zone, { starts, minutes, end: row.at });
+    } else {
+      starts.push(row.at);
+      minutes.push(row.minutes);
+    }
+    if (row.minutes === null || rows[i + 1]?.zone !== row.zone) {
+      starts = [];
+      minutes = [];
+    }
+  });
+  return zones;
 }
