@@ -35,10 +35,12 @@ export class WeatherRepository {
   private readonly totalsMemo = new Map<string, SnowfallTotal[]>();
 
   constructor(private readonly db: Db) {
-    this.rangeStmt = db.prepare<[string, string, string], StoredDay>(
-      `SELECT ${COLUMNS} FROM daily_weather
-       WHERE resort_id IN (SELECT value FROM json_each(?)) AND date BETWEEN ? AND ? ORDER BY resort_id, date`,
-    );
+    this.rangeStmt = db
+      .prepare<[string, string, string], unknown[]>(
+        `SELECT ${COLUMNS} FROM daily_weather
+         WHERE resort_id IN (SELECT value FROM json_each(?)) AND date BETWEEN ? AND ? ORDER BY resort_id, date`,
+      )
+      .raw();
     this.upsertStmt = db.prepare(DAILY_WEATHER.insert({ verb: 'INSERT OR REPLACE' }));
     this.pruneStmt = db.prepare('DELETE FROM daily_weather WHERE date < ?');
     this.coverageStmt = db.prepare<[string, string], { n: number }>(
@@ -59,8 +61,9 @@ export class WeatherRepository {
     );
   }
 
+  /** Days of some resorts; kept by resort snapshots, so as literals of one shape (DAILY_WEATHER.fromRaw). */
   daysOf(resortIds: readonly string[], from: string, to: string): StoredDay[] {
-    return this.rangeStmt.all(JSON.stringify(resortIds), from, to);
+    return this.rangeStmt.all(JSON.stringify(resortIds), from, to).map((row) => DAILY_WEATHER.fromRaw(row) as StoredDay);
   }
 
   /** How many resorts have rows on both `first` and `last` (the window is covered when all do). */
