@@ -74,7 +74,7 @@ export function buildSnapshot<R extends ResortFacts>({ resort, days, trails, lif
       : lifts.map((l, j) => ({
           id: l.id,
           resortId: resort.id,
-          name: l.name,
+          name: intern(l.name),
           type: l.type,
           seats: l.seats,
           capacityPerHour: l.capacityPerHour,
@@ -95,7 +95,7 @@ export function buildSnapshot<R extends ResortFacts>({ resort, days, trails, lif
     trails: trails.map((t, j) => ({
       id: t.id,
       resortId: resort.id,
-      name: t.name,
+      name: intern(t.name),
       difficulty: intern(t.difficulty) as TrailFacts['difficulty'],
       rating: intern(t.rating),
       lengthM: t.lengthM,
