@@ -29,22 +29,24 @@ export class ZoneOffsetRepository {
   }
 }
 
-/** Rows by zone, each zone's in order; a zone without its closing row (NULL offset) is left out. */
+/** Rows by zone (ordered by zone, then instant); a zone without its closing row (NULL offset) is left out. */
 function byZone(rows: OffsetRow[]): Map<string, ZoneOffsets | null> {
   const zones = new Map<string, ZoneOffsets | null>();
+  let zone: string | null = null;
   let starts: number[] = [];
   let minutes: number[] = [];
-  rows.forEach((row, i) => {
-    if (row.minutes === null) {
-      if (starts.length > 0) zones.set(row.zone, { starts, minutes, end: row.at });
-    } else {
-      starts.push(row.at);
-      minutes.push(row.minutes);
-    }
-    if (row.minutes === null || rows[i + 1]?.zone !== row.zone) {
+  for (const row of rows) {
+    if (row.zone !== zone) {
+      zone = row.zone;
       starts = [];
       minutes = [];
     }
-  });
+    if (row.minutes !== null) {
+      starts.push(row.at);
+      minutes.push(row.minutes);
+    } else if (starts.length > 0) {
+      zones.set(zone, { starts, minutes, end: row.at });
+    }
+  }
   return zones;
 }
