@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 
 export async function freePort(): Promise<number> {
@@ -37,13 +38,25 @@ export async function buildOnce(): Promise<void> {
   process.env.GATEWAY_NO_REBUILD = '1';
 }
 
-/** How `npm start` runs the server (its node arguments, from package.json), without npm in between. */
-export function serverCommand(): string[] {
-  const start = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
-  const [bin, ...args] = start.split(/\s+/);
-  if (bin === 'node') return args;
-  return ['--import', 'tsx', 'src/server.ts'];
+/**
+ * How `npm start` runs the server, without npm in between: its environment assignments (as `sh`
+ * reads `NAME=value node …`) and its node arguments, from package.json.
+ */
+export function startCommand(root = '.'): { env: Record<string, string>; args: string[] } {
+  const start = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const words = start.split(/\s+/);
+  const env: Record<string, string> = {};
+  while (/^[A-Z_][A-Z0-9_]*=/.test(words[0]!)) {
+    const [name, ...value] = words.shift()!.split('=');
+    env[name!] = value.join('=');
+  }
+  const [bin, ...args] = words;
+  if (bin === 'node') return { env, args };
+  return { env, args: ['--import', 'tsx', 'src/server.ts'] };
 }
+
+/** npm start's node arguments (see startCommand). */
+export const serverCommand = (): string[] => startCommand().args;
 
 export interface ServerProcess {
   url: string;

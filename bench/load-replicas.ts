@@ -11,7 +11,7 @@ import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
-import { buildOnce, memoryMiB, serverCommand, startServer } from './lib.js';
+import { buildOnce, memoryMiB, startCommand, startServer } from './lib.js';
 import { startRedis } from '../test/helpers/redis.js';
 import { errorsOf, heavyRequests, mix, mixedRequests } from './load-mix.js';
 import { hashApiKey } from '../src/auth/api-key.js';
@@ -41,8 +41,8 @@ const HEAVY_KEY = makeKey('heavy', '1000000000', '25');
 const servers = await Promise.all(
   Array.from({ length: replicaCount }, (_, i) =>
     startServer(
-      serverCommand(),
-      { DB_PATH: path.join(dir, `replica-${i}.sqlite`), REDIS_URL, REPLICA_ID: `replica-${i}`, LOG_LEVEL: 'warn', SYNC_INTERVAL_MINUTES: '0' },
+      startCommand().args,
+      { ...startCommand().env, DB_PATH: path.join(dir, `replica-${i}.sqlite`), REDIS_URL, REPLICA_ID: `replica-${i}`, LOG_LEVEL: 'warn', SYNC_INTERVAL_MINUTES: '0' },
       { path: '/health', headers: { 'x-api-key': KEY } },
     ),
   ),

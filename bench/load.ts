@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { buildOnce, memoryMiB, serverCommand, startServer } from './lib.js';
+import { buildOnce, memoryMiB, startCommand, startServer } from './lib.js';
 import { errorsOf, heavyRequests, mix, mixedRequests } from './load-mix.js';
 
 const seconds = Number(process.env.LOAD_SECONDS ?? 30);
@@ -34,8 +34,8 @@ const abuserKey = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/keys.
 }).stdout.match(/szg_[\w-]+/)?.[0];
 if (!abuserKey) throw new Error("could not create the abusive client's key");
 const server = await startServer(
-  serverCommand(),
-  { DB_PATH: dbPath, LOG_LEVEL: 'warn', API_KEYS: KEY, API_KEYS_QUOTA: '1000000000', API_KEYS_RATE: '1000000', SYNC_INTERVAL_MINUTES: '0' },
+  startCommand().args,
+  { ...startCommand().env, DB_PATH: dbPath, LOG_LEVEL: 'warn', API_KEYS: KEY, API_KEYS_QUOTA: '1000000000', API_KEYS_RATE: '1000000', SYNC_INTERVAL_MINUTES: '0' },
   { path: '/health', headers: { 'x-api-key': KEY } },
 );
 

@@ -14,7 +14,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { buildDatabase } from '../src/db/build.js';
-import { buildOnce, cpuSeconds, median, memoryMiB, serverCommand, shuffled, startServer, type ServerProcess } from './lib.js';
+import { buildOnce, cpuSeconds, median, memoryMiB, serverCommand, shuffled, startCommand, startServer, type ServerProcess } from './lib.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 // BENCH_QUICK=1 skips stock Yoga and the cache-off row (while iterating; the table needs them).
@@ -34,7 +34,8 @@ if (BASELINE && !existsSync(path.join(BASELINE, 'dist', 'server.js'))) {
   const { buildDist } = (await import(path.join(BASELINE, 'scripts', 'build.mjs'))) as { buildDist: (outdir: string) => Promise<void> };
   await buildDist(path.join(BASELINE, 'dist'));
 }
-const baselineCommand = () => [...serverCommand().slice(0, -1), path.join(BASELINE!, 'dist', 'server.js')];
+// The baseline runs as its own package.json's npm start would (its node flags and environment).
+const baselineCommand = () => [...startCommand(BASELINE!).args.slice(0, -1), path.join(BASELINE!, 'dist', 'server.js')];
 const dir = mkdtempSync(path.join(tmpdir(), 'gateway-bench-'));
 const dbPath = path.join(dir, 'bench.sqlite');
 buildDatabase(dbPath);
@@ -173,10 +174,12 @@ async function hiveGatewayOver(upstream: ServerProcess): Promise<ServerProcess> 
   if (composed.status !== 0) throw new Error(`mesh-compose failed: ${composed.stderr}`);
   return startServer(['node_modules/.bin/hive-gateway', 'supergraph', supergraph, '--fork', '1'], { NODE_ENV: 'production', LOG_LEVEL: 'error' }, { path: '/graphql?query=%7B__typename%7D' });
 }
-const serverEnv = { DB_PATH: dbPath, LOG_LEVEL: 'silent', NODE_ENV: 'production', API_KEYS: KEY, API_KEYS_QUOTA: '1000000000', API_KEYS_RATE: '1000000', SYNC_INTERVAL_MINUTES: '0' };
+const settings = { DB_PATH: dbPath, LOG_LEVEL: 'silent', NODE_ENV: 'production', API_KEYS: KEY, API_KEYS_QUOTA: '1000000000', API_KEYS_RATE: '1000000', SYNC_INTERVAL_MINUTES: '0' };
+// npm start's environment (its package.json) under the bench's settings.
+const serverEnv = { ...startCommand().env, ...settings };
 // The baseline reads a copy: a checkout of another schema version rebuilds its own file (once, in
 // a start before any it is measured in), and ours is left as it is.
-const baselineEnv = { ...serverEnv, DB_PATH: path.join(dir, 'baseline.sqlite') };
+const baselineEnv = { ...(BASELINE ? startCommand(BASELINE).env : {}), ...settings, DB_PATH: path.join(dir, 'baseline.sqlite') };
 if (BASELINE) {
   copyFileSync(dbPath, baselineEnv.DB_PATH);
   await (await startServer(baselineCommand(), baselineEnv, { path: '/readyz' })).stop();

@@ -199,7 +199,8 @@ export async function buildDist(outdir = defaultOutdir, { withCli = false } = {}
  * Best effort: without it the first start compiles the script itself.
  */
 function primeCodeCaches(outdir) {
-  const start = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start.split(/\s+/);
+  // npm start's command: environment assignments (NAME=value), then node and its flags.
+  const start = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start.split(/\s+/).filter((w) => !/^[A-Z_][A-Z0-9_]*=/.test(w));
   const npmStartFlags = start[0] === 'node' ? start.slice(1).filter((a) => a.startsWith('--')) : [];
   for (const flags of [[], npmStartFlags]) {
     const primed = spawnSync(process.execPath, [...flags, path.join(root, 'scripts', 'prime-code-cache.mjs'), outdir], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
