@@ -63,6 +63,23 @@ export async function encode(body: Buffer, coding: Coding, effort: Effort): Prom
 }
 
 /**
+ * Compresses a body made for one answer only (not kept). Its bytes are handed to a new, young
+ * ArrayBuffer once compressed: the Buffer zlib read from has lived through the compression and
+ * sits in V8's old generation, which frees its ~200 KB only at a full collection; a young one goes
+ * at the next scavenge. Under a stream of large computed answers this held 10 MiB and more.
+ */
+export function encodeOnce(body: string, coding: Coding, effort: Effort): Promise<Buffer> {
+  const bytes = Buffer.from(body);
+  const made = encode(bytes, coding, effort);
+  // Only a large body has an ArrayBuffer of its own (small ones share Buffer's pool), and only a
+  // large one is compressed off the event loop; not an async function, which would hold `body`.
+  if (body.length <= SYNC_MAX_BYTES) return made;
+  const release = () => void structuredClone(bytes.buffer, { transfer: [bytes.buffer] });
+  made.then(release, release);
+  return made;
+}
+
+/**
  * One answer in each representation it has been asked for: the body as it is, and br or gzip made
  * on first request and kept. Each representation has its own strong ETag (`"<hash>"`, `"<hash>.br"`,
  * `"<hash>.gz"`), as RFC 9110 wants of strong validators; a conditional request matches any of them,

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_HEADERS } from './headers.js';
 import type { RequestSpan } from '../telemetry/trace.js';
-import { codingFor, COMPRESS_MIN_BYTES, encode, type Effort, type Representations } from './compression.js';
+import { codingFor, COMPRESS_MIN_BYTES, encodeOnce, type Effort, type Representations } from './compression.js';
 
 const VARY = ['vary', 'accept-encoding'] as const;
 const NO_HEADERS: readonly string[] = [];
@@ -107,12 +107,14 @@ export class Exchange {
    * A body computed for this request (a /graphql answer, a sync status): compressed, off the event
    * loop, when it is large enough to be worth it and the client accepts br or gzip.
    */
-  async sendCompressible(status: number, contentType: string, body: string, headers: readonly string[] = []): Promise<void> {
+  sendCompressible(status: number, contentType: string, body: string, headers: readonly string[] = []): Promise<void> | void {
     if (body.length < COMPRESS_MIN_BYTES) return this.send(status, contentType, body, headers);
     const coding = codingFor(this.req, 'answer');
     if (!coding) return this.send(status, contentType, body, [...headers, ...VARY]);
-    const encoded = await encode(Buffer.from(body), coding, 'answer');
-    this.send(status, contentType, encoded, [...headers, ...VARY, 'content-encoding', coding]);
+    // Not an async function: its frame would hold the body (a large string) until the compressed
+    // one is sent, long enough for V8 to move it to the old generation, where only a full
+    // collection frees it.
+    return encodeOnce(body, coding, 'answer').then((encoded) => this.send(status, contentType, encoded, [...headers, ...VARY, 'content-encoding', coding]));
   }
 
   /**

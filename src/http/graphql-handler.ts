@@ -146,7 +146,7 @@ export function createGraphQLHandler(schema: GraphQLSchema, executor: Executor, 
    * application/graphql-response+json gets 400 for any request error; a plain application/json
    * client gets 200 for parse and validation errors (`jsonStatus`) and 400 for bad variables or JSON.
    */
-  function respond(ex: Exchange, result: ExecutionResult, jsonStatus: number, codeForUncoded?: string, headers: readonly string[] = []): Promise<void> {
+  function respond(ex: Exchange, result: ExecutionResult, jsonStatus: number, codeForUncoded?: string, headers: readonly string[] = []): Promise<void> | void {
     const wantsGraphQLResponse = (ex.req.headers.accept ?? '').includes(GRAPHQL_RESPONSE);
     // Over the key's cost budget is 429 with its RateLimit headers, like any other rate limit.
     const limited = result.errors?.find((e): e is CostLimitedError => e instanceof CostLimitedError);

@@ -107,12 +107,13 @@ export function createRestRouter({ routes, executor, cache, versionOf, makeConte
           sendProblem(ex, problemOf(error, ex, context));
           return true;
         }
-        const body = JSON.stringify(route.shape(result.data as never, params));
+        const bodyOf = () => JSON.stringify(route.shape(result.data as never, params));
         if (!key) {
-          await ex.sendCompressible(200, JSON_TYPE, body, ['cache-control', CACHE_NONE]);
+          // The body is made in the call, not kept in this frame while it is compressed (exchange.ts).
+          await ex.sendCompressible(200, JSON_TYPE, bodyOf(), ['cache-control', CACHE_NONE]);
           return true;
         }
-        answer = cache.put(key, body);
+        answer = cache.put(key, bodyOf());
       }
       // A kept answer is compressed once and keeps what it made (the cache counts those bytes).
       const held = answer.encodedBytes;
