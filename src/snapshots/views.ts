@@ -1,4 +1,5 @@
 import { addDays } from '../domain/dates.js';
+import type { OperatingStatus, SnowSurface } from '../domain/conditions.js';
 import { DIFFICULTIES, LIFT_TYPES, type ResortFacts } from '../domain/resort.js';
 import { openTrailsPct, stormOutlook, type StormOutlook } from '../domain/rankings.js';
 import { summaryOf, temperatureAt, type WeatherSummary } from '../domain/weather/current.js';
@@ -20,7 +21,7 @@ export interface ConditionsView {
   updatedAt: string;
   source: string;
   units: UnitLabels;
-  status: string;
+  status: OperatingStatus;
   statusReason: string;
   seasonOpens: string;
   seasonCloses: string;
@@ -31,7 +32,7 @@ export interface ConditionsView {
   newSnow7d: number;
   snowfallNext48h: number;
   seasonSnowfall: number;
-  surface: string;
+  surface: SnowSurface;
   openTrails: number;
   totalTrails: number;
   openTrailsPct: number;

@@ -31,8 +31,8 @@ export const ConditionsRef = builder.objectRef<ConditionsView>('Conditions').imp
       description: 'The moment the report describes (the start of the current hour), ISO 8601 with the resort’s UTC offset, e.g. 2027-01-15T05:00:00-07:00.',
     }),
     source: t.exposeString('source', { description: 'Where the numbers come from; "simulated" for the offline generator.' }),
-    units: t.field({ type: UnitLabelsRef, resolve: (c) => c.units }),
-    status: t.field({ type: OperatingStatusEnum, resolve: (c) => c.status as 'OPEN' | 'CLOSED' }),
+    units: t.expose('units', { type: UnitLabelsRef }),
+    status: t.expose('status', { type: OperatingStatusEnum }),
     statusReason: t.exposeString('statusReason'),
     seasonOpens: t.exposeString('seasonOpens', { description: 'Planned opening date of this (or the next) season.' }),
     seasonCloses: t.exposeString('seasonCloses', { description: 'Planned closing date of this (or the next) season.' }),
@@ -43,7 +43,7 @@ export const ConditionsRef = builder.objectRef<ConditionsView>('Conditions').imp
     newSnow7d: t.exposeFloat('newSnow7d', { description: 'Summit snowfall in the 168 hours before `updatedAt`.' }),
     snowfallNext48h: t.exposeFloat('snowfallNext48h', { description: 'Forecast summit snowfall in the 48 hours from `updatedAt` (what storm watch ranks).' }),
     seasonSnowfall: t.exposeFloat('seasonSnowfall', { description: 'Summit snowfall since the season began.' }),
-    surface: t.field({ type: SnowSurfaceEnum, resolve: (c) => c.surface as never }),
+    surface: t.expose('surface', { type: SnowSurfaceEnum }),
     openTrails: t.exposeInt('openTrails'),
     totalTrails: t.exposeInt('totalTrails'),
     openTrailsPct: t.exposeFloat('openTrailsPct', { description: 'Open trails as a percentage of all, one decimal.' }),
@@ -53,7 +53,7 @@ export const ConditionsRef = builder.objectRef<ConditionsView>('Conditions').imp
     temperatureSummit: t.exposeFloat('temperatureSummit', { description: 'Temperature now at the summit.' }),
     windSpeed: t.exposeFloat('windSpeed', { description: 'Summit wind speed today.' }),
     windGust: t.exposeFloat('windGust', { description: `Summit gusts today; exposed lifts go on HOLD from ${WIND_HOLD_GUST_KMH} km/h.` }),
-    summary: t.field({ type: WeatherSummaryEnum, resolve: (c) => c.summary }),
+    summary: t.expose('summary', { type: WeatherSummaryEnum }),
   }),
 });
 
@@ -73,13 +73,13 @@ export const ForecastDayRef = builder.objectRef<ForecastDayView>('ForecastDay').
   description: 'One forecast day (UTC date) at the base and the summit.',
   fields: (t) => ({
     date: t.expose('date', { type: 'Date' }),
-    summary: t.field({ type: WeatherSummaryEnum, resolve: (d) => d.summary }),
+    summary: t.expose('summary', { type: WeatherSummaryEnum }),
     precipitationProbability: t.exposeInt('precipitationProbability', { description: 'Percent.' }),
     precipitation: t.exposeFloat('precipitation', { description: 'Water equivalent at the base.' }),
     snowLine: t.exposeInt('snowLine', { description: 'Elevation where rain turns to snow.' }),
     windDirection: t.exposeInt('windDirection', { description: 'Degrees the wind comes from (270 = west).' }),
-    base: t.field({ type: ForecastLevelRef, resolve: (d) => d.base }),
-    summit: t.field({ type: ForecastLevelRef, resolve: (d) => d.summit }),
+    base: t.expose('base', { type: ForecastLevelRef }),
+    summit: t.expose('summit', { type: ForecastLevelRef }),
   }),
 });
 
@@ -87,7 +87,7 @@ const CurrentWeatherRef = builder.objectRef<CurrentWeatherView>('CurrentWeather'
   description: 'Weather now at the base (summit temperature too).',
   fields: (t) => ({
     time: t.expose('time', { type: 'DateTime', description: 'When this was computed.' }),
-    summary: t.field({ type: WeatherSummaryEnum, resolve: (c) => c.summary }),
+    summary: t.expose('summary', { type: WeatherSummaryEnum }),
     temperature: t.exposeFloat('temperature'),
     temperatureSummit: t.exposeFloat('temperatureSummit'),
     windSpeed: t.exposeFloat('windSpeed'),
@@ -103,8 +103,8 @@ export const WeatherRef = builder.objectRef<WeatherView>('Weather').implement({
   fields: (t) => ({
     id: t.exposeID('id', { description: 'The resort, the hour and the units, as for Conditions.' }),
     source: t.exposeString('source'),
-    units: t.field({ type: UnitLabelsRef, resolve: (w) => w.units }),
-    current: t.field({ type: CurrentWeatherRef, resolve: (w) => w.current }),
-    forecast: t.field({ type: [ForecastDayRef], complexity: { field: 1, multiplier: 7 }, resolve: (w) => w.forecast }),
+    units: t.expose('units', { type: UnitLabelsRef }),
+    current: t.expose('current', { type: CurrentWeatherRef }),
+    forecast: t.expose('forecast', { type: [ForecastDayRef], complexity: { field: 1, multiplier: 7 } }),
   }),
 });

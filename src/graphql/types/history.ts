@@ -82,11 +82,11 @@ const HistoryRef = builder.objectRef<WithUnits<HistoryResult>>('History').implem
   description: 'The last `days` days against the same calendar window in the previous `years` years, at the base elevation, averaged over the resort and six points on a circle of `radiusKm`.',
   fields: (t) => ({
     provider: t.exposeString('provider'),
-    parameters: t.field({ type: HistoryParamsRef, resolve: (h) => h.parameters }),
+    parameters: t.expose('parameters', { type: HistoryParamsRef }),
     from: t.exposeString('from'),
     to: t.exposeString('to'),
     units: t.field({ type: UnitLabelsRef, resolve: (h) => UNIT_LABELS[h.units] }),
-    points: t.field({ type: [PointRef], resolve: (h) => h.points }),
+    points: t.expose('points', { type: [PointRef] }),
     daily: t.field({ type: [HistoryDayRef], complexity: { field: 1, multiplier: HISTORY_BOUNDS.days.max }, resolve: (h) => h.daily.map((d) => ({ ...d, units: h.units })) }),
     current: t.field({ type: MeasuresRef, description: 'The window: totals and means.', resolve: (h) => convertDay({ date: h.to, snowfallCm: h.current.snowfall, precipitationMm: h.current.precipitation, snowDepthCm: h.current.snowDepth, tempMinC: h.current.tempMin, tempMaxC: h.current.tempMax }, h.units) }),
     baseline: t.field({ type: MeasuresRef, resolve: (h) => convertDay({ date: h.to, snowfallCm: h.baseline.snowfall, precipitationMm: h.baseline.precipitation, snowDepthCm: h.baseline.snowDepth, tempMinC: h.baseline.tempMin, tempMaxC: h.baseline.tempMax }, h.units) }),

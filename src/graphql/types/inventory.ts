@@ -29,7 +29,7 @@ export const TrailRef = builder.objectRef<TrailView>('Trail').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
-    difficulty: t.field({ type: DifficultyEnum, resolve: (x) => x.difficulty }),
+    difficulty: t.expose('difficulty', { type: DifficultyEnum }),
     rating: t.exposeString('rating', { description: 'The regional marking, e.g. black-diamond or red.' }),
     length: t.int({
       description:
@@ -37,8 +37,8 @@ export const TrailRef = builder.objectRef<TrailView>('Trail').implement({
       args: { units: t.arg({ type: UnitsEnum, required: false, description: 'The unit of this length; METRIC unless asked otherwise.' }) },
       resolve: (x, { units }) => toUnits.length(x.lengthM, units ?? x.units),
     }),
-    status: t.field({ type: TrailStatusEnum, resolve: (x) => x.status }),
-    grooming: t.field({ type: GroomingEnum, resolve: (x) => x.grooming }),
+    status: t.expose('status', { type: TrailStatusEnum }),
+    grooming: t.expose('grooming', { type: GroomingEnum }),
     source: t.exposeString('source', { description: '"generated" where no real inventory is held.' }),
   }),
 });
@@ -47,10 +47,10 @@ export const LiftRef = builder.objectRef<LiftView>('Lift').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
-    type: t.field({ type: LiftTypeEnum, resolve: (x) => x.type }),
+    type: t.expose('type', { type: LiftTypeEnum }),
     seats: t.exposeInt('seats', { nullable: true, description: 'Seats per chair or cabin (1 for surface lifts); null when unknown.' }),
     capacityPerHour: t.exposeInt('capacityPerHour', { nullable: true, description: 'Persons per hour; null when unknown.' }),
-    status: t.field({ type: LiftStatusEnum, resolve: (x) => x.status }),
+    status: t.expose('status', { type: LiftStatusEnum }),
     source: t.exposeString('source', { description: '"generated", or "liftie" for live status.' }),
   }),
 });
@@ -60,23 +60,23 @@ type LiftSummary = ReturnType<typeof liftSummaryView>;
 
 const DifficultyCountRef = builder.objectRef<TrailSummary['byDifficulty'][number]>('DifficultyCount').implement({
   fields: (t) => ({
-    difficulty: t.field({ type: DifficultyEnum, resolve: (x) => x.difficulty }),
+    difficulty: t.expose('difficulty', { type: DifficultyEnum }),
     total: t.exposeInt('total'),
     open: t.exposeInt('open'),
   }),
 });
 const TrailStatusCountRef = builder.objectRef<TrailSummary['byStatus'][number]>('TrailStatusCount').implement({
-  fields: (t) => ({ status: t.field({ type: TrailStatusEnum, resolve: (x) => x.status }), count: t.exposeInt('count') }),
+  fields: (t) => ({ status: t.expose('status', { type: TrailStatusEnum }), count: t.exposeInt('count') }),
 });
 const LiftTypeCountRef = builder.objectRef<LiftSummary['byType'][number]>('LiftTypeCount').implement({
   fields: (t) => ({
-    type: t.field({ type: LiftTypeEnum, resolve: (x) => x.type }),
+    type: t.expose('type', { type: LiftTypeEnum }),
     total: t.exposeInt('total'),
     open: t.exposeInt('open'),
   }),
 });
 const LiftStatusCountRef = builder.objectRef<LiftSummary['byStatus'][number]>('LiftStatusCount').implement({
-  fields: (t) => ({ status: t.field({ type: LiftStatusEnum, resolve: (x) => x.status }), count: t.exposeInt('count') }),
+  fields: (t) => ({ status: t.expose('status', { type: LiftStatusEnum }), count: t.exposeInt('count') }),
 });
 
 export const TrailSummaryRef = builder.objectRef<TrailSummary>('TrailSummary').implement({
@@ -84,8 +84,8 @@ export const TrailSummaryRef = builder.objectRef<TrailSummary>('TrailSummary').i
     total: t.exposeInt('total'),
     open: t.exposeInt('open'),
     groomed: t.exposeInt('groomed'),
-    byDifficulty: t.field({ type: [DifficultyCountRef], resolve: (s) => s.byDifficulty }),
-    byStatus: t.field({ type: [TrailStatusCountRef], resolve: (s) => s.byStatus }),
+    byDifficulty: t.expose('byDifficulty', { type: [DifficultyCountRef] }),
+    byStatus: t.expose('byStatus', { type: [TrailStatusCountRef] }),
   }),
 });
 
@@ -94,8 +94,8 @@ export const LiftSummaryRef = builder.objectRef<LiftSummary>('LiftSummary').impl
     total: t.exposeInt('total'),
     open: t.exposeInt('open'),
     openCapacityPerHour: t.exposeInt('openCapacityPerHour', { description: 'Persons per hour the open lifts can carry.' }),
-    byType: t.field({ type: [LiftTypeCountRef], description: 'Lift types present, with how many are open.', resolve: (s) => s.byType }),
-    byStatus: t.field({ type: [LiftStatusCountRef], resolve: (s) => s.byStatus }),
+    byType: t.expose('byType', { type: [LiftTypeCountRef], description: 'Lift types present, with how many are open.' }),
+    byStatus: t.expose('byStatus', { type: [LiftStatusCountRef] }),
   }),
 });
 

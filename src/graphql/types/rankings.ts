@@ -100,7 +100,7 @@ interface Insight {
 
 const ResortSnowTotalRef = builder.objectRef<Insight>('ResortSnowTotal').implement({
   fields: (t) => ({
-    resort: t.field({ type: ResortRef, resolve: (i) => i.resort }),
+    resort: t.expose('resort', { type: ResortRef }),
     totalSnowfall: t.float({ resolve: (i) => toUnits.depth(i.total.totalCm, i.units) }),
     averagePerDay: t.float({ resolve: (i) => toUnits.depth(i.total.totalCm / i.days, i.units) }),
     maxDaySnowfall: t.float({ resolve: (i) => toUnits.depth(i.total.maxDayCm, i.units) }),

@@ -43,7 +43,7 @@ const ElevationRef = builder.objectRef<{ base: number; summit: number; vertical:
 
 export const NearbyResortRef = builder.objectRef<{ resort: ResortRecord; distanceMiles: number }>('NearbyResort').implement({
   fields: (t) => ({
-    resort: t.field({ type: ResortRef, resolve: (n) => n.resort }),
+    resort: t.expose('resort', { type: ResortRef }),
     distanceMiles: t.exposeFloat('distanceMiles', { description: 'Haversine miles, 0.01 precision.' }),
     distanceKm: t.float({ description: 'The same distance in km, 0.01 precision.', resolve: (n) => Math.round(n.distanceMiles * KM_PER_MILE * 100) / 100 }),
   }),
@@ -154,7 +154,7 @@ const ResortPageRef = builder.objectRef<{ total: number; limit: number; offset: 
     limit: t.exposeInt('limit'),
     offset: t.exposeInt('offset'),
     // Weighed by paging.limit on Query.resorts.
-    resorts: t.field({ type: [ResortRef], complexity: { field: 1, multiplier: 1 }, resolve: (p) => p.resorts }),
+    resorts: t.expose('resorts', { type: [ResortRef], complexity: { field: 1, multiplier: 1 } }),
   }),
 });
 

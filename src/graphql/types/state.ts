@@ -52,7 +52,7 @@ CityRef.implement({
     stateCode: t.exposeString('stateCode', { nullable: true, description: 'The state filter, when one was given.' }),
     count: t.int({ resolve: (c) => c.zipcodes.length }),
     // Most city names have a handful of ZIPs; the largest cities have a few hundred.
-    zipcodes: t.field({ type: [ZipRef], complexity: { field: 1, multiplier: 100 }, resolve: (c) => c.zipcodes }),
+    zipcodes: t.expose('zipcodes', { type: [ZipRef], complexity: { field: 1, multiplier: 100 } }),
   }),
 });
 

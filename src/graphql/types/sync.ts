@@ -17,11 +17,11 @@ const SyncRunStatusEnum = builder.enumType('SyncRunStatus', {
 const SyncRunRef = builder.objectRef<SyncRunRecord>('SyncRun').implement({
   fields: (t) => ({
     id: t.exposeInt('id'),
-    trigger: t.field({ type: SyncTriggerEnum, resolve: (r) => r.trigger }),
+    trigger: t.expose('trigger', { type: SyncTriggerEnum }),
     provider: t.exposeString('provider'),
     startedAt: t.expose('startedAt', { type: 'DateTime' }),
     finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
-    status: t.field({ type: SyncRunStatusEnum, resolve: (r) => r.status }),
+    status: t.expose('status', { type: SyncRunStatusEnum }),
     resortsUpdated: t.exposeInt('resortsUpdated'),
     resortsFailed: t.exposeInt('resortsFailed'),
     error: t.exposeString('error', { nullable: true, description: 'The first failure’s cause, when any resort failed.' }),
@@ -34,10 +34,10 @@ const ProgressRef = builder.objectRef<SyncStatus['progress']>('SyncProgress').im
 
 const SyncStatusRef = builder.objectRef<SyncStatus>('SyncStatus').implement({
   fields: (t) => ({
-    state: t.field({ type: SyncStateEnum, resolve: (s) => s.state }),
+    state: t.expose('state', { type: SyncStateEnum }),
     provider: t.exposeString('provider'),
-    progress: t.field({ type: ProgressRef, description: 'Resorts done of the running run (0 of 0 when idle).', resolve: (s) => s.progress }),
-    lastRun: t.field({ type: SyncRunRef, nullable: true, description: 'The last finished run.', resolve: (s) => s.lastRun }),
+    progress: t.expose('progress', { type: ProgressRef, description: 'Resorts done of the running run (0 of 0 when idle).' }),
+    lastRun: t.expose('lastRun', { type: SyncRunRef, nullable: true, description: 'The last finished run.' }),
     nextScheduledRun: t.expose('nextScheduledRun', { type: 'DateTime', nullable: true, description: 'Null when no schedule is set.' }),
   }),
 });

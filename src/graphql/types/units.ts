@@ -11,7 +11,7 @@ export const UnitsEnum = builder.enumType('Units', {
 export const UnitLabelsRef = builder.objectRef<UnitLabels>('UnitLabels').implement({
   description: 'The unit of each kind of number in this response.',
   fields: (t) => ({
-    system: t.field({ type: UnitsEnum, resolve: (u) => u.system }),
+    system: t.expose('system', { type: UnitsEnum }),
     depth: t.exposeString('depth', { description: 'Snow depth and snowfall.' }),
     elevation: t.exposeString('elevation'),
     length: t.exposeString('length', { description: 'Trail length.' }),

@@ -43,11 +43,7 @@ ZipRef.implement({
     lat: t.exposeFloat('lat', { description: 'Latitude of the ZIP centroid, degrees.' }),
     lng: t.exposeFloat('lng', { description: 'Longitude of the ZIP centroid, degrees.' }),
     timezone: t.exposeString('timezone', { description: 'IANA time zone from the centroid (e.g. America/Phoenix), beyond the documented record.' }),
-    lastUpdated: t.field({
-      type: 'DateTime',
-      description: 'When the ZIP dataset was published (its date, at midnight UTC).',
-      resolve: (z) => z.lastUpdated,
-    }),
+    lastUpdated: t.expose('lastUpdated', { type: 'DateTime', description: 'When the ZIP dataset was published (its date, at midnight UTC).' }),
     state: t.field({
       type: StateRef,
       resolve: async (zip, _args, ctx) => (await ctx.loaders.stateByCode.load(zip.stateCode))!,
@@ -93,10 +89,10 @@ NearbyCenterRef.implement({
 
 NearbyResultRef.implement({
   fields: (t) => ({
-    center: t.field({ type: NearbyCenterRef, resolve: (r) => r.center }),
+    center: t.expose('center', { type: NearbyCenterRef }),
     radiusMiles: t.exposeFloat('radiusMiles'),
     // Weighed by the limit on Query.nearbyZips.
-    results: t.field({ type: [NearbyZipRef], complexity: { field: 1, multiplier: 1 }, resolve: (r) => r.results }),
+    results: t.expose('results', { type: [NearbyZipRef], complexity: { field: 1, multiplier: 1 } }),
   }),
 });
 
