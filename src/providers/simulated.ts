@@ -3,15 +3,6 @@ import type { HistoryDay } from '../domain/history.js';
 import { simulateDays, type GeneratorSite } from '../domain/weather/generator.js';
 import type { ConditionsProvider, HistoryProvider } from './provider.js';
 import { UpstreamError } from './upstream.js';
-import type { DailyWeather } from '../domain/weather/daily.js';
-import { LRUCache } from 'lru-cache';
-
-/**
- * The generator is a pure function of the resort and the dates, and a sync run (or the window fill
- * after a restart) asks for the same windows again; computing one means simulating from the
- * season's start, so recent windows are kept (read-only: callers copy what they store).
- */
-const windows = new LRUCache<string, readonly DailyWeather[]>({ max: 1000 });
 
 const siteOf = (resort: ResortFacts, at?: { lat: number; lng: number }): GeneratorSite => ({
   // The resort's own point keeps the resort's id, so its history matches its reports.
@@ -24,13 +15,10 @@ const siteOf = (resort: ResortFacts, at?: { lat: number; lng: number }): Generat
 /** The offline default: deterministic simulated weather, labelled "simulated" wherever served. */
 export const simulatedProvider: ConditionsProvider & HistoryProvider = {
   name: 'simulated',
-  daily: async (resort, from, to, today) => {
-    const site = siteOf(resort);
-    const key = `${site.id}|${site.lat}|${site.baseElevation}|${site.summitElevation}|${from}|${to}|${today}`;
-    let days = windows.get(key);
-    if (!days) windows.set(key, (days = simulateDays(site, from, to, today)));
-    return days as DailyWeather[];
-  },
+  // Computed each time, not kept: a window of all 241 curated resorts takes ~50 ms to simulate,
+  // and keeping the windows held ~6 MiB (up to 1,000 windows, ~17 MiB, after an import) for a sync
+  // run an hour later.
+  daily: async (resort, from, to, today) => simulateDays(siteOf(resort), from, to, today),
   // Simulating a point means stepping from the season's start: up to a few ms each. One point per
   // turn of the event loop, so other requests are answered in between, and a cancelled request
   // (its deadline, or its client gone) stops at the next point.
