@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib';
 import Negotiator from 'negotiator';
+import pLimit from 'p-limit';
 import type { IncomingMessage } from 'node:http';
 
 /** The content codings the server writes besides the body as it is. */
@@ -55,11 +56,22 @@ export function codingFor(req: IncomingMessage, effort: Effort): Coding | null {
   return best === 'br' || best === 'gzip' ? best : null;
 }
 
+/**
+ * Large compressions in zlib's threads at most two at a time (this is a 2-core service): each
+ * brotli encoder holds about 1 MiB while it runs, and the first requests for a set of new large
+ * answers (the 8 state pages of the bench) started 8 at once, 7 MiB of resident memory for no
+ * gain in speed. The rest wait their turn; a kept answer's representation is made once.
+ */
+const offLoop = pLimit(2);
+
+/** Large compressions running in zlib's threads now, and waiting for a turn. */
+export const offLoopCompressions = { running: () => offLoop.activeCount, waiting: () => offLoop.pendingCount };
+
 /** Compresses a body: small ones at once, large ones in zlib's thread pool. */
 export async function encode(body: Buffer, coding: Coding, effort: Effort): Promise<Buffer> {
   const opts = options(coding, LEVELS[effort][coding], body.length);
   if (body.length <= SYNC_MAX_BYTES) return coding === 'br' ? brotliCompressSync(body, opts) : gzipSync(body, opts);
-  return coding === 'br' ? brotli(body, opts) : gzipAsync(body, opts);
+  return offLoop(() => (coding === 'br' ? brotli(body, opts) : gzipAsync(body, opts)));
 }
 
 /**
