@@ -109,7 +109,7 @@ export function createRestRouter({ routes, executor, cache, versionOf, makeConte
         }
         const bodyOf = () => JSON.stringify(route.shape(result.data as never, params));
         if (!key) {
-          // The body is made in the call, not kept in this frame while it is compressed (exchange.ts).
+          // No name in this async frame holds the body while it is compressed (see exchange.ts).
           await ex.sendCompressible(200, JSON_TYPE, bodyOf(), ['cache-control', CACHE_NONE]);
           return true;
         }
