@@ -107,13 +107,12 @@ export function createRestRouter({ routes, executor, cache, versionOf, makeConte
           sendProblem(ex, problemOf(error, ex, context));
           return true;
         }
-        const bodyOf = () => JSON.stringify(route.shape(result.data as never, params));
         if (!key) {
           // No name in this async frame holds the body while it is compressed (see exchange.ts).
-          await ex.sendCompressible(200, JSON_TYPE, bodyOf(), ['cache-control', CACHE_NONE]);
+          await ex.sendCompressible(200, JSON_TYPE, JSON.stringify(route.shape(result.data as never, params)), ['cache-control', CACHE_NONE]);
           return true;
         }
-        answer = cache.put(key, bodyOf());
+        answer = cache.put(key, JSON.stringify(route.shape(result.data as never, params)));
       }
       // A kept answer is compressed once and keeps what it made (the cache counts those bytes).
       const held = answer.encodedBytes;
