@@ -3,6 +3,7 @@
  */
 import Database from 'better-sqlite3';
 import KDBush from 'kdbush';
+import { around } from 'geokdbush';
 import { EARTH_RADIUS_MILES, haversineMiles } from '../src/domain/geo.js';
 import type { ZipPoint } from '../src/domain/zip-spatial-index.js';
 
@@ -43,6 +44,20 @@ export function kdBoxNearby(points: readonly ZipPoint[]) {
     }
     return hits.sort((a, b) => a.d - b.d).slice(0, limit);
   };
+}
+
+/**
+ * The previous choice: geokdbush's nearest-first walk over a kdbush of longitude and latitude
+ * (trigonometry at every node it opens), exact distance, first `limit`.
+ */
+export function geoWalkNearby(points: readonly ZipPoint[]) {
+  const index = new KDBush(points.length);
+  for (const p of points) index.add(p.lng, p.lat);
+  index.finish();
+  return (lat: number, lng: number, miles: number, limit: number) =>
+    around(index, lng, lat, limit, miles * 1.609344 * 1.0001 + 0.001)
+      .map((id) => ({ id, d: haversineMiles(lat, lng, points[id]!.lat, points[id]!.lng) }))
+      .filter((x) => x.d <= miles);
 }
 
 /**

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { addDays, dateRange, dayNumber, dayOfYear, fromDayNumber, isoDate } from '../../src/domain/dates.js';
 import { countryInfo, CONTINENT_NAMES } from '../../src/domain/countries.js';
-import { destinationPoint, haversineMiles, KM_PER_MILE, roundMiles } from '../../src/domain/geo.js';
+import { destinationPoint, EARTH_RADIUS_MILES, haversineMiles, KM_PER_MILE, roundMiles } from '../../src/domain/geo.js';
 import { PointIndex } from '../../src/domain/point-index.js';
+import { SphereTree } from '../../src/domain/sphere-tree.js';
 import { ZipTable } from '../../src/repositories/zip-table.js';
 import { createRng, hash32, unitFromSeed } from '../../src/domain/random.js';
 import { toUnits, UNIT_LABELS } from '../../src/domain/units.js';
@@ -151,6 +152,19 @@ describe('the point index', () => {
     expect(crowd.nearby(10, 10, 5, 41).map((x) => x.item.key)).toEqual([...same.map((x) => x.key), 'a']);
   });
 
+  it('a smaller limit answers the start of a larger one’s answer, where equal distances straddle the cut', () => {
+    // Honolulu's 96812 sits between two groups of ZIP centroids 0.0001° north and south: equally far
+    // in exact arithmetic, a few bits apart in haversine's. A walk that handed over part of a group
+    // answered limit 3 with three that limit 8 does not begin with.
+    const north = ['n1', 'n2', 'n3', 'n4', 'n5', 'n6'].map((k) => p(k, 21.3062, -157.8585));
+    const south = ['m1', 'm2'].map((k) => p(k, 21.306, -157.8585));
+    const honolulu = PointIndex.of([...south, ...north, p('o', 21.3061, -157.8585)], (x) => x.key);
+    const answer = (limit: number) => honolulu.nearby(21.3061, -157.8585, 1, limit, 'o').map((x) => x.item.key);
+    const all = answer(8);
+    expect(all).toHaveLength(8);
+    for (let limit = 1; limit < 8; limit++) expect(answer(limit), `limit ${limit}`).toEqual(all.slice(0, limit));
+  });
+
   it('anywhere on Earth: the nearest within the radius, in order, as measuring every point finds them', () => {
     // Centroid-like coordinates (4 decimals). Distances equal to within 1e-9 mi count as ties
     // (haversine's float rounding can order them either way); exact ties are the test above.
@@ -173,6 +187,35 @@ describe('the point index', () => {
         if (items.length > 1) expect(index.nearby(center.lat, center.lng, radius, limit, items[0]!.key).map((x) => x.item.key)).not.toContain(items[0]!.key);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('the sphere tree hands over the nearest by chord, as measuring every point finds them', () => {
+    // Hundreds of points (a leaf holds 32), some stacked on one spot, so the walk opens and prunes
+    // nodes; several centers per tree. Not shrunk on failure: shrinking 600 points takes minutes.
+    const coord = fc.record({ lat: fc.integer({ min: -900_000, max: 900_000 }).map((x) => x / 10_000), lng: fc.integer({ min: -1_800_000, max: 1_800_000 }).map((x) => x / 10_000) });
+    const chord2 = (a: { lat: number; lng: number }, b: { lat: number; lng: number }) => 4 * Math.sin(haversineMiles(a.lat, a.lng, b.lat, b.lng) / EARTH_RADIUS_MILES / 2) ** 2;
+    const query = fc.record({ center: coord, k: fc.integer({ min: 1, max: 80 }), max: fc.oneof(fc.constant(4), fc.double({ min: 0, max: 4, noNaN: true })) });
+    fc.assert(
+      fc.property(fc.array(coord, { minLength: 200, maxLength: 600 }), fc.nat(20), fc.array(query, { minLength: 10, maxLength: 10 }), (spread, stacked, queries) => {
+        const points = [...spread, ...Array.from({ length: stacked }, () => spread[0]!)];
+        const tree = new SphereTree(points.map((x) => x.lat), points.map((x) => x.lng));
+        for (const [q, { center, k, max }] of queries.entries()) {
+          const skip = q % 2 ? q : -1;
+          const got = tree.nearest(center.lat, center.lng, k, max, skip);
+          const d = points.map((x) => chord2(center, x));
+          const inside = (slack: number) => points.map((_, i) => i).filter((i) => i !== skip && d[i]! <= max * (1 + slack));
+          const want = inside(-1e-9);
+          expect(new Set(got).size).toBe(got.length);
+          expect(got.length).toBeGreaterThanOrEqual(Math.min(k, want.length));
+          expect(got.length).toBeLessThanOrEqual(Math.min(k, inside(1e-9).length));
+          expect(got).not.toContain(skip);
+          // Nothing handed over is farther than anything left out (to within float rounding).
+          const farthest = Math.max(...got.map((i) => d[i]!));
+          for (const i of want) if (!got.includes(i)) expect(d[i]!).toBeGreaterThanOrEqual(farthest * (1 - 1e-9) - 1e-15);
+        }
+      }),
+      { numRuns: 200, endOnFailure: true },
     );
   });
 
