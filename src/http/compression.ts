@@ -102,14 +102,14 @@ export class Representations {
   private readonly encoded: Partial<Record<Coding, Buffer | Promise<Buffer>>> = {};
 
   /**
-   * The body as it goes out uncompressed. A small answer stays the string it was made as (most go
-   * out as they are, and a string costs neither a copy nor an external allocation); a large one is
-   * encoded once here, not on every send and every compression.
+   * The body as it goes out uncompressed. An answer sent once stays the string it was made as (Node
+   * writes it with the headers in one go: no copy, no external allocation); a large one that is
+   * kept is encoded once here, not on every send and every compression.
    */
   readonly body: string | Buffer;
 
-  constructor(body: string | Buffer) {
-    this.body = typeof body === 'string' && body.length >= COMPRESS_MIN_BYTES ? Buffer.from(body) : body;
+  constructor(body: string | Buffer, kept = true) {
+    this.body = kept && typeof body === 'string' && body.length >= COMPRESS_MIN_BYTES ? Buffer.from(body) : body;
     this.etag = `"${hash('sha1', this.body, 'base64url')}"`;
   }
 

@@ -40,9 +40,10 @@ export class ResponseCache {
    * representations are made when first asked for and kept with it (counted in its size then).
    */
   put(key: string, body: string): Representations {
-    const answer = new Representations(body);
-    if (this.lru && this.admit(key)) {
-      this.lru.set(key, answer);
+    const kept = this.lru !== null && this.admit(key);
+    const answer = new Representations(body, kept);
+    if (kept) {
+      this.lru!.set(key, answer);
       this.stats.stored++;
     }
     return answer;
