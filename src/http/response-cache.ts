@@ -1,6 +1,14 @@
 import { LRUCache } from 'lru-cache';
 import { Representations } from './compression.js';
 
+/**
+ * What a kept answer holds besides its body and key: the two strings' headers, the ETag, the
+ * Representations object and the LRU's slot. Measured (heap after GC, 20,000 kept ZIP answers of
+ * 229 bytes with 42-character keys): 549 bytes each, of which 271 are body and key. Counting 96 here
+ * let an 8 MiB cache hold ~12 MiB.
+ */
+const ENTRY_BYTES = 280;
+
 /** Bits of the admission filter: 2^20 (128 KiB), reset when half of them are set. */
 const FILTER_BITS = 1 << 20;
 
@@ -25,7 +33,7 @@ export class ResponseCache {
   readonly stats = { hits: 0, misses: 0, stored: 0 };
 
   constructor(maxBytes: number) {
-    this.lru = maxBytes > 0 ? new LRUCache({ maxSize: maxBytes, sizeCalculation: (v, k) => v.body.length + v.encodedBytes + k.length + 96 }) : null;
+    this.lru = maxBytes > 0 ? new LRUCache({ maxSize: maxBytes, sizeCalculation: (v, k) => v.body.length + v.encodedBytes + k.length + ENTRY_BYTES }) : null;
   }
 
   get(key: string): Representations | undefined {
