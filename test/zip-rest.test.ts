@@ -260,3 +260,22 @@ describe('pages of a state, from SQL and from memory', () => {
     }
   });
 });
+
+describe('leaf serializers skipped only where they change nothing', () => {
+  it('a nearby answer of plain leaves (REST) is byte-for-byte what a document with an ID beside it gets', async () => {
+    // The REST nearby operation selects only strings and floats, so graphql-jit runs it without its
+    // leaf serializers; asking for the center's `details { id }` as well keeps them on.
+    const fields = 'center { zip lat lng } radiusMiles results { zip city stateCode county lat lng distanceMiles }';
+    const post = (query: string) => getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    for (const zip of ['90210', '10001', '99501', '96812']) {
+      const rest = await getJson(app, `/api/zip/${zip}/nearby?radiusMiles=30&limit=100`);
+      const plain = await post(`{ nearbyZips(zip: "${zip}", radiusMiles: 30, limit: 100) { ${fields} } }`);
+      const serialized = await post(`{ nearbyZips(zip: "${zip}", radiusMiles: 30, limit: 100) { ${fields} } zip(zip: "${zip}") { id lastUpdated } }`);
+      expect(rest.status).toBe(200);
+      expect(rest.body.results.length).toBeGreaterThan(0);
+      expect(JSON.stringify(plain.body.data.nearbyZips)).toBe(JSON.stringify(rest.body));
+      expect(JSON.stringify(serialized.body.data.nearbyZips)).toBe(JSON.stringify(rest.body));
+      expect(serialized.body.data.zip).toEqual({ id: zip, lastUpdated: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T00:00:00\.000Z$/) });
+    }
+  });
+});
