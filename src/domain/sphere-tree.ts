@@ -71,29 +71,21 @@ export class SphereTree {
     this.sort(m + 1, right, next);
   }
 
-  /** Floyd–Rivest-free quickselect: puts the k-th smallest along `axis` at k. */
+  /**
+   * Quickselect (Lomuto's partition, middle pivot): afterwards the point at k has no point after
+   * it smaller along `axis` and none before it larger, which is all a split needs.
+   */
   private select(k: number, left: number, right: number, axis: number): void {
     const c = this.xyz;
     while (right > left) {
-      const pivot = c[k * 3 + axis]!;
-      let i = left;
-      let j = right;
-      this.swap(left, k);
-      if (c[right * 3 + axis]! > pivot) this.swap(left, right);
-      while (i < j) {
-        this.swap(i, j);
-        i++;
-        j--;
-        while (c[i * 3 + axis]! < pivot) i++;
-        while (c[j * 3 + axis]! > pivot) j--;
-      }
-      if (c[left * 3 + axis] === pivot) this.swap(left, j);
-      else {
-        j++;
-        this.swap(j, right);
-      }
-      if (j <= k) left = j + 1;
-      if (k <= j) right = j - 1;
+      this.swap((left + right) >> 1, right);
+      const pivot = c[right * 3 + axis]!;
+      let store = left;
+      for (let i = left; i < right; i++) if (c[i * 3 + axis]! < pivot) this.swap(i, store++);
+      this.swap(store, right);
+      if (store === k) return;
+      if (k < store) right = store - 1;
+      else left = store + 1;
     }
   }
 
