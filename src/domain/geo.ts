@@ -1,6 +1,8 @@
 /** Mean Earth radius in miles, the value the ZIP API documents for its distances. */
 export const EARTH_RADIUS_MILES = 3958.8;
 export const KM_PER_MILE = 1.609344;
+/** Radians per degree, for code that converts many coordinates (multiplying, as the spatial indexes do). */
+export const RAD_PER_DEG = Math.PI / 180;
 
 const toRad = (deg: number) => (deg * Math.PI) / 180;
 

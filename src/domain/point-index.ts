@@ -1,4 +1,4 @@
-import { EARTH_RADIUS_MILES, roundMiles } from './geo.js';
+import { EARTH_RADIUS_MILES, RAD_PER_DEG as RAD, roundMiles } from './geo.js';
 import { SphereTree } from './sphere-tree.js';
 
 export interface Located {
@@ -10,8 +10,6 @@ export interface Near<T> {
   item: T;
   distanceMiles: number;
 }
-
-const RAD = Math.PI / 180;
 
 const padded = (chord2: number) => chord2 * (1 + PAD) + PAD_MIN;
 

@@ -1,3 +1,5 @@
+import { RAD_PER_DEG as RAD } from './geo.js';
+
 /**
  * A static KD-tree over points on the unit sphere, as 3-D vectors. The straight-line (chord)
  * distance between two unit vectors grows with the great-circle distance, so the nearest by chord
@@ -101,8 +103,6 @@ export class SphereTree {
     this.ids[j] = t;
   }
 }
-
-const RAD = Math.PI / 180;
 
 function unitVector(latDeg: number, lngDeg: number, out: Float64Array, at: number): void {
   const lat = latDeg * RAD;
