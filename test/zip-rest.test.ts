@@ -278,4 +278,20 @@ describe('leaf serializers skipped only where they change nothing', () => {
       expect(serialized.body.data.zip).toEqual({ id: zip, lastUpdated: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T00:00:00\.000Z$/) });
     }
   });
+
+  it('a lookup with a DateTime among plain leaves skips only the built-in serializers: the same bytes as with an ID beside it', async () => {
+    // No ID, no enum: the strings and floats go out as resolved, lastUpdated through its scalar.
+    const fields = 'zip city stateCode stateName county countyFips lat lng timezone lastUpdated';
+    const post = (query: string) => getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    for (const zip of ['90210', '10001', '99501', '96812']) {
+      const rest = await getJson(app, `/api/zip/${zip}`);
+      const plain = await post(`{ zip(zip: "${zip}") { ${fields} } }`);
+      const serialized = await post(`{ zip(zip: "${zip}") { ${fields} id } }`);
+      expect(rest.status).toBe(200);
+      const { id, ...rest2 } = serialized.body.data.zip;
+      expect(id).toBe(zip);
+      expect(JSON.stringify(plain.body.data.zip)).toBe(JSON.stringify(rest2));
+      expect(JSON.stringify(plain.body.data.zip)).toBe(JSON.stringify(rest.body));
+    }
+  });
 });

@@ -10,7 +10,7 @@ import type { GraphQLContext } from './context.js';
 import { createCostAnalysis, overLimit } from './cost.js';
 import { cutAtDeadline, type IncrementalPart } from './incremental.js';
 import { withCost } from './cost-extension.js';
-import { selectsOnlyPlainLeaves } from './plain-leaves.js';
+import { mayDisableLeafSerialization } from './plain-leaves.js';
 import { traced, tracingOn } from '../telemetry/trace.js';
 
 /** Query limits for /graphql (graphql-armor); the REST shims run fixed, known operations. */
@@ -261,7 +261,7 @@ function useExecution(costOf: ReturnType<typeof createCostAnalysis>, compiled: W
     const name = args.operationName ?? '';
     let query = byOperation.get(name);
     if (query === undefined) {
-      const made = jit.compileQuery(args.schema, args.document, args.operationName ?? undefined, { disableLeafSerialization: selectsOnlyPlainLeaves(args.schema, args.document) });
+      const made = jit.compileQuery(args.schema, args.document, args.operationName ?? undefined, { disableLeafSerialization: mayDisableLeafSerialization(args.schema, args.document) });
       query = jit.isCompiledQuery(made) ? made : null;
       byOperation.set(name, query);
     }
