@@ -1,4 +1,4 @@
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app.js';
@@ -112,6 +112,43 @@ describe('/graphql and /openapi.json', () => {
     const small = await post('{ zip(zip: "90210") { city } }', 'gzip, br');
     expect(small.headers['content-encoding']).toBeUndefined();
     expect(JSON.parse(small.bytes.toString()).data.zip.city).toBe('Beverly Hills');
+  });
+
+  it('a large answer sent as it is (head and body written apart) is whole, and the connection serves the next request', async () => {
+    // Over 64 KB a string body is written beside its head (exchange.ts); one kept-alive socket
+    // carries two such answers and a small one after them.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const body = JSON.stringify({ query: '{ state(code: "NM") { zipcodes(limit: 1000) { zip city stateCode stateName county countyFips lat lng timezone lastUpdated } } }' });
+    const ask = (payload: string) =>
+      new Promise<{ headers: Record<string, string | string[] | undefined>; bytes: Buffer; reused: boolean }>((resolve, reject) => {
+        const req = request(`${app.url}/graphql`, { method: 'POST', agent, headers: { 'x-api-key': TEST_KEY, 'content-type': 'application/json' } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ headers: res.headers, bytes: Buffer.concat(chunks), reused: req.reusedSocket }));
+          res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.end(payload);
+      });
+    try {
+      const first = await ask(body);
+      const second = await ask(body);
+      const small = await ask(JSON.stringify({ query: '{ zip(zip: "90210") { city } }' }));
+      for (const big of [first, second]) {
+        expect(big.headers['content-encoding']).toBeUndefined();
+        expect(big.bytes.length).toBeGreaterThan(64 * 1024);
+        expect(Number(big.headers['content-length'])).toBe(big.bytes.length);
+        expect(JSON.parse(big.bytes.toString('utf8')).data.state.zipcodes.length).toBeGreaterThan(300);
+      }
+      // Not only ASCII: the length counts bytes (Doña Ana County), not characters.
+      expect(first.bytes.toString('utf8')).toContain('"Doña Ana"');
+      const dataOf = (r: { bytes: Buffer }) => JSON.stringify(JSON.parse(r.bytes.toString('utf8')).data);
+      expect(dataOf(second)).toBe(dataOf(first));
+      expect([second.reused, small.reused]).toEqual([true, true]);
+      expect(JSON.parse(small.bytes.toString('utf8')).data.zip.city).toBe('Beverly Hills');
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('/openapi.json is compressed, with an ETag per representation', async () => {
