@@ -185,8 +185,22 @@ if (BASELINE) {
   await (await startServer(baselineCommand(), baselineEnv, { path: '/readyz' })).stop();
 }
 
-/** The request path's four rows, for our server and for a baseline checkout's. */
+/**
+ * The request path's rows, for our server and for a baseline checkout's, each through the same
+ * steps from its start: the first second after /readyz turns 200 (what a load balancer sends
+ * first; real answers, before any warm-up of the bench's own), the warm-ups, then the rows. The
+ * steps matter as much as the code: a server that has answered real requests before its hot
+ * functions were optimized costs 8-10 µs more per REST ZIP lookup than one warmed on 404s only
+ * (BENCHMARKS.md, 2026-11-25), so a before and an after are only comparable after the same steps.
+ */
 async function recordRequestPath(who: 'ours' | 'baseline', server: ServerProcess) {
+  for (;;) {
+    if ((await fetch(`${server.url}/readyz`)).ok) break;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  record(`${who}: first second after /readyz turns 200 (ZIP, GraphQL, nearby; every answer new)`, await measure(server, firstSecond(0), undefined, {}, [], 1), server);
+  await warmUp(server, false);
+  await warmUp(server, true);
   record(`${who}: REST /api/zip/{zip} with a key`, await measure(server, zipLookup, zips.length), server);
   record(`${who}: GraphQL ZIP lookup with variables and a key`, await measure(server, gqlLookup, zips.length), server);
   record(`${who}: REST /api/zip/{zip}/nearby (25 mi, limit 50), every center different`, await measure(server, nearby, zips.length), server);
@@ -214,16 +228,8 @@ for (let run = 0; run < RUNS; run++) {
     await yoga.stop();
   }
 
+  // The same requests as the first second, warm, come at the end of this server's rows.
   const ours = await startServer(serverCommand(), serverEnv, probe);
-  // The first second after /readyz turns 200 (what a load balancer sends first), before any
-  // warm-up of the bench's own; the same requests warm come at the end of this server's rows.
-  for (;;) {
-    if ((await fetch(`${ours.url}/readyz`)).ok) break;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  record('ours: first second after /readyz turns 200 (ZIP, GraphQL, nearby; every answer new)', await measure(ours, firstSecond(0), undefined, {}, [], 1), ours);
-  await warmUp(ours, false);
-  await warmUp(ours, true);
   await recordRequestPath('ours', ours);
   // A persisted query over GET, beside the REST lookup: every ZIP once, then 1,000 repeated (kept answers).
   await fetch(`${ours.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: JSON.stringify({ query: GQL_ZIP, variables: { zip: '90210' }, extensions: { persistedQuery: { version: 1, sha256Hash: GQL_ZIP_HASH } } }) });
@@ -263,8 +269,6 @@ for (let run = 0; run < RUNS; run++) {
 
   if (BASELINE) {
     const base = await startServer(baselineCommand(), baselineEnv, probe);
-    await warmUp(base, false);
-    await warmUp(base, true);
     await recordRequestPath('baseline', base);
     await base.stop();
   }
