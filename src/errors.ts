@@ -38,11 +38,19 @@ export function withoutStack<T>(make: () => T): T {
   }
 }
 
+/**
+ * What invalid parameters are answered with, declared once: thrown as a BadInputError where
+ * GraphQL needs an error, answered directly where a REST shim needs only the problem (no error
+ * object to build: the GraphQLError alone was a tenth of a malformed request's CPU).
+ */
+export function badInput(problems: ParamProblem[]): { message: string; extensions: { code: 'BAD_USER_INPUT'; status: 400; errors: ParamProblem[] } } {
+  return { message: problems.map((p) => p.message).join('; '), extensions: { code: 'BAD_USER_INPUT', status: 400, errors: problems } };
+}
+
 export class BadInputError extends ClientError {
   constructor(readonly problems: ParamProblem[]) {
-    super(problems.map((p) => p.message).join('; '), {
-      extensions: { code: 'BAD_USER_INPUT', status: 400, errors: problems },
-    });
+    const { message, extensions } = badInput(problems);
+    super(message, { extensions });
   }
 }
 

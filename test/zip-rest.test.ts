@@ -65,6 +65,11 @@ describe.each(['', '/v1'])('ZIP REST paths under "%s"', (prefix) => {
       expect(p.code).toBe('BAD_USER_INPUT');
       expect(p.errors![0]).toMatchObject({ name: 'zip', bound: 'exactly 5 digits' });
     }
+    // The REST shim answers its own 400 (no error thrown); the body says what GraphQL says.
+    const rest = await getJson(app, `${prefix}/api/zip/9021`);
+    expect(Object.keys(rest.body)).toEqual(['type', 'title', 'status', 'detail', 'instance', 'code', 'requestId', 'errors']);
+    const gql = await getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ zip(zip: "9021") { zip } }' }) });
+    expect(gql.body.errors[0]).toMatchObject({ message: rest.body.detail, extensions: { code: 'BAD_USER_INPUT', errors: rest.body.errors } });
     const nf = expectProblem(await getJson(app, `${prefix}/api/zip/00000`), 404);
     expect(nf.code).toBe('NOT_FOUND');
     expect(nf.detail).toContain('00000');

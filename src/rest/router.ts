@@ -1,5 +1,6 @@
 import { GraphQLError, type DocumentNode } from 'graphql';
-import { validate } from '../validation/validate.js';
+import { parseParams } from '../validation/validate.js';
+import { badInput } from '../errors.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import type { Executor } from '../graphql/executor.js';
 import { CostLimitedError } from '../auth/cost-budget.js';
@@ -89,7 +90,13 @@ export function createRestRouter({ routes, executor, cache, versionOf, makeConte
         }
       }
       for (const [k, v] of found.pathParams) raw[k] = decodePathSegment(k, v);
-      const params = validate(route.params, raw);
+      const parsed = parseParams(route.params, raw);
+      if (!parsed.ok) {
+        const { message, extensions } = badInput(parsed.problems);
+        sendProblem(ex, { status: extensions.status, code: extensions.code, detail: message, errors: extensions.errors });
+        return true;
+      }
+      const params = parsed.value;
       const document = operationOf(found.mounted);
       const variables = (route.variables ? route.variables(params) : params) as Record<string, unknown>;
 

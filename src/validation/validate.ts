@@ -9,10 +9,17 @@ import { BadInputError, withoutStack, type ParamProblem } from '../errors.js';
  * REST shim's parsed values parse again to themselves when its operation runs.
  */
 export function validate<S extends z.ZodType>(schema: S, input: Record<string, unknown>): z.output<S> {
+  const parsed = parseParams(schema, input);
+  if (parsed.ok) return parsed.value;
+  throw new BadInputError(parsed.problems);
+}
+
+/** The same without throwing: the parsed values, or what is wrong with them. */
+export function parseParams<S extends z.ZodType>(schema: S, input: Record<string, unknown>): { ok: true; value: z.output<S> } | { ok: false; problems: ParamProblem[] } {
   const result = schema.safeParse(input);
-  if (result.success) return result.data;
+  if (result.success) return { ok: true, value: result.data };
   // zod builds its error (an Error) when it is first read: without a stack, like ours.
-  throw withoutStack(() => new BadInputError(result.error.issues.map((issue) => problemOf(issue, input))));
+  return { ok: false, problems: withoutStack(() => result.error.issues).map((issue) => problemOf(issue, input)) };
 }
 
 /** A standard-schema issue that carries its problem as our errors name it. */
