@@ -10,7 +10,7 @@ import type { GraphQLContext } from './context.js';
 import { createCostAnalysis, overLimit } from './cost.js';
 import { cutAtDeadline, type IncrementalPart } from './incremental.js';
 import { withCost } from './cost-extension.js';
-import { mayDisableLeafSerialization } from './plain-leaves.js';
+import { mayDisableLeafSerialization } from './leaf-serialization.js';
 import { traced, tracingOn } from '../telemetry/trace.js';
 
 /** Query limits for /graphql (graphql-armor); the REST shims run fixed, known operations. */

@@ -93,7 +93,7 @@ export function createRestRouter({ routes, executor, cache, versionOf, makeConte
       const parsed = parseParams(route.params, raw);
       if (!parsed.ok) {
         const { message, extensions } = badInput(parsed.problems);
-        sendProblem(ex, { status: extensions.status, code: extensions.code, detail: message, errors: extensions.errors });
+        sendProblem(ex, problemFrom(message, extensions));
         return true;
       }
       const params = parsed.value;
@@ -155,6 +155,11 @@ function decodePathSegment(name: string, value: string): string {
 
 const INTERNAL: Problem = { status: 500, code: 'INTERNAL_SERVER_ERROR', detail: 'Unexpected error; it has been logged with this request id.' };
 
+/** An error's status, code and parameter problems (its extensions) as problem+json. */
+function problemFrom(detail: string, extensions: { status: number; code: string; errors?: unknown }): Problem {
+  return { status: extensions.status, code: extensions.code, detail, errors: extensions.errors as unknown[] | undefined };
+}
+
 /**
  * Our own errors carry their status; the executor's error policy has logged and masked anything
  * else as INTERNAL_SERVER_ERROR. What fails outside the executor (shaping) is logged here.
@@ -164,7 +169,7 @@ function problemOf(err: unknown, ex: Exchange, context: GraphQLContext): Problem
   const original = (err as GraphQLError)?.originalError;
   const known = ext && typeof ext.status === 'number' && typeof ext.code === 'string' ? ext : (original as GraphQLError | undefined)?.extensions;
   if (known && typeof known.status === 'number' && typeof known.code === 'string') {
-    return { status: known.status, code: known.code, detail: (err as Error).message, errors: known.errors as unknown[] | undefined };
+    return problemFrom((err as Error).message, { status: known.status, code: known.code, errors: known.errors });
   }
   if (ext?.code !== 'INTERNAL_SERVER_ERROR') context.logger.error({ err: original ?? err, path: ex.path }, 'unexpected error in a REST route');
   return INTERNAL;
