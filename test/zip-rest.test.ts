@@ -1,6 +1,7 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app.js';
-import { expectProblem, getJson, startTestServer } from './helpers/server.js';
+import { expectProblem, getJson, startTestServer, TEST_KEY } from './helpers/server.js';
 
 let app: RunningApp;
 beforeAll(async () => {
@@ -219,6 +220,32 @@ describe('HTTP edges', () => {
     const r = await getJson(app, '/api/stats', { method: 'POST' });
     expectProblem(r, 405);
     expect(r.headers.get('allow')).toBe('GET, HEAD');
+  });
+
+  it('answers requests pipelined on one connection whole and in order (200, 400, 304, 404, 200)', async () => {
+    const etag = (await getJson(app, '/api/zip/10001')).headers.get('etag')!;
+    const ask = (path: string, extra = '') => `GET ${path} HTTP/1.1\r\nhost: x\r\nx-api-key: ${TEST_KEY}\r\n${extra}\r\n`;
+    const { port } = new URL(app.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    // All five in one write: the server reads them in one turn and ends their answers together.
+    socket.write(ask('/api/zip/90210') + ask('/api/zip/9021x') + ask('/api/zip/10001', `if-none-match: ${etag}\r\n`) + ask('/api/zip/00000') + ask('/api/zip/05001', 'connection: close\r\n'));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    await new Promise((resolve) => socket.on('close', resolve));
+    let rest = Buffer.concat(chunks).toString('latin1');
+    const answers: { status: number; body: string }[] = [];
+    while (rest.length) {
+      const headEnd = rest.indexOf('\r\n\r\n');
+      const head = rest.slice(0, headEnd);
+      const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
+      answers.push({ status: Number(head.split(' ')[1]), body: Buffer.from(rest.slice(headEnd + 4, headEnd + 4 + length), 'latin1').toString('utf8') });
+      rest = rest.slice(headEnd + 4 + length);
+    }
+    expect(answers.map((a) => a.status)).toEqual([200, 400, 304, 404, 200]);
+    expect(JSON.parse(answers[0]!.body).zip).toBe('90210');
+    expect(JSON.parse(answers[1]!.body).errors[0].name).toBe('zip');
+    expect(answers[2]!.body).toBe('');
+    expect(JSON.parse(answers[4]!.body).zip).toBe('05001');
   });
 
   it('echoes a sane x-request-id and puts it in error bodies', async () => {

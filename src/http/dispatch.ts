@@ -105,7 +105,7 @@ export function createDispatcher({ guard, handlers, deadlines, metrics, corsOrig
     if (problem === INTERNAL) logger.error({ reqId: ex.requestId, err }, 'request failed');
     else logger.warn({ reqId: ex.requestId, code: problem.code }, problem.detail);
     if (!ex.answered) sendProblem(ex, problem);
-    else ex.res.end();
+    else ex.endStarted();
   }
 
   return function dispatch(req: IncomingMessage, res: ServerResponse): void {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_HEADERS } from './headers.js';
+import { endSoon } from './end-batch.js';
 import type { RequestSpan } from '../telemetry/trace.js';
 import { codingFor, COMPRESS_MIN_BYTES, encodeOnce, type Effort, type Representations } from './compression.js';
 
@@ -41,6 +42,8 @@ export class Exchange {
   onTimeOut: (ex: Exchange) => void = expireOnly;
   private controller?: AbortController;
   private expired = false;
+  /** send or sendEmpty has handed the body to endSoon (or ended it). */
+  private ending = false;
 
   constructor(
     readonly req: IncomingMessage,
@@ -111,8 +114,12 @@ export class Exchange {
       // head and body go out in one writev instead, the body not copied on the heap.
       this.res.socket.cork();
       this.res.flushHeaders();
+      this.ending = true;
+      this.res.end(body);
+      return;
     }
-    this.res.end(body);
+    this.ending = true;
+    endSoon(this.res, body);
   }
 
   /**
@@ -147,7 +154,13 @@ export class Exchange {
   sendEmpty(status: number, headers: readonly string[] = []): void {
     if (this.res.headersSent) return;
     this.res.writeHead(status, this.baseHeaders.concat('x-request-id', this.requestId, this.headers, headers));
-    this.res.end();
+    this.ending = true;
+    endSoon(this.res);
+  }
+
+  /** Ends an answer a handler started writing itself, unless its end is already on the way. */
+  endStarted(): void {
+    if (!this.ending) this.res.end();
   }
 
   /** For handlers that write through the Node response themselves (Yoga): the same headers, set ahead. */

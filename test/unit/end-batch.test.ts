@@ -1,0 +1,67 @@
+import { createServer, request, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endSoon } from '../../src/http/end-batch.js';
+
+/**
+ * endSoon on a real node:http server: an answer ends when the turn of the event loop has answered
+ * what it read (not at once), at most 16 wait, and each arrives whole.
+ */
+const held: ServerResponse[] = [];
+const heldPaths: string[] = [];
+let endedAtOnce: boolean | null = null;
+let onHeld: (() => void) | null = null;
+const server = createServer((req, res) => {
+  res.writeHead(200, { 'content-type': 'text/plain' });
+  if (req.url === '/now') {
+    endSoon(res, 'answer of /now');
+    endedAtOnce = res.writableEnded;
+    return;
+  }
+  held.push(res);
+  heldPaths.push(req.url!);
+  if (held.length === 20) onHeld?.();
+});
+let base = '';
+beforeAll(async () => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+function get(path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    request(`${base}${path}`, { agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve(text));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+describe('endSoon', () => {
+  it('ends an answer after the handler returns, in the same turn, whole', async () => {
+    expect(await get('/now')).toBe('answer of /now');
+    expect(endedAtOnce).toBe(false);
+  });
+
+  it('ends the waiting answers at once when 16 wait, and the rest at the end of the turn', async () => {
+    const all = Array.from({ length: 20 }, (_, i) => get(`/held/${i}`));
+    await new Promise<void>((resolve) => (onHeld = resolve));
+    const endedAfter: boolean[][] = [];
+    held.forEach((res, i) => {
+      endSoon(res, `answer of ${heldPaths[i]}`);
+      endedAfter.push(held.map((r) => r.writableEnded));
+    });
+    // The 16th endSoon ended all 16 waiting; the 17th to 20th wait for the end of the turn.
+    expect(endedAfter[14]!.filter(Boolean)).toHaveLength(0);
+    expect(endedAfter[15]!.slice(0, 16).every(Boolean)).toBe(true);
+    expect(endedAfter[19]!.slice(16).some(Boolean)).toBe(false);
+    await new Promise((r) => setImmediate(r));
+    expect(held.every((r) => r.writableEnded)).toBe(true);
+    expect(await Promise.all(all)).toEqual(Array.from({ length: 20 }, (_, i) => `answer of /held/${i}`));
+  });
+});
