@@ -99,11 +99,17 @@ export class RequestLoaders implements Loaders {
         }
         const pages = new Map<string, ZipRecord[]>();
         for (const g of groups.values()) {
+          // Rows come state by state: a key and a list per state, not a key string per row.
+          let state: string | null = null;
+          let list: ZipRecord[] = [];
           for (const row of zips.pageByStates(g.codes, g.limit, g.offset)) {
-            const key = `${row.stateCode}:${g.limit}:${g.offset}`;
-            const list = pages.get(key) ?? [];
+            if (row.stateCode !== state) {
+              state = row.stateCode;
+              const key = `${state}:${g.limit}:${g.offset}`;
+              list = pages.get(key) ?? [];
+              pages.set(key, list);
+            }
             list.push(row);
-            pages.set(key, list);
           }
         }
         return keys.map((k) => pages.get(`${k.stateCode}:${k.limit}:${k.offset}`) ?? []);

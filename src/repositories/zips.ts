@@ -157,7 +157,9 @@ export class ZipRepository {
   pageByStates(codes: readonly string[], limit: number, offset: number): ZipRecord[] {
     const table = this.zipTable;
     if (!table) return this.pageOfStates.all(JSON.stringify(codes), offset, offset + limit).map((r) => this.withState(r));
-    return [...new Set(codes)].sort().flatMap((code) => table.statePage(code, offset, limit));
+    const states = [...new Set(codes)].sort();
+    // One state (a page as REST and most documents ask for it) without flatMap's copy of the page.
+    return states.length === 1 ? table.statePage(states[0]!, offset, limit) : states.flatMap((code) => table.statePage(code, offset, limit));
   }
 
   /** ZIPs of a city, matched forgivingly (cityKey): "St. Louis", "st louis" and "Saint Louis" agree. */
