@@ -49,6 +49,7 @@ import { monthOf } from './auth/guard.js';
 import { clockFrom } from './clock.js';
 import { WindowStore } from './cluster/window-store.js';
 import { API_VERSION } from './version.js';
+import { nextTurn } from './turn.js';
 
 
 export interface AppOptions {
@@ -247,7 +248,6 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   // Listening first, then (a moment later, so the first requests are not kept waiting) what only
   // some requests need, a piece per turn of the event loop.
   const warming = (async () => {
-    const turn = () => new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setTimeout(resolve, config.warmUpDelayMs).unref());
     await executor.loadCompiler();
     await metrics!.load();
@@ -255,9 +255,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     // the first request that needs them (a server that only answers resorts never reads the ZIPs).
     if (config.warmUpRounds === 0) return weatherWindow.ensureCurrent();
     repos.zips.warm();
-    await turn();
+    await nextTurn();
     services.zipIndex.warm();
-    await turn();
+    await nextTurn();
     services.resortIndex.warm();
     rest.warm();
     await weatherWindow.ensureCurrent();

@@ -2,6 +2,7 @@ import type { GraphQLContext, RequestInfo } from './graphql/context.js';
 import type { Executor } from './graphql/executor.js';
 import type { RestRoute } from './rest/route.js';
 import { validate } from './validation/validate.js';
+import { nextTurn } from './turn.js';
 
 /** Real values for every route's path parameters (the ZIP and resort data are the server's own). */
 export interface WarmUpSamples {
@@ -35,6 +36,6 @@ async function warmUpRound(routes: readonly RestRoute[], executor: Executor, con
     const params = validate(route.params, raw);
     const variables = (route.variables ? route.variables(params) : params) as Record<string, unknown>;
     await executor.begin(context).execute(route.operation, variables);
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
   }
 }

@@ -9,6 +9,7 @@ import type { LiveLiftRow } from '../repositories/inventory.js';
 import { buildSnapshot, type ResortSnapshot } from '../snapshots/snapshot.js';
 import type { Services } from './context.js';
 import { traced, tracingOn } from '../telemetry/trace.js';
+import { nextTurn } from '../turn.js';
 
 /** Times a snapshot batch starts again because the data changed under it, before it gives up. */
 const SNAPSHOT_RESTARTS = 3;
@@ -189,7 +190,7 @@ export class RequestLoaders implements Loaders {
       else wanted.push(id);
     }
     for (let start = 0; start < wanted.length; start += snapshotChunk) {
-      if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+      if (start > 0) await nextTurn();
       const missing = wanted.slice(start, start + snapshotChunk);
       const [resorts, days, trails, lifts, live] = await Promise.all([
         this.resortById.loadMany(missing),

@@ -3,6 +3,7 @@ import type { HistoryDay } from '../domain/history.js';
 import { simulateDays, type GeneratorSite } from '../domain/weather/generator.js';
 import type { ConditionsProvider, HistoryProvider } from './provider.js';
 import { UpstreamError } from './upstream.js';
+import { nextTurn } from '../turn.js';
 
 const siteOf = (resort: ResortFacts, at?: { lat: number; lng: number }): GeneratorSite => ({
   // The resort's own point keeps the resort's id, so its history matches its reports.
@@ -25,7 +26,7 @@ export const simulatedProvider: ConditionsProvider & HistoryProvider = {
   history: async (resort, points, from, to, _recent, bounds = {}) => {
     const out: HistoryDay[][] = [];
     for (const p of points) {
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       if (bounds.signal?.aborted) throw new UpstreamError('simulated', 'cancelled', 'the request was cancelled');
       out.push(
         simulateDays(siteOf(resort, p), from, to).map(

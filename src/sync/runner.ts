@@ -10,6 +10,7 @@ import { windowFor } from '../domain/weather/window.js';
 import { UpstreamError } from '../providers/upstream.js';
 
 import type { SyncState } from '../repositories/sync.js';
+import { nextTurn } from '../turn.js';
 
 export interface SyncStatus {
   state: SyncState;
@@ -193,7 +194,7 @@ export class SyncRunner implements SyncService {
           limit(async () => {
             // A turn of the event loop per resort: a provider that answers at once (the simulated
             // one) would otherwise run the whole sync inside one turn and hold every request.
-            await new Promise((resolve) => setImmediate(resolve));
+            await nextTurn();
             try {
               if (budget.signal.aborted) throw new UpstreamError(deps.conditions.name, 'no time left', 'the run budget was spent before this resort');
               const days = await deps.conditions.daily(resort, from, to, today, bounds);

@@ -4,6 +4,7 @@ import type { ConditionsProvider } from '../providers/provider.js';
 import type { ResortRecord, ResortRepository } from '../repositories/resorts.js';
 import type { StoredDay, WeatherRepository } from '../repositories/weather.js';
 import type { Logger } from '../logger.js';
+import { nextTurn } from '../turn.js';
 
 /** Resorts simulated and written per slice; the event loop serves requests between slices. */
 const SLICE = 25;
@@ -96,7 +97,7 @@ export class WeatherWindow {
       for (const id of slice) fill.pending.delete(id);
       await this.write(this.resorts.findByIds(slice), fill.today);
       // Let requests in between slices.
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
     // A fill that finished after the day changed is not the current one: it prunes nothing (the
     // current day's fill does), so it never drops rows that day's window needs.

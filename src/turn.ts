@@ -1,6 +1,12 @@
 import type { ServerResponse } from 'node:http';
 
 /**
+ * Turns of the event loop: answers end when the turn that made them does, and long work yields
+ * turns to let requests in. One module, because the two must agree: work that yields ends the
+ * waiting answers first, or an answer made in a turn would wait behind a slice of that work.
+ */
+
+/**
  * How many answers may wait for the end of the event-loop turn: the first of them waits for the
  * others' work (about 60 µs each), so at most ~1 ms.
  */
@@ -9,6 +15,7 @@ const MAX_WAITING = 16;
 const waiting: (ServerResponse | string | Buffer | undefined)[] = [];
 let scheduled = false;
 
+/** Ends every answer waiting (at the end of the turn, or when one yields it). */
 function endAll(): void {
   scheduled = false;
   const batch = waiting.splice(0);
@@ -31,4 +38,18 @@ export function endSoon(res: ServerResponse, body?: string | Buffer): void {
     scheduled = true;
     setImmediate(endAll);
   }
+}
+
+/**
+ * Lets requests in between slices of long work (a history's sample points, a weather fill, a sync
+ * run): resumes in the next turn's check phase, after ending the answers that wait (a slice queued
+ * before them would otherwise run first).
+ */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) =>
+    setImmediate(() => {
+      if (waiting.length) endAll();
+      resolve();
+    }),
+  );
 }

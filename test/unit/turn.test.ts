@@ -1,18 +1,27 @@
 import { createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { endSoon } from '../../src/http/end-batch.js';
+import { endSoon, nextTurn } from '../../src/turn.js';
 
 /**
  * endSoon on a real node:http server: an answer ends when the turn of the event loop has answered
- * what it read (not at once), at most 16 wait, and each arrives whole.
+ * what it read (not at once), at most 16 wait, each arrives whole, and work that yields a turn
+ * (nextTurn) does not run ahead of an answer that waits.
  */
 const held: ServerResponse[] = [];
 const heldPaths: string[] = [];
 let endedAtOnce: boolean | null = null;
+let endedBeforeSlice: boolean | null = null;
 let onHeld: (() => void) | null = null;
 const server = createServer((req, res) => {
   res.writeHead(200, { 'content-type': 'text/plain' });
+  if (req.url === '/behind-work') {
+    // Long work yielded a turn before this answer was made: its next slice must not run before the answer ends.
+    const slice = nextTurn().then(() => (endedBeforeSlice = res.writableEnded));
+    endSoon(res, 'answer made while work yields');
+    void slice;
+    return;
+  }
   if (req.url === '/now') {
     endSoon(res, 'answer of /now');
     endedAtOnce = res.writableEnded;
@@ -42,10 +51,15 @@ function get(path: string): Promise<string> {
   });
 }
 
-describe('endSoon', () => {
+describe('endSoon and nextTurn', () => {
   it('ends an answer after the handler returns, in the same turn, whole', async () => {
     expect(await get('/now')).toBe('answer of /now');
     expect(endedAtOnce).toBe(false);
+  });
+
+  it('ends the waiting answers before work that yielded a turn goes on', async () => {
+    expect(await get('/behind-work')).toBe('answer made while work yields');
+    expect(endedBeforeSlice).toBe(true);
   });
 
   it('ends the waiting answers at once when 16 wait, and the rest at the end of the turn', async () => {
