@@ -19,7 +19,16 @@ let scheduled = false;
 function endAll(): void {
   scheduled = false;
   const batch = waiting.splice(0);
-  for (let i = 0; i < batch.length; i += 2) (batch[i] as ServerResponse).end(batch[i + 1] as string | Buffer | undefined);
+  for (let i = 0; i < batch.length; i += 2) {
+    const res = batch[i] as ServerResponse;
+    try {
+      res.end(batch[i + 1] as string | Buffer | undefined);
+    } catch (err) {
+      // One answer that cannot end (its socket gone wrong) must not keep the others from ending,
+      // nor throw out of setImmediate (which would end the process): its connection is cut.
+      res.destroy(err as Error);
+    }
+  }
 }
 
 /**

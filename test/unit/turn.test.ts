@@ -12,9 +12,19 @@ const held: ServerResponse[] = [];
 const heldPaths: string[] = [];
 let endedAtOnce: boolean | null = null;
 let endedBeforeSlice: boolean | null = null;
+const pair: [string, ServerResponse][] = [];
 let onHeld: (() => void) | null = null;
 const server = createServer((req, res) => {
   res.writeHead(200, { 'content-type': 'text/plain' });
+  if (req.url === '/broken' || req.url === '/beside-broken') {
+    pair.push([req.url, res]);
+    if (pair.length === 2) {
+      // In one turn: an end that throws (a body of a type Node refuses), then a good one.
+      endSoon(pair.find(([url]) => url === '/broken')![1], 42 as unknown as string);
+      endSoon(pair.find(([url]) => url === '/beside-broken')![1], 'still whole');
+    }
+    return;
+  }
   if (req.url === '/behind-work') {
     // Long work yielded a turn before this answer was made: its next slice must not run before the answer ends.
     const slice = nextTurn().then(() => (endedBeforeSlice = res.writableEnded));
@@ -55,6 +65,12 @@ describe('endSoon and nextTurn', () => {
   it('ends an answer after the handler returns, in the same turn, whole', async () => {
     expect(await get('/now')).toBe('answer of /now');
     expect(endedAtOnce).toBe(false);
+  });
+
+  it('an end that throws cuts its own connection only: the others of the turn still end whole', async () => {
+    const [broken, beside] = await Promise.allSettled([get('/broken'), get('/beside-broken')]);
+    expect(broken.status).toBe('rejected');
+    expect(beside).toEqual({ status: 'fulfilled', value: 'still whole' });
   });
 
   it('ends the waiting answers before work that yielded a turn goes on', async () => {
