@@ -108,18 +108,16 @@ export class Exchange {
     if (this.res.headersSent) return;
     const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
     this.res.writeHead(status, this.baseHeaders.concat('x-request-id', this.requestId, this.headers, headers, 'content-type', contentType, 'content-length', String(length)));
+    this.ending = true;
     if (typeof body === 'string' && body.length >= SEPARATE_HEAD_CHARS && this.res.socket) {
       // Node prepends the head to a string body, and the joined string is copied whole before it
       // is written (for a 1,000-ZIP page, 215 KB in V8's large-object space per answer). Corked,
-      // head and body go out in one writev instead, the body not copied on the heap.
+      // head and body go out in one writev instead, the body not copied on the heap; its end
+      // uncorks at once (Node's end() does), so it is not left for the end of the turn.
       this.res.socket.cork();
       this.res.flushHeaders();
-      this.ending = true;
       this.res.end(body);
-      return;
-    }
-    this.ending = true;
-    endSoon(this.res, body);
+    } else endSoon(this.res, body);
   }
 
   /**
