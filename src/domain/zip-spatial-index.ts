@@ -20,7 +20,7 @@ export class ZipSpatialIndex {
   private readonly index: PointIndex<number>;
 
   constructor(private readonly table: ZipTable) {
-    this.index = new PointIndex(table.zips, (row) => table.lat[row]!, (row) => table.lng[row]!, (row) => row);
+    this.index = new PointIndex({ size: table.size, positionOf: (zip) => table.rowOf(zip) }, table.lat, table.lng, (row) => row);
   }
 
   get size(): number {
@@ -32,14 +32,14 @@ export class ZipSpatialIndex {
     const row = this.table.rowOf(zip);
     if (row < 0) return undefined;
     const t = this.table;
-    return { zip: t.zips[row]!, city: t.cityAt(row), stateCode: t.stateCodeAt(row), county: t.countyAt(row), lat: t.lat[row]!, lng: t.lng[row]! };
+    return { zip: t.zipAt(row), city: t.cityAt(row), stateCode: t.stateCodeAt(row), county: t.countyAt(row), lat: t.lat[row]!, lng: t.lng[row]! };
   }
 
   /** ZIPs within the radius, nearest first; `excludeZip` leaves the center ZIP out. */
   nearby(lat: number, lng: number, radiusMiles: number, limit: number, excludeZip?: string): NearbyZip[] {
     const t = this.table;
     return this.index.nearbyAs(lat, lng, radiusMiles, limit, excludeZip, (row, distanceMiles) => ({
-      zip: t.zips[row]!, city: t.cityAt(row), stateCode: t.stateCodeAt(row), county: t.countyAt(row), lat: t.lat[row]!, lng: t.lng[row]!, distanceMiles,
+      zip: t.zipAt(row), city: t.cityAt(row), stateCode: t.stateCodeAt(row), county: t.countyAt(row), lat: t.lat[row]!, lng: t.lng[row]!, distanceMiles,
     }));
   }
 }

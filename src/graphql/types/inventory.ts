@@ -1,6 +1,5 @@
 import { builder } from '../builder.js';
-import type { LiftStatus, TrailState } from '../../domain/conditions.js';
-import type { LiftFacts, TrailFacts } from '../../domain/resort.js';
+import type { ServedLift, ServedTrail } from '../../snapshots/snapshot.js';
 import { toUnits, type Units } from '../../domain/units.js';
 import type { liftSummaryView, trailSummaryView } from '../../snapshots/views.js';
 import { UnitsEnum } from './units.js';
@@ -22,8 +21,8 @@ export const LiftStatusEnum = builder.enumType('LiftStatus', {
   values: LIFT_STATUSES,
 });
 
-export type TrailView = TrailFacts & TrailState & { units: Units };
-export type LiftView = LiftFacts & { status: LiftStatus };
+export type TrailView = ServedTrail & { units: Units };
+export type LiftView = ServedLift;
 
 export const TrailRef = builder.objectRef<TrailView>('Trail').implement({
   fields: (t) => ({
