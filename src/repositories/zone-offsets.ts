@@ -4,22 +4,25 @@ import type { ZoneOffsets } from '../domain/zone-offsets.js';
 type OffsetRow = { zone: string; at: number; minutes: number | null };
 
 /**
- * Time zones' offsets as the database keeps them (db/zone-offsets.ts): every zone's read at start
- * in one statement (a few hundred rows a zone), then a zone added since (an import while the
- * server runs) by a statement of its own, once.
+ * Time zones' offsets as the database keeps them (db/zone-offsets.ts): every zone's read in one
+ * statement (a few hundred rows a zone) when local time is first asked for, not at start (6 ms
+ * before the first answer, which a ZIP lookup does not need), then a zone added since (an import
+ * while the server runs) by a statement of its own, once.
  */
 export class ZoneOffsetRepository {
   private readonly zoneStmt;
-  private readonly known: Map<string, ZoneOffsets | null>;
+  private readonly allStmt;
+  private known: Map<string, ZoneOffsets | null> | null = null;
 
   constructor(db: Db) {
     const sql = 'SELECT zone, starts_at AS at, offset_minutes AS minutes FROM zone_offsets';
     this.zoneStmt = db.prepare<[string], OffsetRow>(`${sql} WHERE zone = ? ORDER BY starts_at`);
-    this.known = byZone(db.prepare<[], OffsetRow>(`${sql} ORDER BY zone, starts_at`).all());
+    this.allStmt = db.prepare<[], OffsetRow>(`${sql} ORDER BY zone, starts_at`);
   }
 
   /** The zone's offsets, or undefined when the database has none (local time then asks Intl). */
   of(zone: string): ZoneOffsets | undefined {
+    this.known ??= byZone(this.allStmt.all());
     let offsets = this.known.get(zone);
     if (offsets === undefined) {
       offsets = byZone(this.zoneStmt.all(zone)).get(zone) ?? null;
