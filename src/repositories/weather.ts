@@ -1,6 +1,7 @@
 import type { Db } from '../db/open.js';
 import type { DailyWeather } from '../domain/weather/daily.js';
 import { DAILY_WEATHER } from '../db/tables.js';
+import { intern } from '../intern.js';
 
 export interface StoredDay extends DailyWeather {
   resortId: string;
@@ -61,9 +62,18 @@ export class WeatherRepository {
     );
   }
 
-  /** Days of some resorts; kept by resort snapshots, so as literals of one shape (DAILY_WEATHER.fromRaw). */
+  /**
+   * Days of some resorts; kept by resort snapshots, so as literals of one shape (DAILY_WEATHER.fromRaw)
+   * whose resort, date and source are one string each, not one per row (~7,000 strings in the store).
+   */
   daysOf(resortIds: readonly string[], from: string, to: string): StoredDay[] {
-    return this.rangeStmt.all(JSON.stringify(resortIds), from, to).map((row) => DAILY_WEATHER.fromRaw(row) as StoredDay);
+    return this.rangeStmt.all(JSON.stringify(resortIds), from, to).map((row) => {
+      const day = DAILY_WEATHER.fromRaw(row) as StoredDay;
+      day.resortId = intern(day.resortId);
+      day.date = intern(day.date);
+      day.source = intern(day.source);
+      return day;
+    });
   }
 
   /** How many resorts have rows on both `first` and `last` (the window is covered when all do). */

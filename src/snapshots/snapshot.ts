@@ -5,14 +5,15 @@ import type { DailyWeather } from '../domain/weather/daily.js';
 import { intern } from '../intern.js';
 import { localHour } from '../domain/local-time.js';
 import type { ZoneOffsets } from '../domain/zone-offsets.js';
+import { LiftColumns, TrailColumns } from './inventory-columns.js';
 
 export interface SnapshotDay extends DailyWeather {
   source: string;
 }
 
 /**
- * A trail and a lift as a snapshot keeps them: what is served, without the thresholds that
- * decided their state (two boxed numbers per trail: ~0.9 MiB of heap over the catalogue's ~19,000).
+ * A trail and a lift as served: their facts and state, without the thresholds that decided the
+ * state. A snapshot holds them as columns (inventory-columns.ts) and makes these when asked.
  */
 export type ServedTrail = Omit<TrailFacts, 'openThreshold' | 'groomThreshold'> & TrailState;
 export type ServedLift = Omit<LiftFacts, 'openThreshold'> & { status: LiftStatus };
@@ -42,8 +43,9 @@ export interface ResortSnapshot<R extends ResortFacts = ResortFacts> {
   days: SnapshotDay[];
   source: string;
   report: SnowReport;
-  trails: ServedTrail[];
-  lifts: ServedLift[];
+  /** Each trail's facts and state, as columns (`trails.all()` makes the objects). */
+  trails: TrailColumns;
+  lifts: LiftColumns;
   /** Derived views, by name and units, filled on first use. */
   memo: Map<string, unknown>;
 }
@@ -84,7 +86,7 @@ export function buildSnapshot<R extends ResortFacts>({ resort, days, trails, lif
           type: l.type,
           seats: l.seats,
           capacityPerHour: l.capacityPerHour,
-          source: intern(l.source) as LiftFacts['source'],
+          source: l.source,
           status: liftStates[j]!,
         }));
   return {
@@ -95,20 +97,21 @@ export function buildSnapshot<R extends ResortFacts>({ resort, days, trails, lif
     days,
     source: days.find((x) => x.date === today)?.source ?? 'none',
     report: { ...report, openLifts: served.filter((x) => x.status === 'OPEN').length, totalLifts: served.length },
-    // Literals of one shape, not spreads of driver rows: spreads of rows this wide gave every
-    // trail its own hidden class (10 MB of V8 maps and descriptors for 241 resorts).
-    trails: trails.map((t, j) => ({
-      id: t.id,
-      resortId: resort.id,
-      name: intern(t.name),
-      difficulty: intern(t.difficulty) as TrailFacts['difficulty'],
-      rating: intern(t.rating),
-      lengthM: t.lengthM,
-      source: intern(t.source) as TrailFacts['source'],
-      status: trailStates[j]!.status,
-      grooming: trailStates[j]!.grooming,
-    })),
-    lifts: served,
+    trails: TrailColumns.of(
+      resort.id,
+      trails.map((t, j) => ({
+        id: t.id,
+        resortId: resort.id,
+        name: intern(t.name),
+        difficulty: t.difficulty,
+        rating: intern(t.rating),
+        lengthM: t.lengthM,
+        source: t.source,
+        status: trailStates[j]!.status,
+        grooming: trailStates[j]!.grooming,
+      })),
+    ),
+    lifts: LiftColumns.of(resort.id, served),
     memo: new Map(),
   };
 }

@@ -205,15 +205,16 @@ export function trailSummaryView(s: ResortSnapshot) {
 }
 
 function computeTrailSummary(s: ResortSnapshot) {
+  const trails = s.trails.all();
   return {
-    total: s.trails.length,
-    open: s.trails.filter((t) => t.status === 'OPEN').length,
-    groomed: s.trails.filter((t) => t.grooming === 'GROOMED').length,
+    total: trails.length,
+    open: trails.filter((t) => t.status === 'OPEN').length,
+    groomed: trails.filter((t) => t.grooming === 'GROOMED').length,
     byDifficulty: DIFFICULTIES.map((difficulty) => {
-      const of = s.trails.filter((t) => t.difficulty === difficulty);
+      const of = trails.filter((t) => t.difficulty === difficulty);
       return { difficulty, total: of.length, open: of.filter((t) => t.status === 'OPEN').length };
     }),
-    byStatus: (['OPEN', 'CLOSED'] as const).map((status) => ({ status, count: s.trails.filter((t) => t.status === status).length })),
+    byStatus: (['OPEN', 'CLOSED'] as const).map((status) => ({ status, count: trails.filter((t) => t.status === status).length })),
   };
 }
 
@@ -222,16 +223,17 @@ export function liftSummaryView(s: ResortSnapshot) {
 }
 
 function computeLiftSummary(s: ResortSnapshot) {
-  const open = s.lifts.filter((l) => l.status === 'OPEN');
+  const lifts = s.lifts.all();
+  const open = lifts.filter((l) => l.status === 'OPEN');
   return {
-    total: s.lifts.length,
+    total: lifts.length,
     open: open.length,
     openCapacityPerHour: open.reduce((n, l) => n + (l.capacityPerHour ?? 0), 0),
     byType: LIFT_TYPES.map((type) => {
-      const of = s.lifts.filter((l) => l.type === type);
+      const of = lifts.filter((l) => l.type === type);
       return { type, total: of.length, open: of.filter((l) => l.status === 'OPEN').length };
     }).filter((x) => x.total > 0),
-    byStatus: (['OPEN', 'HOLD', 'SCHEDULED', 'CLOSED'] as const).map((status) => ({ status, count: s.lifts.filter((l) => l.status === status).length })),
+    byStatus: (['OPEN', 'HOLD', 'SCHEDULED', 'CLOSED'] as const).map((status) => ({ status, count: lifts.filter((l) => l.status === status).length })),
   };
 }
 

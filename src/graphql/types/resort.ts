@@ -116,11 +116,11 @@ ResortRef.implement({
         argsOf(UnitsOnly),
       ),
       resolve: async (r, { units }, ctx) => {
-        return (await snapshot(ctx, r)).trails.map((trail) => ({ ...trail, units }));
+        return (await snapshot(ctx, r)).trails.all().map((trail) => ({ ...trail, units }));
       },
     }),
     trailSummary: t.field({ type: TrailSummaryRef, resolve: async (r, _a, ctx) => trailSummaryView(await snapshot(ctx, r)) }),
-    lifts: t.field({ type: [LiftRef], complexity: { field: 1, multiplier: 40 }, resolve: async (r, _a, ctx) => (await snapshot(ctx, r)).lifts }),
+    lifts: t.field({ type: [LiftRef], complexity: { field: 1, multiplier: 40 }, resolve: async (r, _a, ctx) => (await snapshot(ctx, r)).lifts.all() }),
     liftSummary: t.field({ type: LiftSummaryRef, resolve: async (r, _a, ctx) => liftSummaryView(await snapshot(ctx, r)) }),
     nearbyZips: t.field({
       type: [NearbyZipRef],
