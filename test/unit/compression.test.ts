@@ -8,7 +8,7 @@ const largeBody = (seed: number) => JSON.stringify(Array.from({ length: 2000 }, 
 describe('compression off the event loop', () => {
   it('runs at most two large compressions at a time; the rest wait and all come out whole', async () => {
     const bodies = Array.from({ length: 6 }, (_, i) => largeBody(i));
-    const made = bodies.map((body, i) => (i % 2 ? encodeOnce(body, 'br', 'answer') : encode(Buffer.from(body), 'gzip', 'answer')));
+    const made = bodies.map((body, i) => encode(Buffer.from(body), i % 2 ? 'br' : 'gzip', 'answer'));
     // The limiter starts its tasks a microtask later.
     await Promise.resolve();
     expect(offLoopCompressions.running()).toBe(2);
@@ -16,6 +16,41 @@ describe('compression off the event loop', () => {
     const out = await Promise.all(made);
     expect(offLoopCompressions.running() + offLoopCompressions.waiting()).toBe(0);
     out.forEach((bytes, i) => expect((i % 2 ? brotliDecompressSync(bytes) : gunzipSync(bytes)).toString()).toBe(bodies[i]));
+  });
+
+  it('a one-off answer does not wait, holding its bytes, while both threads are busy: it is compressed at once', async () => {
+    const keptBodies = [largeBody(10), largeBody(11), largeBody(12)];
+    const kept = keptBodies.map((body) => encode(Buffer.from(body), 'gzip', 'answer'));
+    await Promise.resolve();
+    expect(offLoopCompressions.running()).toBe(2);
+    expect(offLoopCompressions.waiting()).toBe(1);
+    // Both threads taken: these are compressed on the event loop, the queue unchanged.
+    const later = [largeBody(13), largeBody(14)];
+    const now = [encodeOnce(later[0]!, 'gzip', 'answer'), encodeOnce(later[1]!, 'br', 'answer')];
+    await Promise.resolve();
+    expect(offLoopCompressions.running()).toBe(2);
+    expect(offLoopCompressions.waiting()).toBe(1);
+    expect(gunzipSync(await now[0]!).toString()).toBe(later[0]);
+    expect(brotliDecompressSync(await now[1]!).toString()).toBe(later[1]);
+    (await Promise.all(kept)).forEach((bytes, i) => expect(gunzipSync(bytes).toString()).toBe(keptBodies[i]));
+    expect(offLoopCompressions.running() + offLoopCompressions.waiting()).toBe(0);
+    // With a thread free, a one-off answer goes to it.
+    const alone = encodeOnce(largeBody(15), 'gzip', 'answer');
+    await Promise.resolve();
+    expect(offLoopCompressions.running()).toBe(1);
+    expect(gunzipSync(await alone).toString()).toBe(largeBody(15));
+  });
+
+  it('a one-off answer too large to hold the event loop for waits its turn like the rest', async () => {
+    const huge = JSON.stringify(Array.from({ length: 20_000 }, (_, i) => ({ zip: String(10000 + ((i * 7919) % 90000)), city: `Town ${i % 997}` })));
+    expect(huge.length).toBeGreaterThan(512 * 1024);
+    const kept = [largeBody(20), largeBody(21)].map((body) => encode(Buffer.from(body), 'gzip', 'answer'));
+    await Promise.resolve();
+    const made = encodeOnce(huge, 'gzip', 'answer');
+    await Promise.resolve();
+    expect(offLoopCompressions.running() + offLoopCompressions.waiting()).toBe(3);
+    expect(gunzipSync(await made).toString()).toBe(huge);
+    await Promise.all(kept);
   });
 
   it('a small body is compressed at once, outside the queue', async () => {
