@@ -37,7 +37,9 @@ export const EnvSchema = z.object({
   EXECUTION_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   COST_UNITS_PER_REQUEST: z.coerce.number().int().min(100).default(2_000),
   COST_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
-  RESPONSE_CACHE_MB: z.coerce.number().min(0).max(4096).default(8),
+  // 6 MiB: ~11,000 ZIP answers as counted (~550 bytes each) or ~25 pages of 1,000 ZIPs; sized so
+  // that a process stays under 120 MiB through `npm run bench` (8 held ~2 MiB more at its peaks).
+  RESPONSE_CACHE_MB: z.coerce.number().min(0).max(4096).default(6),
   // OpenTelemetry's own variables: tracing is on when one names an OTLP endpoint (the SDK reads
   // these and the rest of OTEL_* itself, see telemetry/sdk.ts).
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),

@@ -85,7 +85,7 @@ describe('configuration', () => {
     expect(c).toMatchObject({
       port: 4000, host: '0.0.0.0', dbPath: 'data/gateway.sqlite', logLevel: 'info', auth: true, apiKeysQuota: 10_000, apiKeysRate: 25,
       costBudget: { unitsPerRequest: 2000, windowSeconds: 10 }, provider: 'simulated', corsOrigins: ['*'], introspection: true, trustedDocuments: { manifest: null, only: false },
-      maxBodyBytes: 100_000, executionTimeoutMs: 10_000, responseCacheBytes: 8 * 1024 * 1024, warmUpRounds: 20, shutdownGraceMs: 10_000,
+      maxBodyBytes: 100_000, executionTimeoutMs: 10_000, responseCacheBytes: 6 * 1024 * 1024, warmUpRounds: 20, shutdownGraceMs: 10_000,
       connections: { maxConnections: 4096, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5000 },
       streams: { perKey: 4, total: 2048, maxLifetimeMs: 3_600_000 }, syncIntervalMinutes: 60, syncRunBudgetMs: 300_000,
       upstream: { timeoutMs: 4000, retries: 2, concurrency: 4, resetTimeoutMs: 30_000, maxBytes: 8 * 1024 * 1024 },
