@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { addDays } from '../domain/dates.js';
 import { averageSeries, deviations, samplePoints, summarize, windowDates, yearsBefore, type Deviations, type HistoryDay, type Summary } from '../domain/history.js';
 import type { ResortFacts } from '../domain/resort.js';
@@ -23,17 +24,37 @@ export interface HistoryResult {
 }
 
 /**
+ * What a kept result holds per day of its window (the day and its baseline, each a record of five
+ * numbers and a date, and the pair): measured, ~8 MiB for the ~200 results `npm run load`'s heavy
+ * client leaves of 90 days each. Counted generously.
+ */
+const BYTES_PER_DAY = 500;
+const BYTES_PER_RESULT = 4096;
+
+/** Bytes of results the service keeps by default: ~90 of the largest window (90 days). */
+export const HISTORY_CACHE_BYTES = 4 * 1024 * 1024;
+
+/**
  * The historical baseline of a resort: the window's days and the same calendar window in each
  * of the previous years, averaged over the resort and a ring of points around it. Results are
- * cached per resort, parameters and day (a failed lookup is not cached).
+ * cached per resort, parameters and day (a failed lookup is not cached), least recently used
+ * first out, bounded in bytes: a client varying the radius on every request (each a new key)
+ * cannot hold more than `maxBytes`.
  */
 export class HistoryService {
-  private readonly cache = new Map<string, Promise<HistoryResult>>();
+  private readonly cache: LRUCache<string, Promise<HistoryResult>>;
 
   constructor(
     private readonly provider: HistoryProvider,
-    private readonly maxEntries = 200,
-  ) {}
+    maxBytes = HISTORY_CACHE_BYTES,
+  ) {
+    this.cache = new LRUCache({ maxSize: maxBytes });
+  }
+
+  /** Results kept now, and the bytes they are counted as. */
+  get kept(): { results: number; bytes: number } {
+    return { results: this.cache.size, bytes: this.cache.calculatedSize };
+  }
 
   /**
    * The baseline, computed once per resort, parameters and day. A computation is bounded by the
@@ -43,10 +64,12 @@ export class HistoryService {
     const key = `${resort.id}|${p.days}|${p.years}|${p.radiusKm}|${today}`;
     let hit = this.cache.get(key);
     if (!hit) {
-      if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value!);
-      hit = this.compute(resort, p, today, bounds);
-      this.cache.set(key, hit);
-      hit.catch(() => this.cache.delete(key));
+      const made = this.compute(resort, p, today, bounds);
+      this.cache.set(key, made, { size: BYTES_PER_RESULT + BYTES_PER_DAY * p.days });
+      made.catch(() => {
+        if (this.cache.peek(key) === made) this.cache.delete(key);
+      });
+      hit = made;
     }
     return hit;
   }
