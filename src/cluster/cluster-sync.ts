@@ -25,6 +25,18 @@ const HISTORY = 100;
 
 /** Renews the lease only if we still hold it. */
 const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
+/**
+ * Stores a published window unless a newer one is there (a leader that lost its lease may finish
+ * its run after the next leader's), and announces it. KEYS: window, version; ARGV: the gzipped
+ * window, its run id, the channel.
+ */
+const SHARE_WINDOW = `if tonumber(redis.call('GET', KEYS[2]) or '0') >= tonumber(ARGV[2]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('PUBLISH', ARGV[3], ARGV[2])
+return 1`;
+
+type Commands = { szgRenewLease(k: string, me: string, ms: number): Promise<number>; szgShareWindow(window: string, version: string, gz: Buffer, runId: number, channel: string): Promise<number> };
 
 interface SharedStatus extends SyncStatus {
   /** The replica that wrote it (the leader at the time). */
@@ -51,7 +63,8 @@ export interface ClusterSyncDeps {
  * to Redis, so every replica answers /api/sync/status and /history alike, and publishes every
  * status change (subscriptions on any replica see a run's progress). After a run publishes, the
  * leader stores the published window in Redis, versioned by the run's id; every replica applies it
- * to its own SQLite in one transaction. A new leader that finds a run still marked RUNNING by
+ * to its own SQLite in one transaction, when it is announced or, if the announcement was missed
+ * (pub/sub keeps nothing for a subscriber that is reconnecting), at its next tick. A new leader that finds a run still marked RUNNING by
  * another replica marks it FAILED (that replica stopped) and takes over the schedule.
  */
 export class ClusterSync implements SyncService {
@@ -63,10 +76,17 @@ export class ClusterSync implements SyncService {
   /** The newest finished run this replica has put in the shared history. */
   private sharedRunId = 0;
   private stopped = false;
+  /** A window this replica published but could not share yet (Redis was away): retried every tick. */
+  private unshared: { runId: number; gz: Buffer } | null = null;
+  /** Whether the leader's last status change could not be written to Redis. */
+  private statusUnshared = false;
+  /** Applying one window at a time: an announcement and a tick may ask at once. */
+  private applying: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: ClusterSyncDeps) {
     this.events.setMaxListeners(0);
     deps.link.cmd.defineCommand('szgRenewLease', { numberOfKeys: 1, lua: RENEW });
+    deps.link.cmd.defineCommand('szgShareWindow', { numberOfKeys: 2, lua: SHARE_WINDOW });
     deps.runner.onStatus((status) => this.shareStatus(status));
   }
 
@@ -75,8 +95,9 @@ export class ClusterSync implements SyncService {
     const { sub } = this.deps.link;
     sub.on('message', (channel: string, message: string) => this.onMessage(channel, message));
     await sub.subscribe(K.statusChannel, K.commandChannel, K.publishedChannel).catch(() => {});
-    // After Redis comes back: catch up with what was published meanwhile.
+    // After Redis comes back, or the subscriber reconnects: catch up with what was published meanwhile.
     this.deps.link.cmd.on('ready', () => void this.applyLatest());
+    sub.on('ready', () => void this.applyLatest());
     await this.applyLatest();
     await this.tick();
     this.timer = setInterval(() => void this.tick(), LEASE_EVERY_MS);
@@ -143,13 +164,27 @@ export class ClusterSync implements SyncService {
     this.leader = false;
   }
 
-  /** Seeks or renews the lease; on winning it, takes over from a leader that stopped. */
+  /**
+   * Seeks or renews the lease (on winning it, takes over from a leader that stopped); then shares
+   * what could not be shared while Redis was away (a published window, the leader's status and
+   * finished run), and applies a newer window if its announcement was missed.
+   */
   private async tick(): Promise<void> {
     if (this.stopped) return;
-    const { cmd } = this.deps.link;
+    await this.seekLease();
+    if (!this.deps.link.up()) return;
+    if (this.unshared) await this.share(this.unshared.runId, this.unshared.gz);
+    if (this.statusUnshared && this.leader) this.shareStatus(this.deps.runner.status());
+    // Pub/sub delivers at most once: a replica whose subscriber was reconnecting, or which could
+    // not apply the window when it was announced, finds it here within one tick.
+    await this.applyLatest();
+  }
+
+  private async seekLease(): Promise<void> {
+    const cmd = this.deps.link.cmd as RedisLink['cmd'] & Commands;
     try {
       if (this.leader) {
-        const renewed = await (cmd as unknown as { szgRenewLease(k: string, me: string, ms: number): Promise<number> }).szgRenewLease(K.leader, this.deps.replicaId, LEASE_MS);
+        const renewed = await cmd.szgRenewLease(K.leader, this.deps.replicaId, LEASE_MS);
         if (!renewed) {
           this.leader = false;
           this.deps.logger.warn('sync leadership lost');
@@ -192,35 +227,56 @@ export class ClusterSync implements SyncService {
   private shareStatus(status: SyncStatus): void {
     this.lastRunId = Math.max(this.lastRunId, status.currentRun?.id ?? 0, status.lastRun?.id ?? 0);
     if (!this.deps.link.up()) {
+      this.statusUnshared = true;
       this.events.emit('status', status);
       return;
     }
+    this.statusUnshared = false;
     const shared: SharedStatus = { ...status, owner: this.deps.replicaId };
     const json = JSON.stringify(shared);
     const { cmd } = this.deps.link;
-    const finished = status.state === 'IDLE' && status.lastRun && status.lastRun.id > this.sharedRunId ? status.lastRun : null;
+    const sharedBefore = this.sharedRunId;
+    const finished = status.state === 'IDLE' && status.lastRun && status.lastRun.id > sharedBefore ? status.lastRun : null;
     const write = cmd.multi().set(K.status, json);
     if (finished) {
       this.sharedRunId = finished.id;
       write.lpush(K.runs, JSON.stringify(finished)).ltrim(K.runs, 0, HISTORY - 1);
     }
     write.publish(K.statusChannel, json);
-    write.exec().catch(() => this.events.emit('status', status));
+    write.exec().catch(() => {
+      // Shared again by the next tick that finds Redis up, the finished run with it.
+      this.statusUnshared = true;
+      if (finished && this.sharedRunId === finished.id) this.sharedRunId = sharedBefore;
+      this.events.emit('status', status);
+    });
   }
 
   /** After the runner published a run here: put the window where every replica can take it. */
   async publishWindow(runId: number, window: PublishedWindow): Promise<void> {
     this.appliedVersion = Math.max(this.appliedVersion, runId);
-    const { cmd } = this.deps.link;
+    await this.share(runId, gzipSync(JSON.stringify(window)));
+  }
+
+  /** Stores and announces a window; kept for the next tick while Redis cannot take it. */
+  private async share(runId: number, gz: Buffer): Promise<void> {
+    const cmd = this.deps.link.cmd as RedisLink['cmd'] & Commands;
     try {
-      await cmd.multi().set(K.window, gzipSync(JSON.stringify(window))).set(K.windowVersion, String(runId)).publish(K.publishedChannel, String(runId)).exec();
+      const stored = await cmd.szgShareWindow(K.window, K.windowVersion, gz, runId, K.publishedChannel);
+      if (!stored) this.deps.logger.warn({ syncRun: runId }, 'a newer window was shared meanwhile; this one is not');
+      if (this.unshared?.runId === runId) this.unshared = null;
     } catch (err) {
-      this.deps.logger.warn({ syncRun: runId, cause: (err as Error).message }, 'could not share the published window; replicas catch up at the next run');
+      if (!this.unshared) this.deps.logger.warn({ syncRun: runId, cause: (err as Error).message }, 'could not share the published window yet; trying again every 2 s');
+      if (!this.unshared || this.unshared.runId <= runId) this.unshared = { runId, gz };
     }
   }
 
   /** Applies the newest window another replica published, if this replica has not yet. */
-  private async applyLatest(): Promise<void> {
+  private applyLatest(): Promise<void> {
+    this.applying = this.applying.then(() => this.applyNewest());
+    return this.applying;
+  }
+
+  private async applyNewest(): Promise<void> {
     try {
       const { cmd } = this.deps.link;
       const version = Number((await cmd.get(K.windowVersion)) ?? 0);
