@@ -35,9 +35,11 @@ afterAll(async () => {
 let replicas: ServerProcess[] = [];
 beforeEach(({ onTestFailed }) => {
   if (!haveRedis) return;
-  // The replicas' log is piped, not printed: a failure shows what each said about the cluster.
+  // The replicas' log is piped, not printed: a failure shows what each said about the cluster
+  // (this test's replicas, which the cleanup after it has already taken out of `replicas`).
+  const these = replicas;
   onTestFailed(() => {
-    for (const [i, r] of replicas.entries()) console.error(`replica-${i} said:\n${r.output().split('\n').filter((l) => /"level":[456]0|leader|window|sync run|redis/.test(l)).join('\n')}`);
+    for (const [i, r] of these.entries()) console.error(`replica-${i} said:\n${r.output().split('\n').filter((l) => /"level":[456]0|leader|window|sync run|redis/.test(l)).join('\n')}`);
   });
   fake.mode = 'ok';
   fake.today = isoDate(runNow());
@@ -261,6 +263,33 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
     expect(status.lastRun).toMatchObject({ status: 'SUCCEEDED', resortsUpdated: 241 });
     expect((await json(follower, '/api/sync/history')).runs).toEqual([status.lastRun]);
     expect(fake.requests.filter((r) => r.startsWith('/v1/forecast')).length).toBe(241);
+  }, 60_000);
+
+  it('a leader paused past its lease finishes its run: its outcome replaces the FAILED the next leader put on record', async () => {
+    fake.mode = 'slow';
+    fake.delayMs = 100;
+    const urls = await startReplicas(2);
+    const leader = await until(async () => replicas.findIndex((r) => r.output().includes('this replica is now the sync leader')), (i) => i >= 0);
+    const follower = urls[1 - leader]!;
+    await json(urls[leader]!, '/api/sync/run', ADMIN, { method: 'POST' });
+    await until(() => json(urls[leader]!, '/api/sync/status'), (x) => x.state === 'RUNNING' && x.progress.done >= 5);
+    // A stalled process (a long pause, a frozen VM): its lease runs out and the other replica leads.
+    replicas[leader]!.child.kill('SIGSTOP');
+    let runId: number;
+    try {
+      await until(async () => replicas[1 - leader]!.output(), (out) => out.includes('a sync run of a stopped replica marked FAILED'));
+      const marked = (await json(follower, '/api/sync/history')).runs;
+      expect(marked).toMatchObject([{ status: 'FAILED', error: expect.stringContaining('interrupted') }]);
+      runId = marked[0].id;
+    } finally {
+      fake.delayMs = 0;
+      replicas[leader]!.child.kill('SIGCONT');
+    }
+    const history = await until(() => json(follower, '/api/sync/history'), (h) => h.runs[0]?.status !== 'FAILED');
+    expect(history.runs).toHaveLength(1);
+    expect(history.runs[0]).toMatchObject({ id: runId!, status: 'SUCCEEDED', resortsUpdated: 241 });
+    expect((await json(follower, '/api/sync/status')).lastRun).toEqual(history.runs[0]);
+    await until(() => json(follower, '/api/resorts/vail'), (b) => b.source === 'open-meteo');
   }, 60_000);
 
   it('Redis stopped and started again: replicas keep answering, say so in /readyz, and recover without a restart', async () => {

@@ -5,6 +5,7 @@ import type { SyncRunRecord, SyncTrigger } from '../repositories/sync.js';
 import type { SyncRunner, SyncService, SyncStatus } from '../sync/runner.js';
 import type { PublishedWindow, WindowStore } from './window-store.js';
 import { PREFIX, type RedisLink } from './redis.js';
+import { defineSyncScripts, type SyncRedis } from './sync-scripts.js';
 
 const K = {
   leader: `${PREFIX}sync:leader`,
@@ -22,21 +23,6 @@ const LEASE_MS = 6000;
 const LEASE_EVERY_MS = 2000;
 /** Runs kept in the shared history. */
 const HISTORY = 100;
-
-/** Renews the lease only if we still hold it. */
-const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
-/**
- * Stores a published window unless a newer one is there (a leader that lost its lease may finish
- * its run after the next leader's), and announces it. KEYS: window, version; ARGV: the gzipped
- * window, its run id, the channel.
- */
-const SHARE_WINDOW = `if tonumber(redis.call('GET', KEYS[2]) or '0') >= tonumber(ARGV[2]) then return 0 end
-redis.call('SET', KEYS[1], ARGV[1])
-redis.call('SET', KEYS[2], ARGV[2])
-redis.call('PUBLISH', ARGV[3], ARGV[2])
-return 1`;
-
-type Commands = { szgRenewLease(k: string, me: string, ms: number): Promise<number>; szgShareWindow(window: string, version: string, gz: Buffer, runId: number, channel: string): Promise<number> };
 
 interface SharedStatus extends SyncStatus {
   /** The replica that wrote it (the leader at the time). */
@@ -76,6 +62,8 @@ export class ClusterSync implements SyncService {
   /** The newest finished run this replica has put in the shared history. */
   private sharedRunId = 0;
   private stopped = false;
+  /** The command connection, with the scripts below defined on it. */
+  private readonly redis: SyncRedis;
   /** A window this replica published but could not share yet (Redis was away): retried every tick. */
   private unshared: { runId: number; gz: Buffer } | null = null;
   /** Whether the leader's last status change could not be written to Redis. */
@@ -85,8 +73,7 @@ export class ClusterSync implements SyncService {
 
   constructor(private readonly deps: ClusterSyncDeps) {
     this.events.setMaxListeners(0);
-    deps.link.cmd.defineCommand('szgRenewLease', { numberOfKeys: 1, lua: RENEW });
-    deps.link.cmd.defineCommand('szgShareWindow', { numberOfKeys: 2, lua: SHARE_WINDOW });
+    this.redis = defineSyncScripts(deps.link.cmd);
     deps.runner.onStatus((status) => this.shareStatus(status));
   }
 
@@ -174,14 +161,15 @@ export class ClusterSync implements SyncService {
     await this.seekLease();
     if (!this.deps.link.up()) return;
     if (this.unshared) await this.share(this.unshared.runId, this.unshared.gz);
-    if (this.statusUnshared && this.leader) this.shareStatus(this.deps.runner.status());
+    // A replica that lost the lease meanwhile still puts the outcome of its finished run on record.
+    if (this.statusUnshared && (this.leader || !this.deps.runner.busy)) this.shareStatus(this.deps.runner.status());
     // Pub/sub delivers at most once: a replica whose subscriber was reconnecting, or which could
     // not apply the window when it was announced, finds it here within one tick.
     await this.applyLatest();
   }
 
   private async seekLease(): Promise<void> {
-    const cmd = this.deps.link.cmd as RedisLink['cmd'] & Commands;
+    const cmd = this.redis;
     try {
       if (this.leader) {
         const renewed = await cmd.szgRenewLease(K.leader, this.deps.replicaId, LEASE_MS);
@@ -202,7 +190,7 @@ export class ClusterSync implements SyncService {
   }
 
   private async takeOver(): Promise<void> {
-    const { cmd } = this.deps.link;
+    const cmd = this.redis;
     const raw = await cmd.get(K.status);
     const shared = raw ? (JSON.parse(raw) as SharedStatus) : null;
     const newest = await cmd.lindex(K.runs, 0);
@@ -214,16 +202,14 @@ export class ClusterSync implements SyncService {
         status: 'FAILED', resortsTotal: shared.progress.total, resortsUpdated: 0, resortsFailed: 0,
         error: 'interrupted: the replica running it stopped (nothing it fetched was published)',
       };
-      await cmd.multi().lpush(K.runs, JSON.stringify(failed)).ltrim(K.runs, 0, HISTORY - 1).exec();
       const idle: SharedStatus = { ...shared, state: 'IDLE', progress: { done: 0, total: 0 }, currentRun: null, lastRun: failed, owner: this.deps.replicaId };
-      await cmd.set(K.status, JSON.stringify(idle));
-      await cmd.publish(K.statusChannel, JSON.stringify(idle));
-      this.deps.logger.warn({ syncRun: run.id, replica: shared.owner }, 'a sync run of a stopped replica marked FAILED');
+      const marked = await cmd.szgMarkInterrupted(K.status, K.runs, shared.owner, run.id, JSON.stringify(failed), JSON.stringify(idle), HISTORY, K.statusChannel);
+      if (marked) this.deps.logger.warn({ syncRun: run.id, replica: shared.owner }, 'a sync run of a stopped replica marked FAILED');
     }
     if (this.deps.windowMissing()) this.deps.runner.start('SCHEDULED');
   }
 
-  /** The leader's runner changed state: share it (and a finished run) with every replica. */
+  /** This replica's runner changed state: share it (and a finished run) with every replica. */
   private shareStatus(status: SyncStatus): void {
     this.lastRunId = Math.max(this.lastRunId, status.currentRun?.id ?? 0, status.lastRun?.id ?? 0);
     if (!this.deps.link.up()) {
@@ -234,16 +220,14 @@ export class ClusterSync implements SyncService {
     this.statusUnshared = false;
     const shared: SharedStatus = { ...status, owner: this.deps.replicaId };
     const json = JSON.stringify(shared);
-    const { cmd } = this.deps.link;
+    const cmd = this.redis;
     const sharedBefore = this.sharedRunId;
     const finished = status.state === 'IDLE' && status.lastRun && status.lastRun.id > sharedBefore ? status.lastRun : null;
-    const write = cmd.multi().set(K.status, json);
-    if (finished) {
-      this.sharedRunId = finished.id;
-      write.lpush(K.runs, JSON.stringify(finished)).ltrim(K.runs, 0, HISTORY - 1);
-    }
-    write.publish(K.statusChannel, json);
-    write.exec().catch(() => {
+    if (finished) this.sharedRunId = finished.id;
+    const write = finished
+      ? cmd.szgFinishRun(K.runs, K.status, JSON.stringify(finished), finished.id, json, this.deps.replicaId, this.leader ? '1' : '0', HISTORY, K.statusChannel)
+      : cmd.multi().set(K.status, json).publish(K.statusChannel, json).exec();
+    write.catch(() => {
       // Shared again by the next tick that finds Redis up, the finished run with it.
       this.statusUnshared = true;
       if (finished && this.sharedRunId === finished.id) this.sharedRunId = sharedBefore;
@@ -259,7 +243,7 @@ export class ClusterSync implements SyncService {
 
   /** Stores and announces a window; kept for the next tick while Redis cannot take it. */
   private async share(runId: number, gz: Buffer): Promise<void> {
-    const cmd = this.deps.link.cmd as RedisLink['cmd'] & Commands;
+    const cmd = this.redis;
     try {
       const stored = await cmd.szgShareWindow(K.window, K.windowVersion, gz, runId, K.publishedChannel);
       if (!stored) this.deps.logger.warn({ syncRun: runId }, 'a newer window was shared meanwhile; this one is not');
