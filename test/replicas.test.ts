@@ -80,6 +80,23 @@ const call = (url: string, p: string, key = ADMIN, init: RequestInit = {}) => fe
 const json = async (url: string, p: string, key = ADMIN, init: RequestInit = {}) => (await call(url, p, key, init)).json();
 
 
+/**
+ * Two replicas on a slow provider (0.1 s an answer), and a run under way on the leader; the
+ * follower has served the simulated window (and so has seen the key, which it then takes while
+ * Redis is away).
+ */
+async function runUnderWayOnTwo(): Promise<{ leader: number; follower: string }> {
+  fake.mode = 'slow';
+  fake.delayMs = 100;
+  const urls = await startReplicas(2);
+  const leader = await until(async () => replicas.findIndex((r) => r.output().includes('this replica is now the sync leader')), (i) => i >= 0);
+  const follower = urls[1 - leader]!;
+  expect((await json(follower, '/api/resorts/vail')).source).toBe('simulated');
+  await json(urls[leader]!, '/api/sync/run', ADMIN, { method: 'POST' });
+  await until(() => json(urls[leader]!, '/api/sync/status'), (x) => x.state === 'RUNNING' && x.progress.done >= 5);
+  return { leader, follower };
+}
+
 /** `npm run keys` against the shared Redis. */
 async function keys(...args: string[]): Promise<string> {
   const { stdout } = await run(...cliCommand('keys', ...args), { cwd: ROOT, env: { ...process.env, REDIS_URL: redis.url, ...clockEnv() } });
@@ -239,15 +256,7 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
   }, 60_000);
 
   it('a run that finishes while Redis is away is shared once it is back: its window, its status and its record', async () => {
-    fake.mode = 'slow';
-    fake.delayMs = 100;
-    const urls = await startReplicas(2);
-    const leader = await until(async () => replicas.findIndex((r) => r.output().includes('this replica is now the sync leader')), (i) => i >= 0);
-    const follower = urls[1 - leader]!;
-    // (The follower sees the key once, so it still takes it while Redis is away.)
-    expect((await json(follower, '/api/resorts/vail')).source).toBe('simulated');
-    await json(urls[leader]!, '/api/sync/run', ADMIN, { method: 'POST' });
-    await until(() => json(urls[leader]!, '/api/sync/status'), (x) => x.state === 'RUNNING' && x.progress.done >= 5);
+    const { leader, follower } = await runUnderWayOnTwo();
     // Redis goes, and the provider speeds up: the run ends well inside the lease the leader keeps.
     await redis.stop();
     fake.delayMs = 0;
@@ -266,13 +275,7 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
   }, 60_000);
 
   it('a leader paused past its lease finishes its run: its outcome replaces the FAILED the next leader put on record', async () => {
-    fake.mode = 'slow';
-    fake.delayMs = 100;
-    const urls = await startReplicas(2);
-    const leader = await until(async () => replicas.findIndex((r) => r.output().includes('this replica is now the sync leader')), (i) => i >= 0);
-    const follower = urls[1 - leader]!;
-    await json(urls[leader]!, '/api/sync/run', ADMIN, { method: 'POST' });
-    await until(() => json(urls[leader]!, '/api/sync/status'), (x) => x.state === 'RUNNING' && x.progress.done >= 5);
+    const { leader, follower } = await runUnderWayOnTwo();
     // A stalled process (a long pause, a frozen VM): its lease runs out and the other replica leads.
     replicas[leader]!.child.kill('SIGSTOP');
     let runId: number;
