@@ -197,6 +197,37 @@ describe.skipIf(!haveRedis)('three replicas sharing one Redis', () => {
     expect(started.filter((n, i) => i !== leader)).toEqual([0, 0]);
     expect(started[leader]).toBe(1);
   });
+
+  it('a subscriber connection that drops and comes back: its replica tells subscribers the status again', async () => {
+    const url = urls[1]!;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Error('no second event within 20 s')), 20_000);
+    let dropped = false;
+    try {
+      const res = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': ADMIN },
+        body: JSON.stringify({ query: 'subscription { syncProgress { state lastRun { id } } }' }),
+        signal: controller.signal,
+      });
+      const events = await readEvents<{ state: string; lastRun: { id: number } | null }>(res, 'syncProgress', (xs) => {
+        // After the first event, Redis drops every subscriber connection (as a network blip would).
+        if (xs.length === 1 && !dropped) {
+          dropped = true;
+          void run('redis-cli', [...redis.cliArgs, 'CLIENT', 'KILL', 'TYPE', 'pubsub']);
+        }
+        return xs.length >= 2;
+      });
+      // Nothing changed in between, and nothing published while it was away is assumed away.
+      expect(events).toHaveLength(2);
+      expect(events[1]).toEqual(events[0]);
+      expect(events[0]!.state).toBe('IDLE');
+    } finally {
+      clearTimeout(timer);
+      controller.abort();
+    }
+    expect(replicas[1]!.output()).toContain('redis subscriber connection back');
+  });
 });
 
 /** Failures, each on replicas of its own. */

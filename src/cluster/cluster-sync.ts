@@ -84,7 +84,7 @@ export class ClusterSync implements SyncService {
     await sub.subscribe(K.statusChannel, K.commandChannel, K.publishedChannel).catch(() => {});
     // After Redis comes back, or the subscriber reconnects: catch up with what was published meanwhile.
     this.deps.link.cmd.on('ready', () => void this.applyLatest());
-    sub.on('ready', () => void this.applyLatest());
+    sub.on('ready', () => void this.resubscribed());
     await this.applyLatest();
     await this.tick();
     this.timer = setInterval(() => void this.tick(), LEASE_EVERY_MS);
@@ -140,8 +140,14 @@ export class ClusterSync implements SyncService {
   }
 
   async *updates(signal?: AbortSignal): AsyncGenerator<SyncStatus> {
-    yield await this.status();
-    for await (const [status] of on(this.events, 'status', { signal })) yield status as SyncStatus;
+    // Listening before the first answer is read: a change meanwhile is not lost.
+    const changes = on(this.events, 'status', { signal });
+    try {
+      yield await this.status();
+      for await (const [status] of changes) yield status as SyncStatus;
+    } finally {
+      await changes.return?.();
+    }
   }
 
   async stop(): Promise<void> {
@@ -252,6 +258,15 @@ export class ClusterSync implements SyncService {
       if (!this.unshared) this.deps.logger.warn({ syncRun: runId, cause: (err as Error).message }, 'could not share the published window yet; trying again every 2 s');
       if (!this.unshared || this.unshared.runId <= runId) this.unshared = { runId, gz };
     }
+  }
+
+  /**
+   * The subscriber connection is back: what was published while it was away is lost to it, so it
+   * applies the newest window and tells subscribers the status now.
+   */
+  private async resubscribed(): Promise<void> {
+    await this.applyLatest();
+    this.events.emit('status', await this.status());
   }
 
   /** Applies the newest window another replica published, if this replica has not yet. */

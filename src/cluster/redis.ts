@@ -41,6 +41,15 @@ export function connectRedis(url: string, logger: Logger): RedisLink {
     if (wasUp) logger.warn({ redis: redact(url) }, 'redis unreachable: local limits and local data until it is back');
     wasUp = false;
   });
+  // The subscriber alone dropping loses what is published meanwhile (ClusterSync catches up).
+  let subWasUp = false;
+  sub.on('ready', () => {
+    if (subWasUp && cmd.status === 'ready') logger.info({ redis: redact(url) }, 'redis subscriber connection back');
+    subWasUp = true;
+  });
+  sub.on('close', () => {
+    if (subWasUp && cmd.status === 'ready') logger.warn({ redis: redact(url) }, 'redis subscriber connection lost; reconnecting');
+  });
   // Connection errors are reported by the close/ready lines above; ioredis would print each retry.
   cmd.on('error', () => {});
   sub.on('error', () => {});

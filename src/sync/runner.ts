@@ -133,8 +133,14 @@ export class SyncRunner implements SyncService {
 
   /** Status updates as they happen, starting with the current one (for subscriptions). */
   async *updates(signal?: AbortSignal): AsyncGenerator<SyncStatus> {
-    yield this.status();
-    for await (const [status] of on(this.events, 'status', { signal })) yield status as SyncStatus;
+    // Listening before the first answer is sent: a change meanwhile is not lost.
+    const changes = on(this.events, 'status', { signal });
+    try {
+      yield this.status();
+      for await (const [status] of changes) yield status as SyncStatus;
+    } finally {
+      await changes.return?.();
+    }
   }
 
   schedule(intervalMinutes: number): void {
