@@ -97,6 +97,15 @@ async function runUnderWayOnTwo(): Promise<{ leader: number; follower: string }>
   return { leader, follower };
 }
 
+/** A `syncProgress` subscription over SSE on one replica, with these fields. */
+const subscribeToSync = (url: string, fields: string, signal: AbortSignal) =>
+  fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': ADMIN },
+    body: JSON.stringify({ query: `subscription { syncProgress { ${fields} } }` }),
+    signal,
+  });
+
 /** `npm run keys` against the shared Redis. */
 async function keys(...args: string[]): Promise<string> {
   const { stdout } = await run(...cliCommand('keys', ...args), { cwd: ROOT, env: { ...process.env, REDIS_URL: redis.url, ...clockEnv() } });
@@ -177,12 +186,7 @@ describe.skipIf(!haveRedis)('three replicas sharing one Redis', () => {
     const events: { state: string; progress: { done: number } }[] = [];
     try {
       // Subscribed on the follower; the run goes on on the leader.
-      const res = await fetch(`${follower}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': ADMIN },
-        body: JSON.stringify({ query: 'subscription { syncProgress { state progress { done total } } }' }),
-        signal: controller.signal,
-      });
+      const res = await subscribeToSync(follower, 'state progress { done total }', controller.signal);
       await json(urls[leader]!, '/api/sync/run', ADMIN, { method: 'POST' });
       events.push(...(await readEvents<(typeof events)[number]>(res, 'syncProgress', (xs) => xs.some((e) => e.state === 'RUNNING') && xs.at(-1)!.state === 'IDLE')));
     } finally {
@@ -204,12 +208,7 @@ describe.skipIf(!haveRedis)('three replicas sharing one Redis', () => {
     const timer = setTimeout(() => controller.abort(new Error('no second event within 20 s')), 20_000);
     let dropped = false;
     try {
-      const res = await fetch(`${url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': ADMIN },
-        body: JSON.stringify({ query: 'subscription { syncProgress { state lastRun { id } } }' }),
-        signal: controller.signal,
-      });
+      const res = await subscribeToSync(url, 'state lastRun { id }', controller.signal);
       const events = await readEvents<{ state: string; lastRun: { id: number } | null }>(res, 'syncProgress', (xs) => {
         // After the first event, Redis drops every subscriber connection (as a network blip would).
         if (xs.length === 1 && !dropped) {
