@@ -1,8 +1,8 @@
-import { EventEmitter, on } from 'node:events';
+import { EventEmitter } from 'node:events';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Logger } from '../logger.js';
 import type { SyncRunRecord, SyncTrigger } from '../repositories/sync.js';
-import type { SyncRunner, SyncService, SyncStatus } from '../sync/runner.js';
+import { statusUpdates, type SyncRunner, type SyncService, type SyncStatus } from '../sync/runner.js';
 import type { PublishedWindow, WindowStore } from './window-store.js';
 import { PREFIX, type RedisLink } from './redis.js';
 import { defineSyncScripts, type SyncRedis } from './sync-scripts.js';
@@ -50,8 +50,10 @@ export interface ClusterSyncDeps {
  * status change (subscriptions on any replica see a run's progress). After a run publishes, the
  * leader stores the published window in Redis, versioned by the run's id; every replica applies it
  * to its own SQLite in one transaction, when it is announced or, if the announcement was missed
- * (pub/sub keeps nothing for a subscriber that is reconnecting), at its next tick. A new leader that finds a run still marked RUNNING by
- * another replica marks it FAILED (that replica stopped) and takes over the schedule.
+ * (pub/sub keeps nothing for a subscriber that is reconnecting), at its next tick. A new leader
+ * that finds a run still marked RUNNING by another replica marks it FAILED (that replica stopped)
+ * and takes over the schedule; should that replica come back and finish the run, its outcome
+ * replaces the FAILED record. What Redis could not take while away is shared when it is back.
  */
 export class ClusterSync implements SyncService {
   private leader = false;
@@ -66,7 +68,7 @@ export class ClusterSync implements SyncService {
   private readonly redis: SyncRedis;
   /** A window this replica published but could not share yet (Redis was away): retried every tick. */
   private unshared: { runId: number; gz: Buffer } | null = null;
-  /** Whether the leader's last status change could not be written to Redis. */
+  /** Whether this replica's last status change could not be written to Redis. */
   private statusUnshared = false;
   /** Applying one window at a time: an announcement and a tick may ask at once. */
   private applying: Promise<void> = Promise.resolve();
@@ -139,15 +141,8 @@ export class ClusterSync implements SyncService {
     return this.status();
   }
 
-  async *updates(signal?: AbortSignal): AsyncGenerator<SyncStatus> {
-    // Listening before the first answer is read: a change meanwhile is not lost.
-    const changes = on(this.events, 'status', { signal });
-    try {
-      yield await this.status();
-      for await (const [status] of changes) yield status as SyncStatus;
-    } finally {
-      await changes.return?.();
-    }
+  updates(signal?: AbortSignal): AsyncGenerator<SyncStatus> {
+    return statusUpdates(this.events, () => this.status(), signal);
   }
 
   async stop(): Promise<void> {

@@ -61,6 +61,20 @@ function publicCause(err: unknown, runId: number): string {
 }
 
 /**
+ * The status now, then each one `events` emits as 'status'. It listens before reading the first,
+ * so a change while that is read or sent is not lost.
+ */
+export async function* statusUpdates(events: EventEmitter, current: () => SyncStatus | Promise<SyncStatus>, signal?: AbortSignal): AsyncGenerator<SyncStatus> {
+  const changes = on(events, 'status', { signal });
+  try {
+    yield await current();
+    for await (const [status] of changes) yield status as SyncStatus;
+  } finally {
+    await changes.return?.();
+  }
+}
+
+/**
  * Pulls conditions from the configured provider into SQLite. One run at a time: starting while a
  * run is going starts nothing. Each resort's data is staged as it arrives; the run publishes all
  * of it in one transaction at the end (PARTIAL when some resorts failed, FAILED when none
@@ -132,15 +146,8 @@ export class SyncRunner implements SyncService {
   }
 
   /** Status updates as they happen, starting with the current one (for subscriptions). */
-  async *updates(signal?: AbortSignal): AsyncGenerator<SyncStatus> {
-    // Listening before the first answer is sent: a change meanwhile is not lost.
-    const changes = on(this.events, 'status', { signal });
-    try {
-      yield this.status();
-      for await (const [status] of changes) yield status as SyncStatus;
-    } finally {
-      await changes.return?.();
-    }
+  updates(signal?: AbortSignal): AsyncGenerator<SyncStatus> {
+    return statusUpdates(this.events, () => this.status(), signal);
   }
 
   schedule(intervalMinutes: number): void {
