@@ -141,13 +141,14 @@ export async function buildDist(outdir = defaultOutdir, { withCli = false } = {}
     metafile: true,
     plugins: [onlyWhatRuns, oneCopyEach],
     // A native addon; geo-tz (it reads data files beside its code); GraphiQL's page (8 MB of
-    // script, loaded by the first request for /graphql's page): loaded from node_modules.
-    external: ['better-sqlite3', 'geo-tz', '@graphql-yoga/render-graphiql'],
+    // script, loaded by the first request for /graphql's page): loaded from node_modules. ws's
+    // optional native helpers (bufferutil, utf-8-validate) are tried in a try/catch: not installed.
+    external: ['better-sqlite3', 'geo-tz', '@graphql-yoga/render-graphiql', 'bufferutil', 'utf-8-validate'],
     mainFields: ['module', 'main'],
     logLevel: 'warning',
   };
-  // The server: one script. What only some requests need (Yoga, graphql-jit, Redis, metrics,
-  // tracing) is still imported lazily, so it is in the script but not run until asked for.
+  // The server: one script. What only some requests need (the incremental engine, the WebSocket
+  // transport, graphql-jit, Redis, metrics, tracing) is still imported lazily, so it is in the script but not run until asked for.
   const server = await build({
     ...common,
     entryPoints: { bundle: 'src/bundle-entry.ts' },

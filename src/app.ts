@@ -20,8 +20,6 @@ import { ResortRepository } from './repositories/resorts.js';
 import { loadLiftieIds } from './sync/liftie-ids.js';
 import { schema } from './graphql/schema.js';
 import { contextFactory, type Services } from './graphql/context.js';
-import { createExecutor } from './graphql/executor.js';
-import { createFinalizer } from './graphql/finalize.js';
 import { SnapshotStore } from './snapshots/store.js';
 import { DataVersion } from './data-version.js';
 import { warmUp } from './warm-up.js';
@@ -32,9 +30,12 @@ import { CostBudget } from './auth/cost-budget.js';
 import { UsageCounter } from './auth/usage-counter.js';
 import { KeyRepository } from './repositories/keys.js';
 import { registerEnvKeys } from './auth/env-keys.js';
-import { createGraphQLHandler } from './http/graphql-handler.js';
-import { loadManifest, PersistedDocuments } from './graphql/persisted-documents.js';
-import { createFreshnessOf } from './graphql/freshness.js';
+import { loadManifest, PersistedDocuments } from './operation/persisted-documents.js';
+import { createFreshnessOf } from './operation/freshness.js';
+import { createPipeline } from './operation/pipeline.js';
+import { createGraphQLHttp } from './transports/graphql/http.js';
+import type { createGraphQLWs } from './transports/graphql/ws.js';
+import { presentedKey } from './auth/presented-key.js';
 import { createDispatcher } from './http/dispatch.js';
 import { Deadlines } from './http/deadline.js';
 import { ResponseCache } from './http/response-cache.js';
@@ -179,24 +180,27 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const keys = new KeyRepository(backgroundDb);
   const usage = new UsageCounter(keys);
   const guard = redisKeys ? new replicas!.ClusterGuard(redisKeys, now, config.auth, logger) : new AuthGuard(keys, usage, now, config.auth);
-  const executor = createExecutor({ schema, introspection: config.introspection });
   const deadlines = new Deadlines(config.executionTimeoutMs);
   /** Set once the first requests would run at warm speed (warm-up.ts): readiness waits for it. */
   let warmed = false;
   const streams = new StreamLimiter(config.streams);
   const cache = new ResponseCache(config.responseCacheBytes);
+  // Every GraphQL operation, whatever brought it (every transport, the REST routes, the warm-up).
+  const pipeline = createPipeline({
+    schema,
+    introspection: config.introspection,
+    documents: new PersistedDocuments({ trusted: config.trustedDocuments.manifest ? loadManifest(config.trustedDocuments.manifest) : undefined }),
+    trustedOnly: config.trustedDocuments.only,
+    cache,
+    freshnessOf: createFreshnessOf(schema),
+    versionOf: (freshness) => dataVersion.of(freshness),
+  });
   metrics = createMetrics({
     cache: () => ({ ...cache.stats, bytes: cache.bytes }),
     breakers: () => providers.upstreams.map((u) => ({ provider: u.name, open: u.breaker.opened })),
     usage: () => usage.countsFor(monthOf(now())),
   });
-  const rest = createRestRouter({
-    routes,
-    executor,
-    cache,
-    versionOf: (freshness) => dataVersion.of(freshness),
-    makeContext: (ex) => newContext(ex),
-  });
+  const rest = createRestRouter({ routes, pipeline, cache, makeContext: (ex) => newContext(ex) });
   const dispatch = createDispatcher({
     guard,
     deadlines,
@@ -211,11 +215,18 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         const notes = redis && !redis.up() ? ['redis unreachable: local limits and local data until it is back'] : [];
         return { ready: waiting.length === 0, waiting, notes };
       },
-      graphql: createGraphQLHandler(schema, executor, createFinalizer({ hideSuggestions: !config.introspection }), services, config, (ex) => newContext(ex), streams, {
-        persisted: new PersistedDocuments({ trusted: config.trustedDocuments.manifest ? loadManifest(config.trustedDocuments.manifest) : undefined, trustedOnly: config.trustedDocuments.only }),
+      graphql: createGraphQLHttp({
+        pipeline,
+        makeContext: (ex) => newContext(ex),
         cache,
-        freshnessOf: createFreshnessOf(schema),
-        versionOf: (freshness) => dataVersion.of(freshness),
+        streams,
+        maxBodyBytes: config.maxBodyBytes,
+        maxBatch: config.graphql.maxBatch,
+        heartbeatMs: config.graphql.heartbeatMs,
+        recheck: async (ex) => {
+          const verdict = await guard.check(presentedKey(ex.req.headers));
+          return verdict.ok ? null : verdict.problem;
+        },
       }),
       rest: rest.handle,
     },
@@ -224,6 +235,36 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   // Time-outs are checked every second (node's default is 30 s, which let a slowloris live 39 s).
   const server: Server = createServer({ connectionsCheckingInterval: 1000 }, dispatch);
   const connections = limitConnections(server, config.connections, logger, streams);
+  // GraphQL over WebSocket, loaded with the first upgrade request.
+  let ws: Promise<ReturnType<typeof createGraphQLWs>> | null = null;
+  const loadWs = () =>
+    (ws ??= import('./transports/graphql/ws.js').then((m) =>
+      m.createGraphQLWs({
+        pipeline,
+        schema,
+        newContext,
+        guard,
+        streams,
+        deadlines,
+        logger,
+        corsOrigins: config.corsOrigins,
+        maxMessageBytes: config.maxBodyBytes,
+        initTimeoutMs: config.graphql.wsInitTimeoutMs,
+        idleTimeoutMs: config.graphql.wsIdleTimeoutMs,
+        heartbeatMs: config.graphql.heartbeatMs,
+        now,
+        newId: randomUUID,
+      }),
+    ));
+  server.on('upgrade', (req, socket, head) => {
+    loadWs().then(
+      (w) => w.upgrade(req, socket, head),
+      (err) => {
+        logger.error({ err }, 'the WebSocket transport failed to load');
+        socket.destroy();
+      },
+    );
+  });
   // Requests node:http cannot parse (oversized headers or URL, broken syntax) never reach a
   // handler: answer them as problem+json too, instead of node's bare status line.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
@@ -249,7 +290,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   // some requests need, a piece per turn of the event loop.
   const warming = (async () => {
     await new Promise((resolve) => setTimeout(resolve, config.warmUpDelayMs).unref());
-    await executor.loadCompiler();
+    await pipeline.loadCompiler();
     await metrics!.load();
     // No rounds asked for, nothing built ahead either: tables, indexes and operations are built by
     // the first request that needs them (a server that only answers resorts never reads the ZIPs).
@@ -259,7 +300,6 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     services.zipIndex.warm();
     await nextTurn();
     services.resortIndex.warm();
-    rest.warm();
     await weatherWindow.ensureCurrent();
     const zips = repos.zips.table();
     const resorts = repos.resorts.all();
@@ -267,7 +307,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       const row = (round * 997) % zips.size;
       return { zip: zips.zipAt(row), state: zips.stateCodeAt(row), city: zips.cityAt(row), id: resorts[round % resorts.length]!.id, with: resorts[(round + 1) % resorts.length]!.id };
     };
-    if (zips.size > 0 && resorts.length > 1) await warmUp(routes, executor, newContext, samplesOf, config.warmUpRounds);
+    if (zips.size > 0 && resorts.length > 1) await warmUp(routes, pipeline, newContext, samplesOf, config.warmUpRounds);
   })()
     .catch((err) => logger.error({ err }, 'warming up failed'))
     .finally(() => (warmed = true));
@@ -287,6 +327,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       // Stops listening now, before the first await (server.ts logs "shutting down" after this).
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      // WebSockets are told the server is going (1001) at once: their operations are long-lived.
+      if (ws) (await ws).close();
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
       clearTimeout(timer);

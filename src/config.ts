@@ -24,6 +24,9 @@ export const EnvSchema = z.object({
   GRAPHQL_INTROSPECTION: onOff.optional(),
   GRAPHQL_TRUSTED_DOCUMENTS: z.string().min(1).optional(),
   GRAPHQL_TRUSTED_ONLY: onOff.default(false),
+  GRAPHQL_BATCH_MAX: z.coerce.number().int().min(1).max(100).default(10),
+  GRAPHQL_WS_INIT_TIMEOUT_MS: z.coerce.number().int().min(100).default(3_000),
+  GRAPHQL_WS_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
   NODE_ENV: z.string().default('development'),
   MAX_CONNECTIONS: z.coerce.number().int().min(2).default(4096),
   HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
@@ -85,6 +88,12 @@ export interface Config {
   introspection: boolean;
   /** Trusted documents: the manifest's path (hash → document, codegen's persisted-documents.json), and whether only those run. */
   trustedDocuments: { manifest: string | null; only: boolean };
+  /**
+   * GraphQL's transports: operations per batch (an array of requests in one POST); a WebSocket's
+   * time to send connection_init, and how long it may sit with no operation and no message; how
+   * often SSE writes a heartbeat and a WebSocket is pinged (12 s, not an environment setting).
+   */
+  graphql: { maxBatch: number; wsInitTimeoutMs: number; wsIdleTimeoutMs: number; heartbeatMs: number };
   maxBodyBytes: number;
   connections: { maxConnections: number; headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
   /** Event streams (SSE, multipart): per key, in all (below maxConnections), and how long one may last. */
@@ -165,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Off by default in production: introspection and suggestions describe the schema to anyone.
     introspection: e.GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== 'production',
     trustedDocuments: { manifest: e.GRAPHQL_TRUSTED_DOCUMENTS ?? null, only: e.GRAPHQL_TRUSTED_ONLY },
+    graphql: { maxBatch: e.GRAPHQL_BATCH_MAX, wsInitTimeoutMs: e.GRAPHQL_WS_INIT_TIMEOUT_MS, wsIdleTimeoutMs: e.GRAPHQL_WS_IDLE_TIMEOUT_MS, heartbeatMs: 12_000 },
     maxBodyBytes: e.MAX_BODY_BYTES,
     connections: { maxConnections: e.MAX_CONNECTIONS, headersTimeoutMs: e.HEADERS_TIMEOUT_MS, requestTimeoutMs: e.REQUEST_TIMEOUT_MS, keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS },
     streams: { perKey: e.STREAMS_PER_KEY, total: maxStreams, maxLifetimeMs: e.STREAM_MAX_LIFETIME_MS },

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Repositories } from './repositories/index.js';
-import type { Freshness } from './rest/route.js';
 import { hourOf } from './snapshots/snapshot.js';
+
+/**
+ * What an answer depends on, and so how long it stays right: `static` answers change only with the
+ * data set itself (a rebuild, which is a new process); `data` answers change with the hour, the
+ * stored weather and the inventory; `none` answers (health, sync) are never kept.
+ */
+export type Freshness = 'static' | 'data' | 'none';
 
 /**
  * The version of the data an answer depends on, built here and nowhere else: resort answers on the

@@ -1,5 +1,7 @@
 import type { GraphQLContext, RequestInfo } from './graphql/context.js';
-import type { Executor } from './graphql/executor.js';
+import type { DocumentNode } from 'graphql';
+import { TRANSPORTS } from './operation/operation.js';
+import type { Pipeline } from './operation/pipeline.js';
 import type { RestRoute } from './rest/route.js';
 import { validate } from './validation/validate.js';
 import { nextTurn } from './turn.js';
@@ -22,12 +24,12 @@ export interface WarmUpSamples {
  * route per turn of the event loop, so requests are served in between. Histories (provider calls,
  * costed per point) and routes that change things are left out.
  */
-export async function warmUp(routes: readonly RestRoute[], executor: Executor, newContext: (request: RequestInfo) => GraphQLContext, samplesOf: (round: number) => WarmUpSamples, rounds: number): Promise<void> {
+export async function warmUp(routes: readonly RestRoute[], pipeline: Pipeline, newContext: (request: RequestInfo) => GraphQLContext, samplesOf: (round: number) => WarmUpSamples, rounds: number): Promise<void> {
   const request: RequestInfo = { requestId: 'warm-up', signal: new AbortController().signal, scopes: '', keyId: null, keyRate: 0, due: Number.POSITIVE_INFINITY };
-  for (let round = 0; round < rounds; round++) await warmUpRound(routes, executor, newContext(request), samplesOf(round));
+  for (let round = 0; round < rounds; round++) await warmUpRound(routes, pipeline, newContext(request), samplesOf(round));
 }
 
-async function warmUpRound(routes: readonly RestRoute[], executor: Executor, context: GraphQLContext, samples: WarmUpSamples): Promise<void> {
+async function warmUpRound(routes: readonly RestRoute[], pipeline: Pipeline, context: GraphQLContext, samples: WarmUpSamples): Promise<void> {
   for (const route of routes) {
     if ((route.method ?? 'GET') !== 'GET' || route.freshness === 'none' || route.path.endsWith('/history')) continue;
     const raw: Record<string, unknown> = {};
@@ -35,7 +37,8 @@ async function warmUpRound(routes: readonly RestRoute[], executor: Executor, con
     if ('with' in (route.params as unknown as { shape: object }).shape) raw.with = samples.with;
     const params = validate(route.params, raw);
     const variables = (route.variables ? route.variables(params) : params) as Record<string, unknown>;
-    await executor.begin(context).execute(route.operation, variables);
+    // The route's own operation through the same pipeline as a request (kept answers aside: nothing is stored).
+    await pipeline.run({ own: route.operation as DocumentNode, variables }, TRANSPORTS.warmUp, context);
     await nextTurn();
   }
 }

@@ -73,8 +73,8 @@ describe('incremental delivery', () => {
       const next = partsOf(res);
       const first = await next();
       // The provider has not answered: the first part cannot wait for it. It carries the answer's
-      // cost, as a single answer does (deferred fields included).
-      expect(first).toEqual({ data: { resort: { name: 'Alta' } }, hasNext: true, extensions: { cost: { requestedQueryCost: expect.any(Number), throttleStatus: expect.any(Object) } } });
+      // cost (deferred fields included) and its request id, as a single answer does.
+      expect(first).toEqual({ data: { resort: { name: 'Alta' } }, hasNext: true, extensions: { cost: { requestedQueryCost: expect.any(Number), throttleStatus: expect.any(Object) }, requestId: res.headers.get('x-request-id') } });
       expect(first.extensions.cost.requestedQueryCost).toBeGreaterThan(8 * 3 * 7);
       release();
       released = true;

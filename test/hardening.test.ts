@@ -2,8 +2,8 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app.js';
 import { Deadlines } from '../src/http/deadline.js';
-import { QUERY_LIMITS } from '../src/graphql/executor.js';
-import { COST_LIMITS } from '../src/graphql/cost.js';
+import { QUERY_LIMITS } from '../src/operation/steps/limits.js';
+import { COST_LIMITS } from '../src/operation/steps/cost.js';
 import { expectProblem, getJson, startTestServer, TEST_KEY } from './helpers/server.js';
 import { until } from './helpers/wait.js';
 

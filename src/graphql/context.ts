@@ -53,12 +53,6 @@ export interface GraphQLContext extends Services {
   readonly budgetHolder: BudgetHolder | null;
   /** When the request's deadline passes (performance.now() time), for upstream calls to fit inside it. */
   readonly deadline: number;
-  /**
-   * Set where parts of an answer can be delivered as they are ready (Yoga, for multipart/mixed):
-   * the executor calls it when it runs a document with @defer or @stream, so that the deadline
-   * cuts the parts still to come.
-   */
-  incremental?: () => void;
 }
 
 /** The request a context serves (the dispatcher's Exchange). */
@@ -120,25 +114,5 @@ export function contextFactory(services: Services): (request: RequestInfo) => Gr
     ctx.requestId = request.requestId;
     ctx._request = request;
     return ctx;
-  };
-}
-
-/**
- * The same context as a plain object with every member its own, for Yoga, which merges contexts
- * by copying own properties (a prototype's members would be lost).
- */
-export function plainContext(services: Services, ctx: GraphQLContext): GraphQLContext {
-  return {
-    ...services,
-    requestId: ctx.requestId,
-    loaders: new RequestLoaders(services),
-    logger: ctx.logger,
-    scopes: ctx.scopes,
-    keyId: ctx.keyId,
-    budgetHolder: ctx.budgetHolder,
-    deadline: ctx.deadline,
-    get signal() {
-      return ctx.signal;
-    },
   };
 }

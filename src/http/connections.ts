@@ -17,6 +17,12 @@ export interface ConnectionLimits {
  * its sender its oldest sockets, not the next client its request. Without an idle one, an event
  * stream makes room (http/streams.ts).
  */
+/** Sockets that left HTTP for another protocol (a WebSocket): busy, never idle, counted as streams. */
+const upgraded = new WeakSet<Socket>();
+export function markUpgraded(socket: Socket): void {
+  upgraded.add(socket);
+}
+
 export function limitConnections(server: Server, limits: ConnectionLimits, logger: Logger, streams?: { evictOne(): boolean }): { open(): number } {
   server.headersTimeout = limits.headersTimeoutMs;
   server.requestTimeout = limits.requestTimeoutMs;
@@ -32,7 +38,7 @@ export function limitConnections(server: Server, limits: ConnectionLimits, logge
     if (open.size <= limits.maxConnections) return;
     for (const s of open) {
       // node:http attaches the response being written to its socket: none means idle.
-      if (s !== socket && !(s as unknown as { _httpMessage?: unknown })._httpMessage) {
+      if (s !== socket && !(s as unknown as { _httpMessage?: unknown })._httpMessage && !upgraded.has(s)) {
         open.delete(s);
         s.destroy();
         if (++evicted % 1000 === 1) logger.warn({ open: open.size, max: limits.maxConnections, evicted }, 'connection cap reached: closing the oldest idle connections');

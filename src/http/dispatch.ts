@@ -10,11 +10,7 @@ import { CACHE_NONE } from './headers.js';
 import type { Metrics } from './metrics.js';
 import { endRequestSpan, runIn, startRequestSpan, traced } from '../telemetry/trace.js';
 import { hasScope } from '../auth/scopes.js';
-
-/** The token of an `Authorization: Bearer …` header (how Prometheus sends credentials). */
-function bearer(header: string | undefined): string | undefined {
-  return header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
-}
+import { presentedKey } from '../auth/presented-key.js';
 import { corsHeaders, preflight } from './security.js';
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
@@ -25,7 +21,7 @@ export interface Handlers {
   pages: { pageOf(ex: Exchange): string | null; serve(ex: Exchange, page: string): Promise<void> };
   /** Liveness and readiness: no key, not counted, not limited. */
   ready(): { ready: boolean; waiting: string[] };
-  graphql: { handle(ex: Exchange): Promise<void> };
+  graphql: { handle(ex: Exchange): Promise<void> | void };
   /** The REST route table; false when no route matches. */
   rest(ex: Exchange): Promise<boolean>;
 }
@@ -68,7 +64,7 @@ export function createDispatcher({ guard, handlers, deadlines, metrics, corsOrig
     }
     const isGraphQL = ex.path === '/graphql';
 
-    const presented = req.headers['x-api-key'] ?? bearer(req.headers.authorization);
+    const presented = presentedKey(req.headers);
     let verdict = ex.trace ? traced('key check', {}, () => guard.check(presented)) : guard.check(presented);
     if (verdict instanceof Promise) verdict = await verdict;
     if (!verdict.ok) return sendProblem(ex, verdict.problem);

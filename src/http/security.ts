@@ -2,13 +2,18 @@ import type { Exchange } from './exchange.js';
 
 const EXPOSED = 'x-request-id, etag, retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset, ratelimit-policy';
 
+/** Whether CORS_ORIGINS lets a page of this origin use the API. */
+export function allowsOrigin(origin: string, origins: readonly string[]): boolean {
+  return origins.includes('*') || origins.includes(origin);
+}
+
 /**
  * CORS for browser clients. Keys travel in a header, never cookies, so credentials are not
  * allowed; the allowed origins come from CORS_ORIGINS. Headers for a request from `origin`.
  */
 export function corsHeaders(origin: string, origins: readonly string[]): string[] {
+  if (!allowsOrigin(origin, origins)) return [];
   const anyOrigin = origins.includes('*');
-  if (!anyOrigin && !origins.includes(origin)) return [];
   return anyOrigin
     ? ['access-control-allow-origin', '*', 'access-control-expose-headers', EXPOSED]
     : ['access-control-allow-origin', origin, 'vary', 'Origin', 'access-control-expose-headers', EXPOSED];
@@ -17,7 +22,7 @@ export function corsHeaders(origin: string, origins: readonly string[]): string[
 /** Answers a CORS preflight: 204, with the methods and headers allowed when the origin is. */
 export function preflight(ex: Exchange, origins: readonly string[]): void {
   const origin = ex.req.headers.origin;
-  const allowed = origin && (origins.includes('*') || origins.includes(origin));
+  const allowed = origin && allowsOrigin(origin, origins);
   ex.sendEmpty(
     204,
     allowed

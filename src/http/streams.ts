@@ -1,6 +1,18 @@
 import type { Exchange } from './exchange.js';
 import type { Problem } from './problem.js';
 
+/** What holds a connection open: an SSE or multipart answer, or a WebSocket. */
+export interface StreamHolder {
+  keyId: number | null;
+  /** Ends it (the connection policy takes it back, or its lifetime is over). */
+  end(): void;
+  /** Hears when it has ended, whoever ended it. */
+  onEnd(listener: () => void): void;
+}
+
+/** An event stream's answer as a holder. */
+export const answerHolder = (ex: Exchange): StreamHolder => ({ keyId: ex.keyId, end: () => ex.res.destroy(), onEnd: (listener) => ex.res.once('close', listener) });
+
 export interface StreamLimits {
   /** Event streams (SSE, multipart) one key may hold open at once. */
   perKey: number;
@@ -11,17 +23,17 @@ export interface StreamLimits {
 }
 
 interface OpenStream {
-  ex: Exchange;
+  holder: StreamHolder;
   key: string;
   timer: NodeJS.Timeout;
 }
 
 /**
- * Event streams hold a connection for as long as they last, so they are counted: per key (a key
- * over its share gets 429) and in all (503 past the total, which stays below the connection cap),
- * each closed after a maximum lifetime. Yoga's SSE writes a heartbeat comment every 12 s, so a
- * stream never looks idle to a proxy. When the connection cap is reached and no connection is idle,
- * the connection policy takes back a stream: the oldest of the key holding the most.
+ * Event streams (SSE, multipart) and WebSockets hold a connection for as long as they last, so
+ * they are counted together: per key (a key over its share gets 429) and in all (503 past the
+ * total, which stays below the connection cap), each closed after a maximum lifetime. When the
+ * connection cap is reached and no connection is idle, the connection policy takes back a stream:
+ * the oldest of the key holding the most.
  */
 export class StreamLimiter {
   /** Insertion order is age order. */
@@ -35,26 +47,26 @@ export class StreamLimiter {
   }
 
   /** Counts a stream about to start, or answers why it may not. */
-  admit(ex: Exchange): Problem | null {
-    const key = ex.keyId === null ? 'no key' : String(ex.keyId);
+  admit(holder: StreamHolder): Problem | null {
+    const key = holder.keyId === null ? 'no key' : String(holder.keyId);
     const mine = this.byKey.get(key);
     if ((mine?.size ?? 0) >= this.limits.perKey) {
       return {
         status: 429,
         code: 'TOO_MANY_STREAMS',
-        detail: `This key already holds ${this.limits.perKey} open event streams, the most one key may hold; close one first.`,
+        detail: `This key already holds ${this.limits.perKey} open streams (SSE, multipart, WebSocket), the most one key may hold; close one first.`,
         errors: [{ name: 'streams', value: mine!.size, bound: `at most ${this.limits.perKey} open at once per key`, message: `streams must be at most ${this.limits.perKey} per key` }],
         headers: ['retry-after', '1'],
       };
     }
     if (this.open.size >= this.limits.total) {
-      return { status: 503, code: 'TOO_MANY_STREAMS', detail: `The server holds ${this.limits.total} event streams, its most; try again later.`, headers: ['retry-after', '5'] };
+      return { status: 503, code: 'TOO_MANY_STREAMS', detail: `The server holds ${this.limits.total} streams, its most; try again later.`, headers: ['retry-after', '5'] };
     }
-    const stream: OpenStream = { ex, key, timer: setTimeout(() => ex.res.destroy(), this.limits.maxLifetimeMs).unref() };
+    const stream: OpenStream = { holder, key, timer: setTimeout(() => holder.end(), this.limits.maxLifetimeMs).unref() };
     this.open.add(stream);
     if (mine) mine.add(stream);
     else this.byKey.set(key, new Set([stream]));
-    ex.res.once('close', () => this.release(stream));
+    holder.onEnd(() => this.release(stream));
     return null;
   }
 
@@ -70,7 +82,7 @@ export class StreamLimiter {
     }
     if (!victim) return false;
     this.release(victim);
-    victim.ex.res.destroy();
+    victim.holder.end();
     return true;
   }
 

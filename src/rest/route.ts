@@ -1,12 +1,7 @@
+import type { Freshness } from '../data-version.js';
 import type { z } from 'zod';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 
-/**
- * How long a route's answer stays right: `static` answers change only with the data set itself
- * (a rebuild, which is a new process); `data` answers change with the hour, the stored weather
- * and the inventory; `none` answers (health, sync) are never kept.
- */
-export type Freshness = 'static' | 'data' | 'none';
 
 /**
  * The operation's data as `shape` sees it: the router shapes only answers without errors, and a

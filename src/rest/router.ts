@@ -2,40 +2,38 @@ import { GraphQLError, type DocumentNode } from 'graphql';
 import { parseParams } from '../validation/validate.js';
 import { badInput } from '../errors.js';
 import type { GraphQLContext } from '../graphql/context.js';
-import type { Executor } from '../graphql/executor.js';
-import { CostLimitedError } from '../auth/cost-budget.js';
-import { CACHE_NONE, CACHE_REVALIDATE, JSON_TYPE } from '../http/headers.js';
+import { CACHE_NONE, JSON_TYPE } from '../http/headers.js';
+import type { Representations } from '../http/compression.js';
 import type { Exchange } from '../http/exchange.js';
 import { sendProblem, type Problem } from '../http/problem.js';
 import type { ResponseCache } from '../http/response-cache.js';
-import type { Freshness, RestRoute } from './route.js';
+import { TRANSPORTS, type OperationRequest, type Outcome } from '../operation/operation.js';
+import type { Pipeline } from '../operation/pipeline.js';
+import { sendKept } from '../transports/graphql/answer.js';
+import type { RestRoute } from './route.js';
 
 interface MountedRoute {
   route: RestRoute;
   segments: string[];
   allow: string;
   methods: ReadonlySet<string>;
-  /** Handed to the executor on first use (or by warm()). */
-  trusted?: DocumentNode;
 }
 
 export interface RestRouterDeps {
   routes: readonly RestRoute[];
-  executor: Executor;
+  pipeline: Pipeline;
   cache: ResponseCache;
-  /** The data version a route's answer depends on (part of its cache key). */
-  versionOf: (freshness: Freshness) => string;
   makeContext: (ex: Exchange) => GraphQLContext;
 }
 
 /**
- * Mounts the route table: what is REST's own (routing, parameters, shapes, ETags, problem+json).
- * Each route's operation is one of ours, validated when it is generated (see Executor.trust); a request then matches a route, validates its parameters once (the
- * resolvers trust them), and either answers from the response cache (304 when the client has the
- * same ETag) or runs the operation through the one GraphQL executor (cost limit and budget,
- * graphql-jit, error policy) and stores the serialized answer.
+ * Mounts the route table: what is REST's own (routing, parameters, shapes, problem+json). A request
+ * matches a route and validates its parameters once (the resolvers trust them); then the route's
+ * operation, one of the server's own trusted documents (validated when it was generated), runs
+ * through the operation pipeline like any GraphQL request: the response cache (a GET's answer is a
+ * version of the data, kept shaped), the cost limit and budget, execution, the error policy.
  */
-export function createRestRouter({ routes, executor, cache, versionOf, makeContext }: RestRouterDeps) {
+export function createRestRouter({ routes, pipeline, cache, makeContext }: RestRouterDeps) {
   const bySegmentCount = new Map<number, MountedRoute[]>();
   for (const route of routes) {
     const segments = route.path.split('/').slice(1);
@@ -44,12 +42,6 @@ export function createRestRouter({ routes, executor, cache, versionOf, makeConte
     const methods = method === 'GET' ? ['GET', 'HEAD'] : [method];
     list.push({ route, segments, allow: methods.join(', '), methods: new Set(methods) });
     bySegmentCount.set(segments.length, list);
-  }
-
-  function operationOf(m: MountedRoute): DocumentNode {
-    if (m.trusted) return m.trusted;
-    executor.trust(m.route.operation);
-    return (m.trusted = m.route.operation);
   }
 
   function match(path: string): { mounted: MountedRoute; pathParams: [string, string][] } | null {
@@ -80,6 +72,7 @@ export function createRestRouter({ routes, executor, cache, versionOf, makeConte
       sendProblem(ex, { status: 405, code: 'METHOD_NOT_ALLOWED', detail: `${method} is not allowed here; use ${allow}`, headers: ['allow', allow] });
       return true;
     }
+    let context: GraphQLContext | undefined;
     try {
       const raw: Record<string, unknown> = {};
       if (ex.query) {
@@ -97,50 +90,41 @@ export function createRestRouter({ routes, executor, cache, versionOf, makeConte
         return true;
       }
       const params = parsed.value;
-      const document = operationOf(found.mounted);
-      const variables = (route.variables ? route.variables(params) : params) as Record<string, unknown>;
-
-      const key = route.freshness === 'none' ? null : `${route.path}\n${versionOf(route.freshness)}\n${JSON.stringify(params)}`;
-      let answer = key ? cache.get(key) : undefined;
-      if (!answer) {
-        // What is computed is charged to the key's cost budget (by the executor); a kept answer costs nothing.
-        const context = makeContext(ex);
-        const result = await executor.begin(context).execute(document, variables);
-        ex.cost = context.cost ?? 0;
-        if (ex.answered) return true;
-        if (result.errors?.length) {
-          const error = result.errors[0]!;
-          if (error instanceof CostLimitedError) ex.replaceHeaders(error.headers);
-          sendProblem(ex, problemOf(error, ex, context));
-          return true;
-        }
-        if (!key) {
-          // No name in this async frame holds the body while it is compressed (see exchange.ts).
-          await ex.sendCompressible(200, JSON_TYPE, JSON.stringify(route.shape(result.data as never, params)), ['cache-control', CACHE_NONE]);
-          return true;
-        }
-        answer = cache.put(key, JSON.stringify(route.shape(result.data as never, params)));
+      const overGet = route.method !== 'POST';
+      const request: OperationRequest = {
+        own: route.operation as DocumentNode,
+        variables: route.variables ? route.variables(params) : params,
+        overGet,
+        // Not a cross-site concern: a route runs only the server's own operation, and a GET route a query.
+        crossSiteSafe: true,
+        ...(overGet ? { keep: { key: `${route.path}\n${JSON.stringify(params)}`, serialize: (data: unknown) => JSON.stringify(route.shape(data as never, params)) } } : {}),
+      };
+      context = makeContext(ex);
+      let outcome = pipeline.run(request, TRANSPORTS.rest, context);
+      if (outcome instanceof Promise) outcome = await outcome;
+      ex.cost = context.cost ?? 0;
+      if (ex.answered) return true;
+      if (outcome.kind === 'kept') {
+        // No name in this async frame holds the body while it is compressed (see exchange.ts).
+        await sendKept(ex, outcome.answer as Representations, outcome.key, cache, JSON_TYPE);
+        return true;
       }
-      // A kept answer is compressed once and keeps what it made (the cache counts those bytes).
-      const held = answer.encodedBytes;
-      const sending = ex.sendRepresentation(JSON_TYPE, answer, ['cache-control', CACHE_REVALIDATE]);
-      if (sending) {
-        await sending;
-        if (answer.encodedBytes !== held) cache.resized(key!, answer);
+      const errors = outcome.kind === 'refused' ? outcome.errors : outcome.kind === 'result' ? outcome.result.errors : undefined;
+      if (errors?.length) {
+        const headers = outcome.kind === 'refused' ? outcome.headers : undefined;
+        if (headers && outcome.kind === 'refused' && outcome.status === 429) ex.replaceHeaders(headers);
+        sendProblem(ex, problemOf(errors[0], ex, context, outcome.kind === 'refused' ? outcome.status : undefined));
+        return true;
       }
+      if (outcome.kind !== 'result') throw new Error(`a REST route's operation answered with a ${outcome.kind}`);
+      await ex.sendCompressible(200, JSON_TYPE, JSON.stringify(route.shape(outcome.result.data as never, params)), ['cache-control', CACHE_NONE]);
     } catch (err) {
-      sendProblem(ex, problemOf(err, ex, makeContext(ex)));
+      sendProblem(ex, problemOf(err, ex, context ?? makeContext(ex)));
     }
     return true;
   }
 
-  return {
-    handle,
-    /** Hands every route's operation to the executor now. */
-    warm(): void {
-      for (const list of bySegmentCount.values()) for (const m of list) operationOf(m);
-    },
-  };
+  return { handle };
 }
 
 function decodePathSegment(name: string, value: string): string {
@@ -164,13 +148,15 @@ function problemFrom(detail: string, extensions: { status: number; code: string;
  * Our own errors carry their status; the executor's error policy has logged and masked anything
  * else as INTERNAL_SERVER_ERROR. What fails outside the executor (shaping) is logged here.
  */
-function problemOf(err: unknown, ex: Exchange, context: GraphQLContext): Problem {
+function problemOf(err: unknown, ex: Exchange, context: GraphQLContext, status?: number): Problem {
   const ext = (err as GraphQLError)?.extensions;
   const original = (err as GraphQLError)?.originalError;
   const known = ext && typeof ext.status === 'number' && typeof ext.code === 'string' ? ext : (original as GraphQLError | undefined)?.extensions;
   if (known && typeof known.status === 'number' && typeof known.code === 'string') {
     return problemFrom((err as Error).message, { status: known.status, code: known.code, errors: known.errors });
   }
+  // A refusal of the pipeline's: its status, and the code it gave.
+  if (status !== undefined && typeof ext?.code === 'string') return problemFrom((err as Error).message, { status, code: ext.code });
   if (ext?.code !== 'INTERNAL_SERVER_ERROR') context.logger.error({ err: original ?? err, path: ex.path }, 'unexpected error in a REST route');
   return INTERNAL;
 }

@@ -52,13 +52,13 @@ describe('start-up runs only what the first answer needs', () => {
     return seen;
   }
 
-  it('graphql-jit, Yoga, GraphiQL, Redis, metrics, tracing and zlib run on first use, not at start', () => {
+  it('graphql-jit, the incremental engine, the WebSocket transport, GraphiQL, Redis, metrics, tracing and zlib run on first use, not at start', () => {
     const meta = JSON.parse(readFileSync(path.join(BUNDLE_DIR, 'meta.json'), 'utf8')) as Meta;
     const atStart = [...runAtStart(meta)];
     // What the first lookup does need is there (the check would pass vacuously on an empty graph).
     expect(atStart.some((i) => i.startsWith('node_modules/graphql/execution/'))).toBe(true);
     expect(atStart.some((i) => i.startsWith('node_modules/@pothos/core/'))).toBe(true);
-    for (const lazy of ['graphql-jit', 'graphql-yoga', 'ioredis', 'prom-client', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http']) {
+    for (const lazy of ['graphql-jit', '@graphql-tools/executor', 'graphql-ws', 'ws', 'ioredis', 'prom-client', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http']) {
       // (A package's own files; what it nests under its node_modules may be shared by the start-up code.)
       const own = atStart.filter((i) => i.startsWith(`node_modules/${lazy}/`) && !i.startsWith(`node_modules/${lazy}/node_modules/`));
       expect(own, lazy).toEqual([]);

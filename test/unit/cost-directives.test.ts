@@ -3,7 +3,7 @@ import path from 'node:path';
 import { buildSchema, getNamedType, type GraphQLField, isInterfaceType, isObjectType, Kind, parse, valueFromASTUntyped, type GraphQLNamedType, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { schema } from '../../src/graphql/schema.js';
-import { createCostAnalysis } from '../../src/graphql/cost.js';
+import { createCostAnalysis } from '../../src/operation/steps/cost.js';
 
 /**
  * The committed SDL's @cost / @listSize directives let a client compute a query's cost before

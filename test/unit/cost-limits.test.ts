@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COST_LIMITS, overLimit } from '../../src/graphql/cost.js';
+import { COST_LIMITS, overLimit } from '../../src/operation/steps/cost.js';
 
 /**
  * The cost analysis' caps. Over HTTP, armor's depth limit (12) refuses deeper documents first

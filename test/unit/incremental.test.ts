@@ -1,6 +1,10 @@
 import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { cutAtDeadline, DEFERRED_TIMEOUT_MESSAGE, type IncrementalPart } from '../../src/graphql/incremental.js';
+import { cutAtDeadline, DEFERRED_TIMEOUT_MESSAGE, type IncrementalPart } from '../../src/operation/incremental.js';
+import { finalizeStep, UNEXPECTED_MESSAGE } from '../../src/operation/steps/finalize.js';
+import { TRANSPORTS, type Operation } from '../../src/operation/operation.js';
+import type { GraphQLContext } from '../../src/graphql/context.js';
+import { createLogger } from '../../src/logger.js';
 
 /** An incremental result whose second part never comes; records whether it was told to stop. */
 function stuckAfterFirst() {
@@ -30,7 +34,7 @@ describe('incremental results at the deadline', () => {
   it('parts still to come when the signal aborts are cut: a last part with code TIMEOUT, and the source is told to stop', async () => {
     const { parts, state } = stuckAfterFirst();
     const controller = new AbortController();
-    const it = cutAtDeadline(parts, controller.signal, (r) => r)[Symbol.asyncIterator]();
+    const it = cutAtDeadline(parts, controller.signal)[Symbol.asyncIterator]();
     expect((await it.next()).value).toEqual({ data: { a: 1 }, hasNext: true });
     const pending = it.next();
     controller.abort();
@@ -43,22 +47,26 @@ describe('incremental results at the deadline', () => {
 
   it('a signal aborted before the first part: the cut is the last part', async () => {
     const { parts } = stuckAfterFirst();
-    const out = await collect(cutAtDeadline(parts, AbortSignal.abort(), (r) => r));
+    const out = await collect(cutAtDeadline(parts, AbortSignal.abort()));
     // The first part may win the race or not; the last is always the cut.
     expect(out.at(-1)).toMatchObject({ hasNext: false, incremental: [{ errors: [{ extensions: { code: 'TIMEOUT' } }] }] });
   });
 
-  it('every part is masked, and every piece of a later part', async () => {
-    const secret = new GraphQLError('SQLITE_BUSY at /srv/x.js:1');
+  it('the finalize step masks every part of a stream, and every piece of a later part; the first part carries the request id', async () => {
+    const secret = new GraphQLError('SQLITE_BUSY at /srv/x.js:1', { originalError: new Error('SQLITE_BUSY at /srv/x.js:1') });
     const source = (async function* () {
       yield { data: { a: 1 }, errors: [secret], hasNext: true } as IncrementalPart;
       yield { incremental: [{ errors: [secret] }, { errors: [secret] }], hasNext: false } as IncrementalPart;
     })();
-    const masked = new GraphQLError('Unexpected error.');
-    const mask = <R extends { errors?: readonly GraphQLError[] }>(r: R): R => (r.errors ? { ...r, errors: r.errors.map(() => masked) } : r);
-    const out = await collect(cutAtDeadline(source, new AbortController().signal, mask));
+    const context = { requestId: 'req-1', logger: createLogger('silent'), budgetHolder: null } as unknown as GraphQLContext;
+    const op = { request: {}, transport: TRANSPORTS.sse, context } as Operation;
+    const outcome = finalizeStep({ hideSuggestions: false }).done!(op, { kind: 'stream', incremental: true, parts: cutAtDeadline(source, new AbortController().signal) });
+    if (outcome.kind !== 'stream') throw new Error(`a stream stays a stream, not a ${outcome.kind}`);
+    const out = await collect(outcome.parts as AsyncIterable<IncrementalPart>);
     expect(JSON.stringify(out)).not.toMatch(/SQLITE/);
     expect(out).toHaveLength(2);
-    expect(out[1]!.incremental!.every((p) => p.errors![0] === masked)).toBe(true);
+    expect(out[0]).toMatchObject({ errors: [{ message: UNEXPECTED_MESSAGE, extensions: { code: 'INTERNAL_SERVER_ERROR' } }], extensions: { requestId: 'req-1' } });
+    expect(out[1]!.incremental).toHaveLength(2);
+    for (const piece of out[1]!.incremental!) expect(piece.errors).toMatchObject([{ message: UNEXPECTED_MESSAGE, extensions: { code: 'INTERNAL_SERVER_ERROR' } }]);
   });
 });

@@ -1,7 +1,7 @@
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { schema } from '../../src/graphql/schema.js';
-import { mayDisableLeafSerialization } from '../../src/graphql/leaf-serialization.js';
+import { mayDisableLeafSerialization } from '../../src/operation/leaf-serialization.js';
 
 describe('documents whose built-in leaves graphql-jit may leave unserialized', () => {
   const plain = (query: string) => mayDisableLeafSerialization(schema, parse(query));

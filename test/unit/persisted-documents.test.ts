@@ -3,8 +3,8 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAX_CACHED_DOCUMENT_CHARS } from '../../src/graphql/executor.js';
-import { loadManifest, PersistedDocuments } from '../../src/graphql/persisted-documents.js';
+import { MAX_CACHED_DOCUMENT_CHARS } from '../../src/operation/steps/parse.js';
+import { loadManifest, PersistedDocuments } from '../../src/operation/persisted-documents.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const apq = (text: string) => ({ persistedQuery: { version: 1, sha256Hash: sha256(text) } });
@@ -40,7 +40,7 @@ describe('persisted documents', () => {
   it('nothing is stored before the caller says the document validated', () => {
     const docs = new PersistedDocuments();
     const r = docs.resolve({ query: '{ x }', extensions: apq('{ x }') });
-    expect('query' in r && r.query).toBe('{ x }');
+    expect('text' in r && r.text).toBe('{ x }');
     expect(found(docs, '{ x }')).toBe(false);
   });
 

@@ -1,6 +1,7 @@
 import { GraphQLError, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { complexityFromQuery } from '@pothos/plugin-complexity';
 import { LRUCache } from 'lru-cache';
+import { refuse, type Step } from '../operation.js';
 
 /** The most work one operation may ask for: fields resolved, lists weighted by their size. */
 export const COST_LIMITS = { complexity: 250_000, depth: 14, breadth: 400 } as const;
@@ -73,4 +74,24 @@ export function overLimit(cost: OperationCost): GraphQLError | null {
   return new GraphQLError(`Query ${kind} ${actual} is over the limit of ${max}; ask for smaller pages or fewer nested lists.`, {
     extensions: { code: 'QUERY_TOO_COMPLEX', status: 400 },
   });
+}
+
+/**
+ * What the operation costs, from the schema's declared field costs and its variables, before
+ * anything runs: over a limit is QUERY_TOO_COMPLEX (400). The cost is recorded on the context for
+ * the budget step, `extensions.cost` and the log. Variables that do not coerce leave it unknown:
+ * execution reports them, without running anything.
+ */
+export function costStep(schema: GraphQLSchema): Step {
+  const costOf = createCostAnalysis(schema);
+  return {
+    name: 'cost',
+    run(op) {
+      const cost = costOf(op.document!, op.variables);
+      if (!cost) return undefined;
+      op.context.cost = cost.complexity;
+      const over = overLimit(cost);
+      return over ? refuse(over, 400) : undefined;
+    },
+  };
 }

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { GraphQLError } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import { MAX_CACHED_DOCUMENT_CHARS } from './executor.js';
+import { MAX_CACHED_DOCUMENT_CHARS } from './steps/parse.js';
+import type { Source } from './operation.js';
 
 /** Bytes of documents kept for automatic persisted queries (each at most MAX_CACHED_DOCUMENT_CHARS). */
 export const APQ_STORE_BYTES = 8 * 1024 * 1024;
@@ -14,18 +15,16 @@ export interface DocumentParams {
   extensions?: unknown;
 }
 
-/** The document to run (its text, and a short id for cache keys), or why there is none. */
 /**
- * A request's document: its text, and its id (the SHA-256 of the text, or the trusted id), made
- * only when asked: only a GET's cache key needs it, and hashing every POST's text cost a microsecond.
+ * A request's document (operation.ts's Source: its text, whether it is trusted, and its id, made
+ * only when asked: only a GET's cache key needs it, and hashing every POST's text cost a
+ * microsecond), or why there is none.
  */
-export type ResolvedDocument = { query: string; id: () => string; store?: () => void } | { error: GraphQLError };
+export type ResolvedDocument = Source | { error: GraphQLError };
 
 export interface PersistedDocumentsOptions {
   /** Trusted documents: hash → text, as codegen's client preset writes persisted-documents.json. */
   trusted?: ReadonlyMap<string, string>;
-  /** Refuse every document that is not in `trusted` (GRAPHQL_TRUSTED_ONLY=on). */
-  trustedOnly?: boolean;
   /** Bytes of automatic persisted queries kept (APQ_STORE_BYTES). */
   maxBytes?: number;
 }
@@ -36,7 +35,7 @@ const requestError = (message: string, code: string) => new GraphQLError(message
 
 /**
  * Which document a request runs, however it names it:
- * - `query`: the text itself (refused under GRAPHQL_TRUSTED_ONLY=on unless it is a trusted one);
+ * - `query`: the text itself (trusted when it is one of the manifest's);
  * - `extensions.persistedQuery { version: 1, sha256Hash }` (Apollo's automatic persisted queries):
  *   the hash alone runs a document sent before with it (or a trusted one);
  *   `PersistedQueryNotFound` asks the client to send the text with the hash, which is checked
@@ -44,17 +43,16 @@ const requestError = (message: string, code: string) => new GraphQLError(message
  * - `documentId` (the GraphQL-over-HTTP persisted documents proposal): a trusted document's hash,
  *   with or without its `sha256:` prefix.
  * The store is per process: a client that reaches another replica is asked for the text once more.
+ * Whether an untrusted document may run is the trusted-only step's to say (steps/trusted-only.ts).
  */
 export class PersistedDocuments {
   private readonly apq: LRUCache<string, string>;
   private readonly trusted: ReadonlyMap<string, string>;
   private readonly trustedIds = new Map<string, string>();
-  private readonly trustedOnly: boolean;
 
   constructor(options: PersistedDocumentsOptions = {}) {
     this.apq = new LRUCache({ maxSize: options.maxBytes ?? APQ_STORE_BYTES, sizeCalculation: (text, hash) => text.length + hash.length + 64 });
     this.trusted = options.trusted ?? new Map();
-    this.trustedOnly = options.trustedOnly ?? false;
     for (const [id, text] of this.trusted) this.trustedIds.set(text, id);
   }
 
@@ -69,30 +67,30 @@ export class PersistedDocuments {
     if (params.documentId !== undefined && params.documentId !== null) {
       if (typeof params.documentId !== 'string') return { error: requestError('documentId must be a string.', 'BAD_REQUEST') };
       const id = params.documentId.startsWith('sha256:') ? params.documentId.slice(7) : params.documentId;
-      const text = this.trusted.get(id) ?? (this.trustedOnly ? undefined : this.apq.get(id));
-      if (text === undefined) return { error: notFound() };
-      return { query: text, id: () => id };
+      return this.byHash(id);
     }
     const hash = persisted?.sha256Hash;
     if (typeof params.query === 'string') {
       const trustedId = this.trustedIds.get(params.query);
-      if (trustedId !== undefined) return { query: params.query, id: () => trustedId };
-      if (this.trustedOnly) {
-        return { error: requestError('Only trusted documents run here (GRAPHQL_TRUSTED_ONLY=on): send the documentId of a document in the manifest.', 'PERSISTED_QUERY_ONLY') };
-      }
-      const query = params.query;
-      if (hash === undefined) return { query, id: () => sha256(query) };
-      const id = sha256(query);
+      if (trustedId !== undefined) return { text: params.query, id: () => trustedId, trusted: true };
+      const text = params.query;
+      if (hash === undefined) return { text, id: () => sha256(text), trusted: false };
+      const id = sha256(text);
       if (hash !== id) return { error: requestError('provided sha does not match query', 'PERSISTED_QUERY_HASH_MISMATCH') };
-      // Kept once the document has parsed and validated: the caller stores it then.
-      return { query, id: () => id, store: query.length <= MAX_CACHED_DOCUMENT_CHARS ? () => void this.apq.set(id, query) : undefined };
+      // Kept once the document has parsed and validated: the remember-persisted step stores it then.
+      return { text, id: () => id, trusted: false, store: text.length <= MAX_CACHED_DOCUMENT_CHARS ? () => void this.apq.set(id, text) : undefined };
     }
     if (params.query !== undefined && params.query !== null) return { error: requestError('query must be a string.', 'BAD_REQUEST') };
-    if (hash !== undefined) {
-      const text = this.trusted.get(hash) ?? (this.trustedOnly ? undefined : this.apq.get(hash));
-      return text === undefined ? { error: notFound() } : { query: text, id: () => hash };
-    }
+    if (hash !== undefined) return this.byHash(hash);
     return { error: requestError('Must provide query string.', 'BAD_REQUEST') };
+  }
+
+  /** A trusted document by its id, or one the automatic store holds (not trusted). */
+  private byHash(id: string): ResolvedDocument {
+    const trusted = this.trusted.get(id);
+    if (trusted !== undefined) return { text: trusted, id: () => id, trusted: true };
+    const stored = this.apq.get(id);
+    return stored === undefined ? { error: notFound() } : { text: stored, id: () => id, trusted: false };
   }
 }
 

@@ -1,0 +1,102 @@
+import type { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
+import type { GraphQLContext } from '../graphql/context.js';
+import type { Operation, OperationRequest, Outcome, Step, Transport } from './operation.js';
+import type { PersistedDocuments } from './persisted-documents.js';
+import { budgetStep } from './steps/budget.js';
+import { costStep } from './steps/cost.js';
+import { csrfStep } from './steps/csrf.js';
+import { ExecuteStep } from './steps/execute.js';
+import { finalizeStep } from './steps/finalize.js';
+import { introspectionErrors, noIntrospectionStep } from './steps/introspection.js';
+import { limitErrors, limitsStep } from './steps/limits.js';
+import { parseStep } from './steps/parse.js';
+import { rememberPersistedStep, resolveDocumentStep } from './steps/resolve-document.js';
+import { responseCacheStep, type ResponseCacheDeps } from './steps/response-cache.js';
+import { selectOperationStep } from './steps/select-operation.js';
+import { trustedOnlyStep } from './steps/trusted-only.js';
+import { specErrors, validateStep } from './steps/validate.js';
+
+export interface PipelineOptions extends ResponseCacheDeps {
+  schema: GraphQLSchema;
+  /** Introspection and "did you mean" hints (off by default when NODE_ENV=production). */
+  introspection: boolean;
+  /** Where documents are found by text, hash or id. */
+  documents: PersistedDocuments;
+  /** GRAPHQL_TRUSTED_ONLY=on: only the manifest's documents and the server's own run. */
+  trustedOnly: boolean;
+}
+
+export interface Pipeline {
+  /** The rules in the order they run. */
+  readonly steps: readonly Step[];
+  /** One operation through every step: what to answer, for the transport to encode. */
+  run(request: OperationRequest, transport: Transport, context: GraphQLContext): Outcome | Promise<Outcome>;
+  /** Loads graphql-jit (once; the server calls it just after it listens). */
+  loadCompiler(): Promise<void>;
+}
+
+/**
+ * The document rules (limits, validation, introspection) on a document, all of them: the server
+ * trusts its own operations (the REST routes') without checking them at start, and the suite
+ * checks each of them here (test/unit/rest-shapes.test.ts).
+ */
+export function checkDocument(schema: GraphQLSchema, document: DocumentNode, introspection: boolean): readonly GraphQLError[] {
+  const errors = limitErrors(schema, document);
+  if (errors.length > 0) return errors;
+  return [...specErrors(schema, document), ...(introspection ? [] : introspectionErrors(schema, document))];
+}
+
+/**
+ * The one way a GraphQL operation runs, whatever brought it: JSON POST, GET, the other bodies, SSE,
+ * multipart, WebSocket, a batch's items, the REST routes and the warm-up all decode their request
+ * into an OperationRequest, run it here, and encode the Outcome. Every rule about GraphQL requests
+ * is one step in this list, in one file under steps/; nothing outside the list decides whether a
+ * document runs. Steps run in order until one answers (a refusal, a kept answer, or execution);
+ * then the `done` hooks of the steps that ran, in reverse (the response cache stores, finalize
+ * finishes).
+ */
+export function createPipeline(options: PipelineOptions): Pipeline {
+  const execute = new ExecuteStep(options.schema);
+  const steps: Step[] = [
+    finalizeStep({ hideSuggestions: !options.introspection }),
+    csrfStep,
+    resolveDocumentStep(options.documents),
+    ...(options.trustedOnly ? [trustedOnlyStep] : []),
+    parseStep((document) => execute.keep(document)),
+    limitsStep(options.schema),
+    validateStep(options.schema),
+    ...(options.introspection ? [] : [noIntrospectionStep(options.schema)]),
+    rememberPersistedStep,
+    selectOperationStep,
+    responseCacheStep(options),
+    costStep(options.schema),
+    budgetStep,
+    execute,
+  ];
+
+  function unwind(op: Operation, last: number, outcome: Outcome): Outcome {
+    for (let i = last; i >= 0; i--) {
+      const done = steps[i]!.done;
+      if (done) outcome = done(op, outcome);
+    }
+    return outcome;
+  }
+
+  function runFrom(op: Operation, first: number): Outcome | Promise<Outcome> {
+    for (let i = first; i < steps.length; i++) {
+      const run = steps[i]!.run;
+      if (!run) continue;
+      const answered = run.call(steps[i], op);
+      if (answered === undefined) continue;
+      if (answered instanceof Promise) return answered.then((outcome) => (outcome === undefined ? runFrom(op, i + 1) : unwind(op, i, outcome)));
+      return unwind(op, i, answered);
+    }
+    throw new Error('the pipeline ended without an answer: its last step must always answer');
+  }
+
+  return {
+    steps,
+    run: (request, transport, context) => runFrom({ request, transport, context }, 0),
+    loadCompiler: () => execute.loadCompiler(),
+  };
+}

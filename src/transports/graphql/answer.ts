@@ -1,0 +1,53 @@
+import type { ExecutionResult } from 'graphql';
+import type { Outcome, Refused } from '../../operation/operation.js';
+import type { Representations } from '../../http/compression.js';
+import type { Exchange } from '../../http/exchange.js';
+import { CACHE_NONE, CACHE_REVALIDATE } from '../../http/headers.js';
+import type { ResponseCache } from '../../http/response-cache.js';
+
+const GRAPHQL_RESPONSE = 'application/graphql-response+json';
+
+/** Whether the client reads GraphQL over HTTP's own media type (then request errors are 400s). */
+export function wantsGraphQLResponse(ex: Exchange): boolean {
+  return (ex.req.headers.accept ?? '').includes(GRAPHQL_RESPONSE);
+}
+
+/** The answer's media type: GraphQL's own when the client asks for it, else plain JSON. */
+export function contentTypeFor(ex: Exchange): string {
+  return wantsGraphQLResponse(ex) ? `${GRAPHQL_RESPONSE}; charset=utf-8` : 'application/json; charset=utf-8';
+}
+
+/** A refusal as the JSON a GraphQL client reads: its errors and extensions (cost, requestId). */
+export function refusalBody(outcome: Refused): ExecutionResult {
+  return { errors: outcome.errors, ...(outcome.extensions ? { extensions: outcome.extensions } : {}) };
+}
+
+/**
+ * An outcome that is one JSON answer, with GraphQL over HTTP's status rules: a refusal has its
+ * status (a request error is 200 to a plain application/json client and 400 to one of
+ * application/graphql-response+json; 405, 403, 406 and 429 to both), an executed result is 200, or
+ * 400 when it has no data (its variables did not coerce); a kept answer is revalidated by its ETag.
+ */
+export function sendAnswer(ex: Exchange, outcome: Outcome & { kind: 'refused' | 'result' | 'kept' }, cache: Pick<ResponseCache, 'resized'>): Promise<void> | void {
+  if (outcome.kind === 'kept') return sendKept(ex, outcome.answer as Representations, outcome.key, cache, contentTypeFor(ex));
+  if (outcome.kind === 'result') {
+    const status = outcome.result.data === undefined ? 400 : 200;
+    return ex.sendCompressible(status, contentTypeFor(ex), JSON.stringify(outcome.result), ['cache-control', CACHE_NONE]);
+  }
+  const status = wantsGraphQLResponse(ex) ? outcome.status : (outcome.jsonStatus ?? outcome.status);
+  // Over the key's cost budget is 429 with its own RateLimit headers, in place of the key check's.
+  if (outcome.status === 429 && outcome.headers) ex.replaceHeaders(outcome.headers);
+  const headers = outcome.status === 429 || !outcome.headers ? ['cache-control', CACHE_NONE] : ['cache-control', CACHE_NONE, ...outcome.headers];
+  return ex.sendCompressible(status, contentTypeFor(ex), JSON.stringify(refusalBody(outcome)), headers);
+}
+
+/**
+ * A kept answer (the response cache's: a REST body or a GraphQL one): 304 on If-None-Match, else
+ * compressed once per representation, the cache told what a new representation holds.
+ */
+export function sendKept(ex: Exchange, answer: Representations, key: string, cache: Pick<ResponseCache, 'resized'>, contentType: string): Promise<void> | void {
+  const held = answer.encodedBytes;
+  // Most kept answers go out at once, as they are: no promise.
+  const sending = ex.sendRepresentation(contentType, answer, ['cache-control', CACHE_REVALIDATE]);
+  if (sending) return sending.then(() => void (answer.encodedBytes !== held && cache.resized(key, answer)));
+}

@@ -1,0 +1,109 @@
+import type { Exchange } from '../../http/exchange.js';
+import { CACHE_NONE } from '../../http/headers.js';
+
+export type StreamFormat = 'sse' | 'multipart';
+
+/** What a client reads: its preferred form for one result, and the stream it can read if any. */
+export interface Wanted {
+  single: 'json' | StreamFormat;
+  stream: StreamFormat | null;
+}
+
+const JSON_ONLY: Wanted = { single: 'json', stream: null };
+
+const FORMAT_OF: Record<string, 'json' | StreamFormat> = {
+  'application/graphql-response+json': 'json',
+  'application/json': 'json',
+  'application/*': 'json',
+  '*/*': 'json',
+  'text/event-stream': 'sse',
+  'multipart/mixed': 'multipart',
+};
+
+/**
+ * The client's Accept header, ranked by q-value then order (as a client lists its preferences):
+ * the form it prefers for one result, and the first stream it reads, SSE (text/event-stream,
+ * graphql-sse's "distinct connections" format) or multipart/mixed (the incremental delivery
+ * format Apollo Client and urql read), for subscriptions and @defer / @stream. A media type's
+ * parameters (Apollo's `deferSpec`) do not matter. Most requests name no stream: JSON at once.
+ */
+export function negotiate(accept: string | undefined): Wanted {
+  if (!accept || (!accept.includes('text/event-stream') && !accept.includes('multipart/mixed'))) return JSON_ONLY;
+  const ranked = accept
+    .split(',')
+    .map((entry, i) => {
+      const [type, ...params] = entry.split(';');
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+      return { format: FORMAT_OF[type!.trim().toLowerCase()], q: q ? Number(q.slice(2)) : 1, i };
+    })
+    .filter((x) => x.format !== undefined && x.q > 0)
+    .sort((a, b) => b.q - a.q || a.i - b.i);
+  let single: Wanted['single'] | null = null;
+  let stream: StreamFormat | null = null;
+  for (const { format } of ranked) {
+    single ??= format!;
+    if (format !== 'json') stream ??= format!;
+  }
+  return { single: single ?? 'json', stream };
+}
+
+const FORMATS = {
+  sse: {
+    contentType: 'text/event-stream; charset=utf-8',
+    // A comment first: some clients wait for a first byte before they call the stream open.
+    open: ':\n\n',
+    part: (json: string) => `event: next\ndata: ${json}\n\n`,
+    close: 'event: complete\ndata:\n\n',
+    heartbeat: ':\n\n',
+  },
+  multipart: {
+    contentType: 'multipart/mixed; boundary="-"',
+    open: '\r\n---',
+    part: (json: string) => `\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}\r\n---`,
+    close: '--\r\n',
+    heartbeat: null,
+  },
+} as const;
+
+export interface StreamOptions {
+  /** SSE writes a comment this often, so that no proxy takes the stream for idle. */
+  heartbeatMs: number;
+  /** What a part that could not be made is answered with (the error is logged by the caller). */
+  onError: (err: unknown) => unknown;
+}
+
+/**
+ * Writes a stream of results as SSE or multipart/mixed: each part as it comes, waiting while the
+ * client does not read (the parts are pulled only as fast as they are taken, so a slow reader
+ * holds nothing but its own place in the source), and stopping the source when the client goes.
+ */
+export async function writeStream(ex: Exchange, format: StreamFormat, parts: AsyncIterable<unknown>, options: StreamOptions): Promise<void> {
+  const f = FORMATS[format];
+  const res = ex.res;
+  const iterator = parts[Symbol.asyncIterator]();
+  const closed = new Promise<'closed'>((resolve) => res.once('close', () => resolve('closed')));
+  res.writeHead(200, ex.baseHeaders.concat('x-request-id', ex.requestId, ex.headers, 'content-type', f.contentType, 'cache-control', CACHE_NONE, 'connection', 'keep-alive', 'x-accel-buffering', 'no'));
+  res.write(f.open);
+  const heartbeat = f.heartbeat ? setInterval(() => res.writableLength === 0 && res.write(f.heartbeat), options.heartbeatMs).unref() : null;
+  try {
+    for (;;) {
+      let next: IteratorResult<unknown> | 'closed';
+      try {
+        next = await Promise.race([iterator.next(), closed]);
+      } catch (err) {
+        if (!res.destroyed) res.write(f.part(JSON.stringify(options.onError(err))));
+        break;
+      }
+      if (next === 'closed') return;
+      if (next.done) break;
+      if (!res.write(f.part(JSON.stringify(next.value)))) {
+        const drained = await Promise.race([new Promise<'drained'>((resolve) => res.once('drain', () => resolve('drained'))), closed]);
+        if (drained === 'closed') return;
+      }
+    }
+    if (!res.destroyed) res.end(f.close);
+  } finally {
+    if (heartbeat) clearInterval(heartbeat);
+    void iterator.return?.();
+  }
+}
