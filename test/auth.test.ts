@@ -1,7 +1,5 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
@@ -11,32 +9,15 @@ import { bundle } from './helpers/bundle.js';
 import { ensureDatabase } from '../src/db/build.js';
 import { expectProblem, getJson, startTestServer, TEST_KEY, privateDatabase } from './helpers/server.js';
 import { until } from './helpers/wait.js';
-import { clockEnv, runNow } from './helpers/clock.js';
+import { runNow } from './helpers/clock.js';
 import { everyDocumentedPath } from './helpers/paths.js';
-import { cliCommand } from './helpers/process.js';
+import { keysCli, runCommand } from './helpers/process.js';
 import { routes } from '../src/rest/routes.js';
 
 const privateDb = (): string => privateDatabase('gateway-auth-');
 
-/**
- * `npm run keys` in a process of its own (the bundle of src/cli/keys.ts, or with `npm: true` the
- * npm script itself). Asynchronous: the test's server runs in this process, and a synchronous
- * spawn would stop it answering (its keep-alive sockets then time out under the client's feet).
- */
-function keysCli(dbPath: string, ...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return run(dbPath, cliCommand('keys', ...args));
-}
-
 /** `npm run keys -- …` exactly as the README says it. */
-const npmRunKeys = (dbPath: string, ...args: string[]) => run(dbPath, ['npm', ['run', '--silent', 'keys', '--', ...args]]);
-
-function run(dbPath: string, [command, args]: [string, string[]]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(command, args, { cwd: path.resolve(import.meta.dirname, '..'), env: { ...process.env, DB_PATH: dbPath, ...clockEnv() } }, (err, stdout, stderr) =>
-      resolve({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const npmRunKeys = (dbPath: string, ...args: string[]) => runCommand(dbPath, ['npm', ['run', '--silent', 'keys', '--', ...args]]);
 
 const GRAPHQL = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ zipStats { totalZips } }' }) };
 

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { clockEnv } from './clock.js';
 
@@ -22,6 +22,24 @@ export const TEST_BUNDLE = path.join(ROOT, '.test-dist', 'server.js');
  * runs the npm script itself (auth.test.ts).
  */
 export const cliCommand = (tool: 'keys' | 'import', ...args: string[]): [string, string[]] => [process.execPath, [path.join(ROOT, '.test-dist', `${tool}.js`), ...args]];
+
+/**
+ * `npm run keys` in a process of its own (the bundle of src/cli/keys.ts) against a database.
+ * Asynchronous: a test's server runs in the test's process, and a synchronous spawn would stop it
+ * answering (its keep-alive sockets then time out under the client's feet).
+ */
+export function keysCli(dbPath: string, ...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return runCommand(dbPath, cliCommand('keys', ...args));
+}
+
+/** A command with DB_PATH and the run's clock, its exit status and output. */
+export function runCommand(dbPath: string, [command, args]: [string, string[]]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(command, args, { cwd: ROOT, env: { ...process.env, DB_PATH: dbPath, ...clockEnv() } }, (err, stdout, stderr) =>
+      resolve({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
 
 /**
  * The server as `npm start` runs it — the bundle of src/, plain JavaScript, in a process of its

@@ -12,6 +12,12 @@ export function wantsGraphQLResponse(ex: Exchange): boolean {
   return (ex.req.headers.accept ?? '').includes(GRAPHQL_RESPONSE);
 }
 
+/** Whether the client reads application/json (or says nothing, or anything). */
+function acceptsJson(ex: Exchange): boolean {
+  const accept = ex.req.headers.accept;
+  return accept === undefined || accept.includes('application/json') || accept.includes('*/*');
+}
+
 /** The answer's media type: GraphQL's own when the client asks for it, else plain JSON. */
 export function contentTypeFor(ex: Exchange): string {
   return wantsGraphQLResponse(ex) ? `${GRAPHQL_RESPONSE}; charset=utf-8` : 'application/json; charset=utf-8';
@@ -25,7 +31,8 @@ export function refusalBody(outcome: Refused): ExecutionResult {
 /**
  * An outcome that is one JSON answer, with GraphQL over HTTP's status rules: a refusal has its
  * status (a request error is 200 to a plain application/json client and 400 to one of
- * application/graphql-response+json; 405, 403, 406 and 429 to both), an executed result is 200, or
+ * application/graphql-response+json, or to one that reads only streams; 405, 403, 406 and 429 to
+ * all), an executed result is 200, or
  * 400 when it has no data (its variables did not coerce); a kept answer is revalidated by its ETag.
  */
 export function sendAnswer(ex: Exchange, outcome: Outcome & { kind: 'refused' | 'result' | 'kept' }, cache: Pick<ResponseCache, 'resized'>): Promise<void> | void {
@@ -34,7 +41,8 @@ export function sendAnswer(ex: Exchange, outcome: Outcome & { kind: 'refused' | 
     const status = outcome.result.data === undefined ? 400 : 200;
     return ex.sendCompressible(status, contentTypeFor(ex), JSON.stringify(outcome.result), ['cache-control', CACHE_NONE]);
   }
-  const status = wantsGraphQLResponse(ex) ? outcome.status : (outcome.jsonStatus ?? outcome.status);
+  // The 200 of a request error is for plain JSON clients; one that reads only streams gets the 400.
+  const status = wantsGraphQLResponse(ex) || !acceptsJson(ex) ? outcome.status : (outcome.jsonStatus ?? outcome.status);
   // Over the key's cost budget is 429 with its own RateLimit headers, in place of the key check's.
   if (outcome.status === 429 && outcome.headers) ex.replaceHeaders(outcome.headers);
   const headers = outcome.status === 429 || !outcome.headers ? ['cache-control', CACHE_NONE] : ['cache-control', CACHE_NONE, ...outcome.headers];

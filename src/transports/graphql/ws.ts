@@ -65,7 +65,10 @@ interface Running {
 /** Documents graphql-ws looks at to choose between its execute and subscribe: the outcome rides in the context. */
 const AS_RESULT = parse('query Outcome { __typename }');
 const AS_STREAM = parse('subscription Outcome { __typename }');
-const carried = (args: ExecutionArgs) => (args.contextValue as { outcome: Outcome & { kind: 'result' | 'stream' } }).outcome;
+const carried = (args: ExecutionArgs) => {
+  const { outcome } = args.contextValue as { outcome: Outcome & { kind: 'result' | 'stream' } };
+  return outcome.kind === 'result' ? outcome.result : outcome.parts;
+};
 
 /**
  * GraphQL over WebSocket at /graphql (the graphql-transport-ws protocol, with the graphql-ws
