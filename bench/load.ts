@@ -14,7 +14,7 @@ import { errorsOf, heavyRequests, mix, mixedRequests } from './load-mix.js';
 
 const seconds = Number(process.env.LOAD_SECONDS ?? 30);
 const connections = Number(process.env.LOAD_CONNECTIONS ?? 50);
-const KEY = 'szg_load_test_key';
+const KEY = 'szg_load_test_key_0123456789';
 
 
 await buildOnce();

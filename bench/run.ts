@@ -20,7 +20,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 // BENCH_QUICK=1 skips stock Yoga and the cache-off row (while iterating; the table needs them).
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 10;
-const KEY = 'szg_bench_key';
+const KEY = 'szg_bench_key_0123456789';
 
 await buildOnce();
 /**

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { ensureDatabase } from './db/build.js';
+import { DatabaseInUseError, hold, holdersOf } from './db/holders.js';
 import { openDatabase, type Db } from './db/open.js';
 import { createRepositories, type Repositories } from './repositories/index.js';
 import { ZipSpatialIndex } from './domain/zip-spatial-index.js';
@@ -45,7 +46,7 @@ import { StreamLimiter } from './http/streams.js';
 import { createPages } from './http/pages.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { openApiDocument } from './rest/openapi.js';
-import { ensureFirstKey } from './auth/first-key.js';
+import { ensureFirstKey, showOnTerminalAndInFile } from './auth/first-key.js';
 import { monthOf } from './auth/guard.js';
 import { clockFrom } from './clock.js';
 import { WindowStore } from './cluster/window-store.js';
@@ -87,10 +88,15 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   // Traces when OTEL_* name an endpoint: the SDK is loaded only then.
   const tracing = config.tracing ? (await import('./telemetry/sdk.js')).startTracing(API_VERSION) : null;
 
+  // A server never starts on a file a build is about to replace.
+  const building = holdersOf(config.dbPath).filter((h) => h.role === 'build');
+  if (building.length > 0) throw new DatabaseInUseError(config.dbPath, building);
   const started = performance.now();
   if (ensureDatabase(config.dbPath)) {
     logger.info({ dbPath: config.dbPath, ms: Math.round(performance.now() - started) }, 'database built');
   }
+  // While it serves, no command replaces the file under it (db/holders.ts).
+  const releaseDb = hold(config.dbPath, 'server', now);
   let statements = 0;
   const db = openDatabase(config.dbPath, { serving: true, ...(config.countStatements ? { onStatement: () => void statements++ } : {}) });
   const repos = createRepositories(db);
@@ -100,11 +106,13 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const redis = replicas ? replicas.connectRedis(config.redis!.url, logger) : null;
   const redisKeys = redis ? new replicas!.RedisKeyStore(redis) : null;
   if (redis && !(await replicas!.waitUntilUp(redis, 3000))) logger.warn('redis is unreachable at start; serving with local data until it is back');
+  // The keys command reads where this database's keys live: a replica's are in Redis, not here.
+  repos.keys.setKeyStore(redis ? 'redis' : 'sqlite');
   const keyStore = redisKeys && redis!.up() ? redisKeys : repos.keys;
-  await registerEnvKeys(keyStore, config, now);
-  await ensureFirstKey(keyStore, config, logger, now);
+  await registerEnvKeys(keyStore, config, now, logger);
+  await ensureFirstKey(keyStore, config, logger, now, showOnTerminalAndInFile(config.dbPath));
   // Keys from the environment are there again after Redis comes back (even one without persistence).
-  redis?.cmd.on('ready', () => void registerEnvKeys(redisKeys!, config, now).catch(() => {}));
+  redis?.cmd.on('ready', () => void registerEnvKeys(redisKeys!, config, now, logger).catch(() => {}));
   if (!config.auth) logger.warn('AUTH=off: API keys are NOT checked. Never run like this outside local development.');
 
   const dataVersion = new DataVersion(repos, now);
@@ -341,6 +349,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       usage.close();
       backgroundDb.close();
       db.close();
+      releaseDb();
       await tracing?.shutdown();
     },
   };

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
+import { SetupError } from './errors.js';
 
 const onOff = z
   .enum(['on', 'off', 'true', 'false', '1', '0'])
@@ -66,6 +67,17 @@ export const EnvSchema = z.object({
   REPLICA_ID: z.string().min(1).max(100).optional(),
   CLOCK_START: z.iso.datetime({ offset: true }).optional(),
 });
+
+/** The shortest key the environment may give a production server. */
+export const MIN_KEY_CHARS = 16;
+
+/** Words of the placeholders examples and docs use for keys: anyone can read them. */
+const PLACEHOLDER = /change-?me|example|placeholder|your-?key|dev-key|secret-key|not-a-real/i;
+
+/** A key nobody should be given in production: short, or an example's placeholder. */
+export function isWeakKey(key: string): boolean {
+  return key.length < MIN_KEY_CHARS || PLACEHOLDER.test(key);
+}
 
 export interface Config {
   port: number;
@@ -152,13 +164,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-    throw new Error(`Invalid environment:\n${lines.join('\n')}`);
+    throw new SetupError(`Invalid environment:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
   // Streams may take at most half of the connections by default: other requests always find one.
   const maxStreams = e.MAX_STREAMS ?? Math.max(1, Math.floor(e.MAX_CONNECTIONS / 2));
-  if (e.GRAPHQL_TRUSTED_ONLY && !e.GRAPHQL_TRUSTED_DOCUMENTS) throw new Error('Invalid environment:\nGRAPHQL_TRUSTED_ONLY: needs GRAPHQL_TRUSTED_DOCUMENTS (the manifest of the documents that may run)');
-  if (maxStreams >= e.MAX_CONNECTIONS) throw new Error(`Invalid environment:\nMAX_STREAMS: must be below MAX_CONNECTIONS (${e.MAX_CONNECTIONS}), so that other requests always find a connection`);
+  if (e.GRAPHQL_TRUSTED_ONLY && !e.GRAPHQL_TRUSTED_DOCUMENTS) throw new SetupError('Invalid environment:\nGRAPHQL_TRUSTED_ONLY: needs GRAPHQL_TRUSTED_DOCUMENTS (the manifest of the documents that may run)');
+  if (e.NODE_ENV === 'production') {
+    const weak = [...e.API_KEYS, ...e.API_ADMIN_KEYS].filter(isWeakKey);
+    if (weak.length > 0) {
+      throw new SetupError(
+        `Invalid environment:\nAPI_KEYS / API_ADMIN_KEYS: with NODE_ENV=production a key must be at least ${MIN_KEY_CHARS} characters and not an example's placeholder; ` +
+          `${weak.length === 1 ? 'one is not' : `${weak.length} are not`} (make one with: openssl rand -hex 24)`,
+      );
+    }
+  }
+  if (maxStreams >= e.MAX_CONNECTIONS) throw new SetupError(`Invalid environment:\nMAX_STREAMS: must be below MAX_CONNECTIONS (${e.MAX_CONNECTIONS}), so that other requests always find a connection`);
   return {
     port: e.PORT,
     host: e.HOST,

@@ -79,3 +79,9 @@ export class TimeoutError extends GraphQLError {
     });
   }
 }
+
+/**
+ * What the operator must change before the server can start or a command can run (the
+ * environment, a manifest, a process holding the database): said in a sentence, without a stack.
+ */
+export class SetupError extends Error {}

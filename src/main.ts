@@ -1,5 +1,6 @@
-import { loadConfig } from './config.js';
-import { startApp } from './app.js';
+import { loadConfig, type Config } from './config.js';
+import { startApp, type RunningApp } from './app.js';
+import { SetupError } from './errors.js';
 import { flushLogs } from './logger.js';
 
 /** What the bundle's loader (scripts/load-bundle.mjs) found of V8's code cache, and how to leave one. */
@@ -22,8 +23,18 @@ const LOG_FLUSH_MS = 1000;
  * started on the fuller cache such a run leaves).
  */
 export async function runServer(codeCache?: CodeCache): Promise<void> {
-  const config = loadConfig();
-  const app = await startApp({ config });
+  let config: Config;
+  let app: RunningApp;
+  try {
+    config = loadConfig();
+    app = await startApp({ config });
+  } catch (err) {
+    // What the operator must change (the environment, a process holding the database) is said in
+    // a sentence, without a stack trace; anything else is a bug and keeps its stack.
+    if (!(err instanceof SetupError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    process.exit(2);
+  }
   app.logger.info({ url: app.url, codeCache: codeCache?.status ?? 'off' }, `serving REST at ${app.url}/api and GraphQL at ${app.url}/graphql`);
   // Started without the cache a warm server leaves: leave one, once, when warm (start-up, the
   // warm-up and the first requests compiled) or at a clean stop before that, whichever comes first.

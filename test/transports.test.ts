@@ -26,11 +26,13 @@ let open: RunningApp;
 beforeAll(async () => {
   const manifest = path.join(testDir('manifest-'), 'persisted-documents.json');
   writeFileSync(manifest, JSON.stringify({ [`sha256:${sha256(TRUSTED)}`]: TRUSTED }));
+  // One database for the four: the same keys for each (a start retires the environment keys it does not name).
+  const apiKeys = [TEST_KEY, PLAIN_KEY];
   [app, trusted, prod, open] = await Promise.all([
-    startTestServer({ config: { apiKeys: [TEST_KEY, PLAIN_KEY] } }),
-    startTestServer({ config: { trustedDocuments: { manifest, only: true } } }),
-    startTestServer({ config: { introspection: false } }),
-    startTestServer({ config: { auth: false } }),
+    startTestServer({ config: { apiKeys } }),
+    startTestServer({ config: { apiKeys, trustedDocuments: { manifest, only: true } } }),
+    startTestServer({ config: { apiKeys, introspection: false } }),
+    startTestServer({ config: { apiKeys, auth: false } }),
   ]);
 });
 afterAll(() => Promise.all([app, trusted, prod, open].map((a) => a?.close())));

@@ -1,16 +1,24 @@
 import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
 import type { NewKey } from '../repositories/keys.js';
 import { hashApiKey } from './api-key.js';
 
+/** Where keys live: SQLite (KeyRepository), or Redis for replicas (RedisKeyStore). */
+interface EnvKeyStore {
+  syncEnvKeys(keys: readonly NewKey[], at: string): number | Promise<number>;
+}
+
 /**
- * Keys from API_KEYS and API_ADMIN_KEYS (development and tests) are added at start; their limits
- * and scopes follow the environment. A key in API_ADMIN_KEYS (or in both lists) is an admin.
+ * Keys from API_KEYS and API_ADMIN_KEYS live while the environment names them: added at start,
+ * their limits and scopes following the environment (a key in API_ADMIN_KEYS, or in both lists,
+ * is an admin), and retired (revoked) at a start whose environment no longer names them. Keys made
+ * with `npm run keys` are never touched.
  */
-export async function registerEnvKeys(keys: { upsertLimits(key: NewKey): unknown }, config: Config, now: () => Date): Promise<void> {
+export async function registerEnvKeys(keys: EnvKeyStore, config: Config, now: () => Date, logger: Logger): Promise<void> {
   const admins = new Set(config.apiAdminKeys);
-  for (const key of new Set([...config.apiKeys, ...config.apiAdminKeys])) {
+  const named: NewKey[] = [...new Set([...config.apiKeys, ...config.apiAdminKeys])].map((key) => {
     const hash = hashApiKey(key);
-    await keys.upsertLimits({
+    return {
       name: `env-${hash.slice(0, 12)}`,
       plan: 'development',
       keyHash: hash,
@@ -18,6 +26,9 @@ export async function registerEnvKeys(keys: { upsertLimits(key: NewKey): unknown
       monthlyQuota: config.apiKeysQuota,
       ratePerSecond: config.apiKeysRate,
       scopes: admins.has(key) ? 'admin' : '',
-    });
-  }
+      origin: 'env',
+    };
+  });
+  const retired = await keys.syncEnvKeys(named, now().toISOString());
+  if (retired > 0) logger.info({ retired }, `${retired} key${retired === 1 ? '' : 's'} from an earlier API_KEYS or API_ADMIN_KEYS retired: the environment no longer names ${retired === 1 ? 'it' : 'them'}`);
 }

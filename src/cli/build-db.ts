@@ -1,8 +1,16 @@
 import { loadConfig } from '../config.js';
 import { buildDatabase } from '../db/build.js';
+import { SetupError } from '../errors.js';
 
-// Rebuilds the database from the committed and packaged sources, atomically.
-const config = loadConfig();
-const started = performance.now();
-buildDatabase(config.dbPath);
-console.log(`built ${config.dbPath} in ${Math.round(performance.now() - started)} ms`);
+// Rebuilds the database from the committed and packaged sources, atomically; refused while a
+// server holds the file (it would go on serving the old one).
+try {
+  const config = loadConfig();
+  const started = performance.now();
+  buildDatabase(config.dbPath);
+  console.log(`built ${config.dbPath} in ${Math.round(performance.now() - started)} ms`);
+} catch (err) {
+  if (!(err instanceof SetupError)) throw err;
+  console.error(err.message);
+  process.exit(2);
+}

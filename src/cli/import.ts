@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { loadConfig } from '../config.js';
 import { ensureDatabase } from '../db/build.js';
+import { SetupError } from '../errors.js';
 import { openDatabase } from '../db/open.js';
 import { detectFormat, fromOpenSkiMap, fromOpenSkiStats } from '../importer/formats.js';
 import { importAreas } from '../importer/import-areas.js';
@@ -51,8 +52,15 @@ try {
 const { positionals, values } = args;
 if (positionals.length === 0 && !values.runs && !values.lifts) fail('nothing to import');
 
-const config = loadConfig();
-ensureDatabase(config.dbPath);
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig();
+  // A database of another schema or sources is rebuilt first: refused while a server holds it.
+  ensureDatabase(config.dbPath);
+} catch (err) {
+  if (!(err instanceof SetupError)) throw err;
+  fail(err.message);
+}
 const db = openDatabase(config.dbPath);
 const started = performance.now();
 

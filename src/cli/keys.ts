@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { ensureDatabase } from '../db/build.js';
+import { SetupError } from '../errors.js';
 import { openDatabase } from '../db/open.js';
 import { KeyRepository, type ApiKeyRecord, type NewKey } from '../repositories/keys.js';
 import { connectRedis, waitUntilUp } from '../cluster/redis.js';
@@ -13,13 +14,17 @@ import { KNOWN_SCOPES } from '../auth/scopes.js';
 
 const USAGE = `npm run keys -- <command>
 
-  create --name NAME [--plan free] [--quota 10000] [--rate 25] [--scope admin]
-         prints the new key once; only its SHA-256 is stored. --scope admin may start sync runs
+  create --name NAME [--plan free] [--quota 10000] [--rate 25] [--scope admin] [--replace]
+         prints the new key once; only its SHA-256 is stored. --scope admin may start sync runs;
+         --replace revokes the key that has the name and makes a new one under it
   list   every key with its plan, limits, state and this month's requests
-  revoke NAME|ID`;
+  revoke NAME|ID
 
-function fail(message: string): never {
-  console.error(`${message}\n\n${USAGE}`);
+Replicas keep their keys in Redis: run it with their REDIS_URL.`;
+
+/** Every failure is a sentence and exit status 2, never a stack or a SQL error. */
+function fail(message: string, usage = true): never {
+  console.error(usage ? `${message}\n\n${USAGE}` : message);
   process.exit(2);
 }
 
@@ -33,6 +38,7 @@ function parse() {
         quota: { type: 'string', default: '10000' },
         rate: { type: 'string', default: '25' },
         scope: { type: 'string', multiple: true, default: [] },
+        replace: { type: 'boolean', default: false },
       },
     });
   } catch (err) {
@@ -42,65 +48,108 @@ function parse() {
 
 const { positionals, values } = parse();
 
-const config = loadConfig();
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig();
+} catch (err) {
+  fail((err as Error).message, false);
+}
 // The server's clock (CLOCK_START too): the month whose usage is listed is the server's month.
 const now = clockFrom(config.clockStart)();
 
 /** Where keys live: the SQLite file, or Redis when REDIS_URL is set (replicas share them there). */
 interface KeyStore {
   create(key: NewKey): boolean | Promise<boolean>;
+  replace(key: NewKey, at: string): boolean | Promise<boolean>;
+  findByName(name: string): ApiKeyRecord | undefined | Promise<ApiKeyRecord | undefined>;
   list(month: string): (ApiKeyRecord & { requests: number })[] | Promise<(ApiKeyRecord & { requests: number })[]>;
   revoke(ref: string, at: string): boolean | Promise<boolean>;
 }
 let keys: KeyStore;
 let close: () => Promise<void> | void;
 if (config.redis) {
-  const link = connectRedis(config.redis.url, createLogger('warn'));
+  // Quiet: only what went wrong is said (the command's own sentences).
+  const link = connectRedis(config.redis.url, createLogger('silent'));
   if (!(await waitUntilUp(link, 5000))) {
     await link.close();
-    fail(`redis at REDIS_URL is unreachable`);
+    fail('Redis at REDIS_URL is unreachable: the replicas keep their keys there, so no key can be made or changed now.', false);
   }
   keys = new RedisKeyStore(link);
   close = () => link.close();
 } else {
-  ensureDatabase(config.dbPath);
+  try {
+    ensureDatabase(config.dbPath);
+  } catch (err) {
+    if (err instanceof SetupError) fail(err.message, false);
+    fail(`Cannot open the database ${config.dbPath}: ${(err as Error).message}`, false);
+  }
   const db = openDatabase(config.dbPath);
-  keys = new KeyRepository(db);
+  const repository = new KeyRepository(db);
+  // A replica's database: its server checks keys in Redis, so a key written here is refused by every replica.
+  if (repository.keyStore() === 'redis') {
+    db.close();
+    fail(
+      `${config.dbPath} belongs to a replica: its server keeps keys in Redis (REDIS_URL), where every replica checks them, ` +
+        `so a key made or revoked here would not count. Run the command with the replicas' REDIS_URL set.`,
+      false,
+    );
+  }
+  keys = repository;
   close = () => void db.close();
+}
+
+/** A store's failure (Redis gone mid-command, a locked database) as a sentence. */
+async function attempt<T>(what: string, run: () => T | Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    const reason = (err as { code?: string }).code === 'SQLITE_BUSY' ? 'the database is busy; try again in a moment' : (err as Error).message;
+    return fail(`Could not ${what}: ${reason}.`, false);
+  }
 }
 
 switch (positionals[0]) {
   case 'create': {
-    if (!values.name) fail('create needs --name');
+    const name = values.name?.trim();
+    if (!name) fail('create needs --name');
+    if (name.length > 100) fail('--name must be at most 100 characters');
     const quota = Number(values.quota);
     const rate = Number(values.rate);
     if (!Number.isInteger(quota) || quota < 0) fail('--quota must be a whole number >= 0');
     if (!Number.isInteger(rate) || rate < 1) fail('--rate must be a whole number >= 1');
     const scopes = values.scope ?? [];
     for (const s of scopes) if (!KNOWN_SCOPES.includes(s)) fail(`unknown scope ${s}; known: ${KNOWN_SCOPES.join(', ')}`);
-    const key = generateApiKey();
-    try {
-      await keys.create({ name: values.name, plan: values.plan!, keyHash: hashApiKey(key), createdAt: now.toISOString(), monthlyQuota: quota, ratePerSecond: rate, scopes: scopes.join(' ') });
-    } catch (err) {
-      fail(`could not create the key: ${(err as Error).message}`);
+    const taken = await attempt('read the keys', () => keys.findByName(name));
+    if (taken && !values.replace) {
+      fail(
+        `A key named "${name}" exists already (id ${taken.id}, created ${taken.createdAt}${taken.revokedAt ? `, revoked ${taken.revokedAt}` : ''}). ` +
+          `Choose another --name, or make a new key under this name with --replace (the old key is revoked).`,
+        false,
+      );
     }
-    console.log(`created key "${values.name}" (plan ${values.plan}, ${quota} requests/month, ${rate}/s${scopes.length ? `, scopes: ${scopes.join(' ')}` : ''})`);
+    const key = generateApiKey();
+    const record: NewKey = { name, plan: values.plan!, keyHash: hashApiKey(key), createdAt: now.toISOString(), monthlyQuota: quota, ratePerSecond: rate, scopes: scopes.join(' '), origin: 'cli' };
+    const made = await attempt('create the key', () => (taken ? keys.replace(record, now.toISOString()) : keys.create(record)));
+    if (!made) fail('Could not create the key: another key has the same secret (try again).', false);
+    if (taken) console.log(`revoked the earlier key "${name}" (id ${taken.id}); it is listed as "${name}~replaced-${taken.id}"`);
+    console.log(`created key "${name}" (plan ${values.plan}, ${quota} requests/month, ${rate}/s${scopes.length ? `, scopes: ${scopes.join(' ')}` : ''})`);
     console.log(`\n  ${key}\n\nStore it now: it is not shown again. Send it as the x-api-key header.`);
     break;
   }
   case 'list': {
-    const rows = await keys.list(monthOf(now));
+    const rows = await attempt('list the keys', () => keys.list(monthOf(now)));
     if (rows.length === 0) console.log('no keys');
     for (const k of rows) {
       const state = k.revokedAt ? `revoked ${k.revokedAt}` : 'active';
-      console.log(`${String(k.id).padStart(4)}  ${k.name.padEnd(24)} ${k.plan.padEnd(12)} ${String(k.requests).padStart(8)}/${k.monthlyQuota} this month  ${k.ratePerSecond}/s  ${state}  ${k.scopes ? `scopes: ${k.scopes}  ` : ''}created ${k.createdAt}`);
+      const origin = k.origin === 'env' ? '  from API_KEYS' : k.origin === 'first-key' ? '  made at first start' : '';
+      console.log(`${String(k.id).padStart(4)}  ${k.name.padEnd(24)} ${k.plan.padEnd(12)} ${String(k.requests).padStart(8)}/${k.monthlyQuota} this month  ${k.ratePerSecond}/s  ${state}  ${k.scopes ? `scopes: ${k.scopes}  ` : ''}created ${k.createdAt}${origin}`);
     }
     break;
   }
   case 'revoke': {
     const ref = positionals[1];
     if (!ref) fail('revoke needs a key name or id');
-    if (!(await keys.revoke(ref, now.toISOString()))) fail(`no active key named or numbered ${ref}`);
+    if (!(await attempt('revoke the key', () => keys.revoke(ref, now.toISOString())))) fail(`No active key is named or numbered ${ref}: \`npm run keys -- list\` shows them.`, false);
     console.log(`revoked ${ref}`);
     break;
   }

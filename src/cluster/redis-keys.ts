@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, NewKey } from '../repositories/keys.js';
+import type { ApiKeyRecord, KeyOrigin, NewKey } from '../repositories/keys.js';
 import { PREFIX, type RedisLink } from './redis.js';
 
 /**
@@ -19,9 +19,9 @@ const K = {
 
 /** KEYS[1]: the key's hash; ARGV: month, second, prefix. See CheckOutcome for the answer. */
 const CHECK = `
-local k = redis.call('HMGET', KEYS[1], 'id', 'revokedAt', 'monthlyQuota', 'ratePerSecond', 'scopes', 'name', 'plan', 'createdAt')
+local k = redis.call('HMGET', KEYS[1], 'id', 'revokedAt', 'monthlyQuota', 'ratePerSecond', 'scopes', 'name', 'plan', 'createdAt', 'origin')
 if not k[1] then return {0} end
-local fields = {k[1], k[2] or '', k[3], k[4], k[5] or '', k[6] or '', k[7] or '', k[8] or ''}
+local fields = {k[1], k[2] or '', k[3], k[4], k[5] or '', k[6] or '', k[7] or '', k[8] or '', k[9] or ''}
 if k[2] and k[2] ~= '' then return {1, fields, 0} end
 local rateKey = ARGV[3] .. 'rate:' .. k[1] .. ':' .. ARGV[2]
 local inSecond = tonumber(redis.call('GET', rateKey) or '0')
@@ -43,8 +43,19 @@ export type CheckOutcome =
 const KINDS = ['unknown', 'revoked', 'rate-limited', 'quota-used-up', 'allowed'] as const;
 
 function recordOf(fields: string[], keyHash: string): ApiKeyRecord {
-  const [id, revokedAt, quota, rate, scopes, name, plan, createdAt] = fields;
-  return { id: Number(id), keyHash, revokedAt: revokedAt || null, monthlyQuota: Number(quota), ratePerSecond: Number(rate), scopes: scopes ?? '', name: name ?? '', plan: plan ?? '', createdAt: createdAt ?? '' };
+  const [id, revokedAt, quota, rate, scopes, name, plan, createdAt, origin] = fields;
+  return {
+    id: Number(id),
+    keyHash,
+    revokedAt: revokedAt || null,
+    monthlyQuota: Number(quota),
+    ratePerSecond: Number(rate),
+    scopes: scopes ?? '',
+    name: name ?? '',
+    plan: plan ?? '',
+    createdAt: createdAt ?? '',
+    origin: (origin || 'cli') as KeyOrigin,
+  };
 }
 
 export class RedisKeyStore {
@@ -69,17 +80,44 @@ export class RedisKeyStore {
     if (!added) return false;
     await this.link.cmd
       .multi()
-      .hset(K.key(key.keyHash), { name: key.name, plan: key.plan, createdAt: key.createdAt, revokedAt: '', monthlyQuota: key.monthlyQuota, ratePerSecond: key.ratePerSecond, scopes: key.scopes })
+      .hset(K.key(key.keyHash), { name: key.name, plan: key.plan, createdAt: key.createdAt, revokedAt: '', monthlyQuota: key.monthlyQuota, ratePerSecond: key.ratePerSecond, scopes: key.scopes, origin: key.origin ?? 'cli' })
       .hset(K.ids, String(id), key.keyHash)
       .exec();
     return true;
   }
 
-  /** Adds the key, or updates its limits and scopes (keys from the environment follow it). */
-  async upsertLimits(key: NewKey): Promise<void> {
-    if (!(await this.create(key))) {
-      await this.link.cmd.hset(K.key(key.keyHash), { monthlyQuota: key.monthlyQuota, ratePerSecond: key.ratePerSecond, scopes: key.scopes });
+  /**
+   * The keys the environment names now, as KeyRepository.syncEnvKeys does it for one process: each
+   * added, or updated and active again; every key the environment made that it no longer names is
+   * retired. Replicas share their keys, so each should be started with the same API_KEYS.
+   */
+  async syncEnvKeys(keys: readonly NewKey[], at: string): Promise<number> {
+    const named = new Set<string>();
+    for (const key of keys) {
+      named.add(key.keyHash);
+      if (await this.create({ ...key, origin: 'env' })) continue;
+      const origin = await this.link.cmd.hget(K.key(key.keyHash), 'origin');
+      if (origin === 'env') await this.link.cmd.hset(K.key(key.keyHash), { monthlyQuota: key.monthlyQuota, ratePerSecond: key.ratePerSecond, scopes: key.scopes, revokedAt: '' });
     }
+    let retired = 0;
+    for (const key of await this.list('')) {
+      if (key.origin !== 'env' || key.revokedAt || named.has(key.keyHash)) continue;
+      await this.link.cmd.hset(K.key(key.keyHash), 'revokedAt', at);
+      retired++;
+    }
+    return retired;
+  }
+
+  /** A key by its name, if any. */
+  async findByName(name: string): Promise<ApiKeyRecord | undefined> {
+    return (await this.list('')).find((k) => k.name === name);
+  }
+
+  /** Revokes and renames the key of that name (`name~replaced-<id>`), then adds the new one. */
+  async replace(key: NewKey, at: string): Promise<boolean> {
+    const old = await this.findByName(key.name);
+    if (old) await this.link.cmd.hset(K.key(old.keyHash), { name: `${key.name}~replaced-${old.id}`, revokedAt: old.revokedAt ?? at });
+    return this.create(key);
   }
 
   /** Whether this replica is the one to make the first key (only one ever is). */
@@ -98,7 +136,7 @@ export class RedisKeyStore {
     for (const [id, hash] of Object.entries(byId)) {
       const h = await this.link.cmd.hgetall(K.key(hash));
       const requests = Number((await this.link.cmd.get(K.usage(Number(id), month))) ?? 0);
-      out.push({ ...recordOf([h.id!, h.revokedAt ?? '', h.monthlyQuota!, h.ratePerSecond!, h.scopes ?? '', h.name ?? '', h.plan ?? '', h.createdAt ?? ''], hash), requests });
+      out.push({ ...recordOf([h.id!, h.revokedAt ?? '', h.monthlyQuota!, h.ratePerSecond!, h.scopes ?? '', h.name ?? '', h.plan ?? '', h.createdAt ?? '', h.origin ?? ''], hash), requests });
     }
     return out.sort((a, b) => a.id - b.id);
   }

@@ -33,12 +33,14 @@ export function connectRedis(url: string, logger: Logger): RedisLink {
   const subOptions = { ...options, enableOfflineQueue: true, maxRetriesPerRequest: null };
   const sub = socket ? new Redis({ ...subOptions, ...socket }) : new Redis(url, subOptions);
   let wasUp = false;
+  // Closing on purpose (a command finished, a replica shut down) is not Redis going away.
+  let closing = false;
   cmd.on('ready', () => {
     if (!wasUp) logger.info({ redis: redact(url) }, 'redis connected');
     wasUp = true;
   });
   cmd.on('close', () => {
-    if (wasUp) logger.warn({ redis: redact(url) }, 'redis unreachable: local limits and local data until it is back');
+    if (wasUp && !closing) logger.warn({ redis: redact(url) }, 'redis unreachable: local limits and local data until it is back');
     wasUp = false;
   });
   // The subscriber alone dropping loses what is published meanwhile (ClusterSync catches up).
@@ -48,7 +50,7 @@ export function connectRedis(url: string, logger: Logger): RedisLink {
     subWasUp = true;
   });
   sub.on('close', () => {
-    if (subWasUp && cmd.status === 'ready') logger.warn({ redis: redact(url) }, 'redis subscriber connection lost; reconnecting');
+    if (subWasUp && !closing && cmd.status === 'ready') logger.warn({ redis: redact(url) }, 'redis subscriber connection lost; reconnecting');
   });
   // Connection errors are reported by the close/ready lines above; ioredis would print each retry.
   cmd.on('error', () => {});
@@ -58,6 +60,7 @@ export function connectRedis(url: string, logger: Logger): RedisLink {
     sub,
     up: () => cmd.status === 'ready',
     close: async () => {
+      closing = true;
       cmd.disconnect();
       sub.disconnect();
     },

@@ -1,13 +1,14 @@
 import Database from 'better-sqlite3';
 import { closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { PRESERVED_TABLES, SCHEMA_SQL, SCHEMA_VERSION } from './schema-sql.js';
+import { KEY_STORE_META, PRESERVED_TABLES, SCHEMA_SQL, SCHEMA_VERSION } from './schema-sql.js';
 import { populateZips } from './populate-zips.js';
 import { populateResorts } from './populate-resorts.js';
 import { sourceFingerprint } from './fingerprint.js';
 import type { Db } from './open.js';
 import { forgetTimeZoneTiles } from './sources/time-zones.js';
 import { writeZoneOffsets } from './zone-offsets.js';
+import { DatabaseInUseError, hold, holdersOf, isAlive } from './holders.js';
 
 export interface BuildHooks {
   /** Called as rows are written; an exception here aborts the build (tests use it to crash midway). */
@@ -52,9 +53,21 @@ export function ensureDatabase(file: string, hooks: BuildHooks = {}): boolean {
 /**
  * Builds the whole database into a temporary file beside the target and renames it into place, so
  * a crash at any point leaves either the previous database or the new one, never half of one.
+ * Refused (DatabaseInUseError) while a server holds the file: it would go on serving the old one.
  */
 export function buildDatabase(file: string, hooks: BuildHooks = {}): void {
   mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const servers = holdersOf(file).filter((h) => h.role === 'server');
+  if (servers.length > 0) throw new DatabaseInUseError(file, servers);
+  const release = hold(file, 'build');
+  try {
+    build(file, hooks);
+  } finally {
+    release();
+  }
+}
+
+function build(file: string, hooks: BuildHooks): void {
   removeStaleTemporaries(file);
   const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
   const db = new Database(tmp);
@@ -108,6 +121,14 @@ function carryOver(db: Db, previous: string): void {
     };
     db.transaction(() => {
       for (const table of PRESERVED_TABLES) copy(table);
+      // Keys of a schema before their origin was stored: those the environment and the first start
+      // made had these names and plans.
+      if (!shared('api_keys').includes('"origin"')) {
+        db.exec(`UPDATE main.api_keys SET origin = 'env' WHERE name LIKE 'env-%' AND plan = 'development'`);
+        db.exec(`UPDATE main.api_keys SET origin = 'first-key' WHERE name = 'first-key'`);
+      }
+      // Where the keys live (SQLite, or Redis for replicas): the keys command reads it.
+      db.exec(`INSERT INTO main.meta (key, value) SELECT key, value FROM old.meta WHERE key = '${KEY_STORE_META}'`);
       if (!shared('resort_sources')) return;
       copy('resorts', "origin = 'imported'", 'INSERT OR IGNORE');
       // OpenSkiMap inventory replaces what the build generated for the same resorts.
@@ -165,16 +186,5 @@ function removeStaleTemporaries(file: string): void {
     if (!name.startsWith(prefix)) continue;
     const pid = Number(name.slice(prefix.length).split('-')[0]);
     if (!isAlive(pid)) rmSync(path.join(dir, name), { force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  if (pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

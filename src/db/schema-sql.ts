@@ -5,7 +5,7 @@ import { RESORT_FIELDS, SQL_TYPES } from '../domain/resort-fields.js';
  * fingerprint, db/fingerprint.ts) or another SCHEMA_VERSION is rebuilt (atomically) at the next
  * start, so nobody runs on a stale layout.
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /** Daily weather columns, shared by the served table and a sync run's staging table. */
 const DAILY_WEATHER_COLUMNS = `
@@ -158,7 +158,10 @@ CREATE TABLE api_keys (
   monthly_quota       INTEGER NOT NULL,
   rate_per_second     INTEGER NOT NULL,
   -- Space-separated scopes beyond reading: 'admin' may start sync runs (and anything else that writes).
-  scopes              TEXT NOT NULL DEFAULT ''
+  scopes              TEXT NOT NULL DEFAULT '',
+  -- Who made it: 'cli' (npm run keys), 'first-key' (the server's first start), 'env' (API_KEYS,
+  -- API_ADMIN_KEYS: retired at a start whose environment no longer names it).
+  origin              TEXT NOT NULL DEFAULT 'cli' CHECK (origin IN ('cli', 'first-key', 'env'))
 ) STRICT;
 
 CREATE TABLE key_usage (
@@ -214,3 +217,6 @@ CREATE TABLE live_lifts (
  * a rebuild copies them from the previous database, so no key or usage count is ever lost.
  */
 export const PRESERVED_TABLES = ['api_keys', 'key_usage', 'sync_runs'] as const;
+
+/** The meta row that says where this database's server keeps its keys: 'sqlite', or 'redis' (a replica). */
+export const KEY_STORE_META = 'keys.store';

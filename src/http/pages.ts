@@ -31,7 +31,7 @@ export function keyHint({ auth, apiKeys }: KeyModes): string {
   if (!auth) return 'This server runs with <code>AUTH=off</code> (local development): keys are not checked.';
   const more = 'run <code>npm run keys -- create --name me</code> where the server runs';
   if (apiKeys.length > 0) return `This server's keys are set by its operator (<code>API_KEYS</code>): ask them for one, or ${more}.`;
-  return `The first time the server started it printed a first key in its log; or ${more}.`;
+  return `The first time the server started it printed a first key on its terminal (stderr) and wrote it to first-api-key.txt beside its database; or ${more}.`;
 }
 
 const indexHtml = (modes: KeyModes) => `<!doctype html>

@@ -4,6 +4,7 @@ import { GraphQLError } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import { MAX_CACHED_DOCUMENT_CHARS } from './steps/parse.js';
 import type { Source } from './operation.js';
+import { SetupError } from '../errors.js';
 
 /** Bytes of documents kept for automatic persisted queries (each at most MAX_CACHED_DOCUMENT_CHARS). */
 export const APQ_STORE_BYTES = 8 * 1024 * 1024;
@@ -120,12 +121,12 @@ export function loadManifest(file: string): Map<string, string> {
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new Error(`GRAPHQL_TRUSTED_DOCUMENTS: cannot read ${file} as JSON (${(err as Error).message})`);
+    throw new SetupError(`GRAPHQL_TRUSTED_DOCUMENTS: cannot read ${file} as JSON (${(err as Error).message})`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error(`GRAPHQL_TRUSTED_DOCUMENTS: ${file} must hold a JSON object of hash → document`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new SetupError(`GRAPHQL_TRUSTED_DOCUMENTS: ${file} must hold a JSON object of hash → document`);
   const out = new Map<string, string>();
   for (const [hash, text] of Object.entries(parsed)) {
-    if (typeof text !== 'string' || hash.length === 0) throw new Error(`GRAPHQL_TRUSTED_DOCUMENTS: ${file}: entry ${JSON.stringify(hash)} is not a document text`);
+    if (typeof text !== 'string' || hash.length === 0) throw new SetupError(`GRAPHQL_TRUSTED_DOCUMENTS: ${file}: entry ${JSON.stringify(hash)} is not a document text`);
     // codegen writes "sha256:<hex>"; a request may name it with or without the prefix.
     out.set(hash.startsWith('sha256:') ? hash.slice(7) : hash, text);
   }

@@ -1,4 +1,5 @@
 import type { Db } from '../db/open.js';
+import { KEY_STORE_META } from '../db/schema-sql.js';
 
 export interface ApiKeyRecord {
   id: number;
@@ -11,7 +12,12 @@ export interface ApiKeyRecord {
   ratePerSecond: number;
   /** Space-separated; 'admin' may start sync runs. */
   scopes: string;
+  /** Who made it (see KeyOrigin). */
+  origin: KeyOrigin;
 }
+
+/** `npm run keys`, the server's first start, or the environment (API_KEYS, API_ADMIN_KEYS). */
+export type KeyOrigin = 'cli' | 'first-key' | 'env';
 
 export interface NewKey {
   name: string;
@@ -21,15 +27,20 @@ export interface NewKey {
   monthlyQuota: number;
   ratePerSecond: number;
   scopes: string;
+  /** 'cli' when not said. */
+  origin?: KeyOrigin;
 }
 
 const COLUMNS = `id, name, plan, key_hash AS keyHash, created_at AS createdAt, revoked_at AS revokedAt,
-  monthly_quota AS monthlyQuota, rate_per_second AS ratePerSecond, scopes`;
+  monthly_quota AS monthlyQuota, rate_per_second AS ratePerSecond, scopes, origin`;
 
 export class KeyRepository {
   private readonly byHash;
   private readonly insert;
-  private readonly upsertStmt;
+  private readonly upsertEnvStmt;
+  private readonly retireEnvStmt;
+  private readonly byNameStmt;
+  private readonly renameStmt;
   private readonly listStmt;
   private readonly revokeStmt;
   private readonly addStmt;
@@ -39,11 +50,19 @@ export class KeyRepository {
 
   constructor(private readonly db: Db) {
     this.byHash = db.prepare<[string], ApiKeyRecord>(`SELECT ${COLUMNS} FROM api_keys WHERE key_hash = ?`);
-    this.insert = db.prepare<NewKey>(`INSERT INTO api_keys (name, plan, key_hash, created_at, monthly_quota, rate_per_second, scopes)
-      VALUES (@name, @plan, @keyHash, @createdAt, @monthlyQuota, @ratePerSecond, @scopes) ON CONFLICT (key_hash) DO NOTHING`);
-    this.upsertStmt = db.prepare<NewKey>(`INSERT INTO api_keys (name, plan, key_hash, created_at, monthly_quota, rate_per_second, scopes)
-      VALUES (@name, @plan, @keyHash, @createdAt, @monthlyQuota, @ratePerSecond, @scopes)
-      ON CONFLICT (key_hash) DO UPDATE SET monthly_quota = excluded.monthly_quota, rate_per_second = excluded.rate_per_second, scopes = excluded.scopes`);
+    this.insert = db.prepare<Required<NewKey>>(`INSERT INTO api_keys (name, plan, key_hash, created_at, monthly_quota, rate_per_second, scopes, origin)
+      VALUES (@name, @plan, @keyHash, @createdAt, @monthlyQuota, @ratePerSecond, @scopes, @origin) ON CONFLICT (key_hash) DO NOTHING`);
+    // A key from the environment follows it: its limits and scopes, and active while it is named
+    // there (a key made otherwise with the same secret is left as it is).
+    this.upsertEnvStmt = db.prepare<Required<NewKey>>(`INSERT INTO api_keys (name, plan, key_hash, created_at, monthly_quota, rate_per_second, scopes, origin)
+      VALUES (@name, @plan, @keyHash, @createdAt, @monthlyQuota, @ratePerSecond, @scopes, 'env')
+      ON CONFLICT (key_hash) DO UPDATE SET monthly_quota = excluded.monthly_quota, rate_per_second = excluded.rate_per_second, scopes = excluded.scopes, revoked_at = NULL
+      WHERE api_keys.origin = 'env'`);
+    this.retireEnvStmt = db.prepare<{ hashes: string; at: string }>(
+      `UPDATE api_keys SET revoked_at = :at WHERE origin = 'env' AND revoked_at IS NULL AND key_hash NOT IN (SELECT value FROM json_each(:hashes))`,
+    );
+    this.byNameStmt = db.prepare<[string], ApiKeyRecord>(`SELECT ${COLUMNS} FROM api_keys WHERE name = ?`);
+    this.renameStmt = db.prepare<{ id: number; name: string; at: string }>(`UPDATE api_keys SET name = :name, revoked_at = coalesce(revoked_at, :at) WHERE id = :id`);
     this.listStmt = db.prepare<[string], ApiKeyRecord & { requests: number }>(
       `SELECT ${COLUMNS}, coalesce((SELECT requests FROM key_usage u WHERE u.key_id = k.id AND u.month = ?), 0) AS requests
        FROM api_keys k ORDER BY id`,
@@ -58,6 +77,19 @@ export class KeyRepository {
     this.usageStmt = db.prepare<[number, string], { requests: number }>('SELECT requests FROM key_usage WHERE key_id = ? AND month = ?');
     this.dataVersionStmt = db.prepare<[], number>('PRAGMA data_version').pluck();
     this.countStmt = db.prepare<[], number>('SELECT count(*) FROM api_keys').pluck();
+  }
+
+  /**
+   * Where this database's server keeps its keys: 'sqlite' (here), or 'redis' (a replica: its keys
+   * are in the Redis all replicas share, not here). Null before any server has run on it.
+   */
+  keyStore(): 'sqlite' | 'redis' | null {
+    const row = this.db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?').get(KEY_STORE_META);
+    return row ? (row.value as 'sqlite' | 'redis') : null;
+  }
+
+  setKeyStore(store: 'sqlite' | 'redis'): void {
+    this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(KEY_STORE_META, store);
   }
 
   /** How many keys exist (revoked ones included). */
@@ -76,12 +108,35 @@ export class KeyRepository {
 
   /** Adds a key; a key whose hash exists already is left as it is. Returns whether it was added. */
   create(key: NewKey): boolean {
-    return this.insert.run(key).changes > 0;
+    return this.insert.run({ origin: 'cli', ...key }).changes > 0;
   }
 
-  /** Adds a key, or sets the limits of the existing one with the same hash (revocation stays). */
-  upsertLimits(key: NewKey): void {
-    this.upsertStmt.run(key);
+  findByName(name: string): ApiKeyRecord | undefined {
+    return this.byNameStmt.get(name);
+  }
+
+  /**
+   * Makes a key of `name` in place of the one that has it: the old key is revoked (if it was not)
+   * and keeps its usage under a name of its own, `name~replaced-<id>`; then the new key is added.
+   */
+  replace(key: NewKey, at: string): boolean {
+    return this.db.transaction(() => {
+      const old = this.findByName(key.name);
+      if (old) this.renameStmt.run({ id: old.id, name: `${key.name}~replaced-${old.id}`, at });
+      return this.create(key);
+    })();
+  }
+
+  /**
+   * The keys the environment names now (API_KEYS, API_ADMIN_KEYS): each added, or updated and
+   * active again; every key the environment made that it no longer names is retired (revoked).
+   * Returns how many were retired.
+   */
+  syncEnvKeys(keys: readonly NewKey[], at: string): number {
+    return this.db.transaction(() => {
+      for (const key of keys) this.upsertEnvStmt.run({ ...key, origin: 'env' });
+      return this.retireEnvStmt.run({ hashes: JSON.stringify(keys.map((k) => k.keyHash)), at }).changes;
+    })();
   }
 
   list(month: string): (ApiKeyRecord & { requests: number })[] {

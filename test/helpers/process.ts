@@ -8,8 +8,10 @@ export interface ServerProcess {
   child: ChildProcess;
   /** The base URL, once the server says it listens. */
   url: Promise<string>;
-  /** Everything it has written to stdout so far. */
+  /** Everything it has written to stdout (its log) so far. */
   output(): string;
+  /** Everything it has written to stderr so far (also passed on to the test's stderr). */
+  errors(): string;
   exited: Promise<{ code: number | null; at: number }>;
 }
 
@@ -21,7 +23,7 @@ export const TEST_BUNDLE = path.join(ROOT, '.test-dist', 'server.js');
  * which starts in a quarter of tsx's time; the suite runs these tools dozens of times. One test
  * runs the npm script itself (auth.test.ts).
  */
-export const cliCommand = (tool: 'keys' | 'import', ...args: string[]): [string, string[]] => [process.execPath, [path.join(ROOT, '.test-dist', `${tool}.js`), ...args]];
+export const cliCommand = (tool: 'keys' | 'import' | 'build-db', ...args: string[]): [string, string[]] => [process.execPath, [path.join(ROOT, '.test-dist', `${tool}.js`), ...args]];
 
 /**
  * `npm run keys` in a process of its own (the bundle of src/cli/keys.ts) against a database.
@@ -32,10 +34,10 @@ export function keysCli(dbPath: string, ...args: string[]): Promise<{ status: nu
   return runCommand(dbPath, cliCommand('keys', ...args));
 }
 
-/** A command with DB_PATH and the run's clock, its exit status and output. */
-export function runCommand(dbPath: string, [command, args]: [string, string[]]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+/** A command with DB_PATH and the run's clock (and `env`), its exit status and output. */
+export function runCommand(dbPath: string, [command, args]: [string, string[]], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd: ROOT, env: { ...process.env, DB_PATH: dbPath, ...clockEnv() } }, (err, stdout, stderr) =>
+    execFile(command, args, { cwd: ROOT, env: { ...process.env, DB_PATH: dbPath, ...clockEnv(), ...env } }, (err, stdout, stderr) =>
       resolve({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -50,7 +52,12 @@ export function spawnServer(dbPath: string, env: Record<string, string> = {}, sc
   const child = spawn(process.execPath, [script], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DB_PATH: dbPath, LOG_LEVEL: 'info', SYNC_INTERVAL_MINUTES: '0', WARM_UP_ROUNDS: '0', ...clockEnv(), ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => {
+    err += d;
+    process.stderr.write(d);
   });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => {
@@ -67,6 +74,8 @@ export function spawnServer(dbPath: string, env: Record<string, string> = {}, sc
     child.stdout!.on('data', onData);
     child.once('exit', () => reject(new Error(`the server exited before listening: ${out.slice(0, 500)}`)));
   });
+  // A test that waits for the exit instead (a start that must fail) does not ask for the URL.
+  url.catch(() => {});
   const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once('exit', (code) => resolve({ code, at: Date.now() })));
-  return { child, url, output: () => out, exited };
+  return { child, url, output: () => out, errors: () => err, exited };
 }

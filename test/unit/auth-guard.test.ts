@@ -10,6 +10,9 @@ import { openDatabase, type Db } from '../../src/db/open.js';
 import { emptyDatabase } from '../helpers/keys-db.js';
 import { KeyRepository } from '../../src/repositories/keys.js';
 import { until } from '../helpers/wait.js';
+import { createLogger } from '../../src/logger.js';
+
+const silent = createLogger('silent');
 
 /** The key check against a real SQLite file with the real schema; the clock is injected. */
 
@@ -229,15 +232,36 @@ describe('keys, scopes and environment keys', () => {
 
   it('API_KEYS and API_ADMIN_KEYS become keys with the environment limits; a key in both is an admin', async () => {
     const config = { apiKeys: ['dev-a', 'both'], apiAdminKeys: ['both', 'ops'], apiKeysQuota: 77, apiKeysRate: 9 } as unknown as Config;
-    await registerEnvKeys(keys, config, now);
+    await registerEnvKeys(keys, config, now, silent);
     const scope = (k: string) => keys.findByHash(hashApiKey(k));
-    expect(scope('dev-a')).toMatchObject({ scopes: '', monthlyQuota: 77, ratePerSecond: 9, plan: 'development', name: `env-${hashApiKey('dev-a').slice(0, 12)}` });
+    expect(scope('dev-a')).toMatchObject({ scopes: '', monthlyQuota: 77, ratePerSecond: 9, plan: 'development', origin: 'env', revokedAt: null, name: `env-${hashApiKey('dev-a').slice(0, 12)}` });
     expect(scope('both')!.scopes).toBe('admin');
     expect(scope('ops')!.scopes).toBe('admin');
     expect(keys.count()).toBe(3);
-    await registerEnvKeys(keys, { ...config, apiKeysQuota: 5 } as Config, now);
+    await registerEnvKeys(keys, { ...config, apiKeysQuota: 5 } as Config, now, silent);
     expect(keys.count()).toBe(3);
     expect(scope('dev-a')!.monthlyQuota).toBe(5);
+  });
+
+  it('a key the environment no longer names is retired at the next start, and active again when it names it again; keys made otherwise are never touched', async () => {
+    const config = { apiKeys: ['envkey-aaaaaaaaaaaaaaaa', 'envkey-bbbbbbbbbbbbbbbb'], apiAdminKeys: [], apiKeysQuota: 10, apiKeysRate: 1 } as unknown as Config;
+    keys.create({ name: 'made-by-cli', plan: 'free', keyHash: hashApiKey('cli-key-cccccccccccccccc'), createdAt: '', monthlyQuota: 1, ratePerSecond: 1, scopes: '' });
+    await registerEnvKeys(keys, config, now, silent);
+    const state = (k: string) => keys.findByHash(hashApiKey(k))!.revokedAt;
+    await registerEnvKeys(keys, { ...config, apiKeys: ['envkey-bbbbbbbbbbbbbbbb'] } as Config, now, silent);
+    expect(state('envkey-aaaaaaaaaaaaaaaa')).toBe(now().toISOString());
+    expect(state('envkey-bbbbbbbbbbbbbbbb')).toBeNull();
+    expect(state('cli-key-cccccccccccccccc')).toBeNull();
+    // Started with no keys at all: every key of the environment goes, the CLI's stays.
+    await registerEnvKeys(keys, { ...config, apiKeys: [] } as Config, now, silent);
+    expect(state('envkey-bbbbbbbbbbbbbbbb')).not.toBeNull();
+    expect(state('cli-key-cccccccccccccccc')).toBeNull();
+    await registerEnvKeys(keys, config, now, silent);
+    expect(state('envkey-aaaaaaaaaaaaaaaa')).toBeNull();
+    // A secret made with the CLI and revoked stays revoked even if the environment names it.
+    keys.revoke('made-by-cli', '2027-01-01T00:00:00.000Z');
+    await registerEnvKeys(keys, { ...config, apiKeys: ['cli-key-cccccccccccccccc'] } as Config, now, silent);
+    expect(state('cli-key-cccccccccccccccc')).toBe('2027-01-01T00:00:00.000Z');
   });
 });
 

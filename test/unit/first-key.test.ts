@@ -14,7 +14,13 @@ import { haveRedis, startRedis, type TestRedis } from '../helpers/redis.js';
 let store: ReturnType<typeof emptyDatabase>;
 let db: Db;
 let keys: KeyRepository;
-let lines: { level: number; msg: string; apiKey?: string; keys?: number }[];
+let lines: { level: number; msg: string; file?: string; keys?: number }[];
+/** What reached the person who started the server (the terminal and the file), and the file's name. */
+let shown: { key: string; text: string }[];
+const show = (key: string, text: string) => {
+  shown.push({ key, text });
+  return '/srv/data/first-api-key.txt';
+};
 const logger = () =>
   pino({ level: 'info' }, new Writable({ write: (chunk, _e, done) => void (lines.push(JSON.parse(String(chunk))), done()) })) as never;
 const config = (over: Partial<Config> = {}) => ({ auth: true, apiKeysQuota: 1000, apiKeysRate: 10, ...over }) as Config;
@@ -25,38 +31,43 @@ beforeEach(() => {
   db = store.db;
   keys = new KeyRepository(db);
   lines = [];
+  shown = [];
 });
 afterEach(() => store.remove());
 
 describe('the first key', () => {
-  it('a database without keys gets one admin key, printed once; only its hash is stored', async () => {
-    await ensureFirstKey(keys, config(), logger(), now);
+  it('a database without keys gets one admin key, shown once apart from the log, which names the file and never the key; only its hash is stored', async () => {
+    await ensureFirstKey(keys, config(), logger(), now, show);
+    expect(shown).toHaveLength(1);
+    const [{ key, text }] = shown as [{ key: string; text: string }];
+    expect(key).toMatch(/^szg_/);
+    expect(text).toContain(key);
+    expect(text).toMatch(/name "first-key", admin scope/);
+    expect(text).toMatch(/It is shown this once: store it, send it as the x-api-key header, and make more with: npm run keys -- create --name NAME$/);
     expect(lines).toHaveLength(1);
-    const [line] = lines;
-    expect(line!.level).toBe(40);
-    expect(line!.apiKey).toMatch(/^szg_/);
-    expect(line!.msg).toContain(line!.apiKey);
-    expect(line!.msg).toMatch(/name "first-key", admin scope/);
-    expect(line!.msg).toMatch(/it is shown this once; send it as the x-api-key header, and make more with: npm run keys -- create --name NAME$/);
-    const stored = keys.findByHash(hashApiKey(line!.apiKey!));
-    expect(stored).toMatchObject({ name: 'first-key', plan: 'free', scopes: 'admin', monthlyQuota: 1000, ratePerSecond: 10, createdAt: '2027-01-15T12:00:00.000Z', revokedAt: null });
-    expect(JSON.stringify(db.prepare('SELECT * FROM api_keys').all())).not.toContain(line!.apiKey);
+    expect(lines[0]).toMatchObject({ level: 40, file: '/srv/data/first-api-key.txt' });
+    expect(lines[0]!.msg).toContain('/srv/data/first-api-key.txt');
+    expect(JSON.stringify(lines)).not.toContain(key);
+    const stored = keys.findByHash(hashApiKey(key));
+    expect(stored).toMatchObject({ name: 'first-key', plan: 'free', scopes: 'admin', origin: 'first-key', monthlyQuota: 1000, ratePerSecond: 10, createdAt: '2027-01-15T12:00:00.000Z', revokedAt: null });
+    expect(JSON.stringify(db.prepare('SELECT * FROM api_keys').all())).not.toContain(key);
   });
 
   it('a database with keys gets none, and hears how many there are', async () => {
-    await ensureFirstKey(keys, config(), logger(), now);
-    await ensureFirstKey(keys, config(), logger(), now);
+    await ensureFirstKey(keys, config(), logger(), now, show);
+    await ensureFirstKey(keys, config(), logger(), now, show);
     expect(keys.count()).toBe(1);
     expect(lines[1]).toMatchObject({ level: 30, keys: 1, msg: '1 API key on file; create another with: npm run keys -- create --name NAME' });
     keys.create({ name: 'b', plan: 'free', keyHash: 'x', createdAt: '', monthlyQuota: 1, ratePerSecond: 1, scopes: '' });
-    await ensureFirstKey(keys, config(), logger(), now);
+    await ensureFirstKey(keys, config(), logger(), now, show);
     expect(lines[2]!.msg).toMatch(/^2 API keys on file/);
   });
 
   it('with AUTH off nothing is made or said', async () => {
-    await ensureFirstKey(keys, config({ auth: false }), logger(), now);
+    await ensureFirstKey(keys, config({ auth: false }), logger(), now, show);
     expect(keys.count()).toBe(0);
     expect(lines).toEqual([]);
+    expect(shown).toEqual([]);
   });
 });
 
@@ -76,15 +87,15 @@ describe.skipIf(!haveRedis)('the first key among replicas sharing one Redis', ()
     for (const link of links) expect(await waitUntilUp(link, 5000)).toBe(true);
     const stores = links.map((l) => new RedisKeyStore(l));
     lines = [];
-    await Promise.all(stores.map((s) => ensureFirstKey(s, config(), logger(), now)));
+    shown = [];
+    await Promise.all(stores.map((s) => ensureFirstKey(s, config(), logger(), now, show)));
     expect(await stores[0]!.count()).toBe(1);
-    const printed = lines.filter((l) => l.apiKey);
-    expect(printed).toHaveLength(1);
+    expect(shown).toHaveLength(1);
     const [key] = await stores[1]!.list('2027-01');
-    expect(key).toMatchObject({ name: 'first-key', scopes: 'admin', keyHash: hashApiKey(printed[0]!.apiKey!) });
+    expect(key).toMatchObject({ name: 'first-key', scopes: 'admin', origin: 'first-key', keyHash: hashApiKey(shown[0]!.key) });
     // One that starts later hears that there is one.
     lines = [];
-    await ensureFirstKey(stores[2]!, config(), logger(), now);
+    await ensureFirstKey(stores[2]!, config(), logger(), now, show);
     expect(lines).toMatchObject([{ level: 30, keys: 1 }]);
   });
 });
