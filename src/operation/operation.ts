@@ -110,6 +110,12 @@ export type Refused = Extract<Outcome, { kind: 'refused' }>;
  */
 export interface Step {
   readonly name: string;
+  /**
+   * The server's own documents (a REST route's, the warm-up's) pass this rule by construction:
+   * trusted, validated when they were generated, never sent by a cross-site page. The pipeline
+   * leaves it out of their list.
+   */
+  readonly passedByOwn?: true;
   run?(op: Operation): Outcome | undefined | Promise<Outcome | undefined>;
   done?(op: Operation, outcome: Outcome): Outcome;
 }

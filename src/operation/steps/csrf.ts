@@ -14,5 +14,6 @@ const REFUSED = refuse(
  */
 export const csrfStep: Step = {
   name: 'csrf',
+  passedByOwn: true,
   run: (op) => (op.request.overGet && !op.request.crossSiteSafe ? REFUSED : undefined),
 };

@@ -29,6 +29,7 @@ export function parseStep(kept: (document: DocumentNode) => void): Step {
   const failures = new LRUCache<string, Outcome>({ maxSize: CACHE_BYTES.parseErrors, sizeCalculation: (_e, text) => text.length + 512 });
   return {
     name: 'parse',
+    passedByOwn: true,
     run(op) {
       if (op.document) return undefined;
       const text = op.source!.text;

@@ -34,6 +34,7 @@ export function resolveDocumentStep(documents: PersistedDocuments): Step {
 /** An automatic persisted query sent with its text is kept once its document has validated. */
 export const rememberPersistedStep: Step = {
   name: 'remember-persisted',
+  passedByOwn: true,
   run(op) {
     op.source!.store?.();
     return undefined;

@@ -13,5 +13,6 @@ const REFUSED = refuse(
  */
 export const trustedOnlyStep: Step = {
   name: 'trusted-only',
+  passedByOwn: true,
   run: (op) => (op.source!.trusted ? undefined : REFUSED),
 };

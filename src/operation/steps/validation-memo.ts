@@ -14,6 +14,7 @@ export function checkedOnce(name: string, check: (document: DocumentNode) => rea
   const verdicts = new WeakMap<DocumentNode, Refused | null>();
   return {
     name,
+    passedByOwn: true,
     run(op) {
       if (op.checked) return undefined;
       const document = op.document!;
