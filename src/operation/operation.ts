@@ -1,6 +1,5 @@
 import type { DocumentNode, ExecutionResult, GraphQLError, OperationDefinitionNode } from 'graphql';
 import type { GraphQLContext } from '../graphql/context.js';
-import type { Freshness } from '../data-version.js';
 import type { IncrementalPart } from './incremental.js';
 
 /**
@@ -45,7 +44,9 @@ export interface OperationRequest {
    * The answer may be kept as a version of the data (a GET): the transport's key for it (without
    * the data version, which the response-cache step adds) and how the transport writes it.
    */
-  keep?: { key: string; freshness?: Freshness; serialize: (data: unknown, cost: number) => string };
+  keep?: { key: string; serialize: (data: unknown, cost: number) => string };
+  /** Set by Pipeline.keptForOwn when it found no kept answer: the key it looked under, for the store. */
+  missedKey?: string;
 }
 
 /** The document a request names, once found (resolve-document). */

@@ -31,6 +31,12 @@ export interface Pipeline {
   readonly steps: readonly Step[];
   /** One operation through every step: what to answer, for the transport to encode. */
   run(request: OperationRequest, transport: Transport, context: GraphQLContext): Outcome | Promise<Outcome>;
+  /**
+   * A kept answer for a document of the server's own, from the response-cache step's own lookup:
+   * every step before it passes such a document by construction, so a REST route's GET may ask
+   * here before it makes a context and runs the list. Undefined when there is none (then run).
+   */
+  keptForOwn(request: OperationRequest): Outcome | undefined;
   /** Loads graphql-jit (once; the server calls it just after it listens). */
   loadCompiler(): Promise<void>;
 }
@@ -57,6 +63,7 @@ export function checkDocument(schema: GraphQLSchema, document: DocumentNode, int
  */
 export function createPipeline(options: PipelineOptions): Pipeline {
   const execute = new ExecuteStep(options.schema);
+  const responseCache = responseCacheStep(options);
   const steps: Step[] = [
     finalizeStep({ hideSuggestions: !options.introspection }),
     csrfStep,
@@ -68,7 +75,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     ...(options.introspection ? [] : [noIntrospectionStep(options.schema)]),
     rememberPersistedStep,
     selectOperationStep,
-    responseCacheStep(options),
+    responseCache,
     costStep(options.schema),
     budgetStep,
     execute,
@@ -82,6 +89,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   return {
     steps,
     run: (request, transport, context) => (request.own ? forOwn : forRequests)({ request, transport, context }),
+    keptForOwn: (request) => responseCache.lookupOwn(request),
     loadCompiler: () => execute.loadCompiler(),
   };
 }

@@ -99,11 +99,16 @@ export function createRestRouter({ routes, pipeline, cache, makeContext }: RestR
         crossSiteSafe: true,
         ...(overGet ? { keep: { key: `${route.path}\n${JSON.stringify(params)}`, serialize: (data: unknown) => JSON.stringify(route.shape(data as never, params)) } } : {}),
       };
-      context = makeContext(ex);
-      let outcome = pipeline.run(request, TRANSPORTS.rest, context);
-      if (outcome instanceof Promise) outcome = await outcome;
-      ex.cost = context.cost ?? 0;
-      if (ex.answered) return true;
+      // A kept answer first, by the response-cache step's own lookup (the steps before it pass a
+      // route's document by construction); else the whole list.
+      let outcome = pipeline.keptForOwn(request);
+      if (!outcome) {
+        context = makeContext(ex);
+        const running = pipeline.run(request, TRANSPORTS.rest, context);
+        outcome = running instanceof Promise ? await running : running;
+        ex.cost = context.cost ?? 0;
+        if (ex.answered) return true;
+      }
       if (outcome.kind === 'kept') {
         // No name in this async frame holds the body while it is compressed (see exchange.ts).
         await sendKept(ex, outcome.answer as Representations, outcome.key, cache, JSON_TYPE);
@@ -113,7 +118,7 @@ export function createRestRouter({ routes, pipeline, cache, makeContext }: RestR
       if (errors?.length) {
         const headers = outcome.kind === 'refused' ? outcome.headers : undefined;
         if (headers && outcome.kind === 'refused' && outcome.status === 429) ex.replaceHeaders(headers);
-        sendProblem(ex, problemOf(errors[0], ex, context, outcome.kind === 'refused' ? outcome.status : undefined));
+        sendProblem(ex, problemOf(errors[0], ex, context ?? makeContext(ex), outcome.kind === 'refused' ? outcome.status : undefined));
         return true;
       }
       if (outcome.kind !== 'result') throw new Error(`a REST route's operation answered with a ${outcome.kind}`);

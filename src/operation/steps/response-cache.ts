@@ -1,6 +1,6 @@
 import type { DocumentNode } from 'graphql';
 import type { Freshness } from '../../data-version.js';
-import type { KeptAnswer, Outcome, Step } from '../operation.js';
+import type { KeptAnswer, OperationRequest, Outcome, Step } from '../operation.js';
 
 /** Where kept answers live (http/response-cache.ts: bounded in bytes, with their compressed forms). */
 export interface AnswerStore {
@@ -25,18 +25,41 @@ export interface ResponseCacheDeps {
  * and kept. A new data version stops matching the old keys, which age out. Before the cost steps:
  * a kept answer costs its key's budget nothing (its usage was counted by the key check).
  */
-export function responseCacheStep({ cache, freshnessOf, versionOf }: ResponseCacheDeps): Step {
+export function responseCacheStep({ cache, freshnessOf, versionOf }: ResponseCacheDeps): Step & { lookupOwn(request: OperationRequest): Outcome | undefined } {
+  /** The key of a kept answer: the transport's, the document, the operation, and the data version now. */
+  const keyOf = (keep: string, document: DocumentNode, documentId: string, operationName: string | undefined): string | undefined => {
+    const freshness = freshnessOf(document);
+    return freshness === 'none' ? undefined : `${keep}\n${documentId}\n${operationName ?? ''}\n${versionOf(freshness)}`;
+  };
+  const lookup = (key: string | undefined): Outcome | undefined => {
+    if (key === undefined) return undefined;
+    const answer = cache.get(key);
+    return answer ? { kind: 'kept', key, answer } : undefined;
+  };
   return {
     name: 'response-cache',
     run(op) {
       const keep = op.request.keep;
       if (!keep) return undefined;
-      const freshness = freshnessOf(op.document!);
-      if (freshness === 'none') return undefined;
-      const key = `${keep.key}\n${op.source!.id()}\n${op.operationName ?? ''}\n${versionOf(freshness)}`;
-      op.cacheKey = key;
-      const answer = cache.get(key);
-      return answer ? { kind: 'kept', key, answer } : undefined;
+      // Asked already (lookupOwn, a miss): the key is kept for the store.
+      if (op.request.missedKey !== undefined) {
+        op.cacheKey = op.request.missedKey;
+        return undefined;
+      }
+      op.cacheKey = keyOf(keep.key, op.document!, op.source!.id(), op.operationName);
+      return lookup(op.cacheKey);
+    },
+    /**
+     * The same lookup for a document of the server's own (a REST route's GET), which passes every
+     * step before this one by construction: its transport may ask here first and skip the rest
+     * of the list for a kept answer.
+     */
+    lookupOwn(request) {
+      if (!request.own || !request.keep || request.operationName !== undefined) return undefined;
+      const key = keyOf(request.keep.key, request.own, '', undefined);
+      const found = lookup(key);
+      if (!found && key !== undefined) request.missedKey = key;
+      return found;
     },
     done(op, outcome): Outcome {
       const key = op.cacheKey;
