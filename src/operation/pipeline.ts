@@ -88,7 +88,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
   return {
     steps,
-    run: (request, transport, context) => (request.own ? forOwn : forRequests)({ request, transport, context }),
+    run: (request, transport, context) => (request.own ? forOwn : forRequests)(newOperation(request, transport, context)),
     keptForOwn: (request) => responseCache.lookupOwn(request),
     loadCompiler: () => execute.loadCompiler(),
   };
@@ -124,4 +124,12 @@ function sequence(steps: readonly Step[]): (op: Operation) => Outcome | Promise<
   }
 
   return (op) => runFrom(op, 0);
+}
+
+/**
+ * An operation with every field it will have, set from the start: one object shape whatever
+ * steps fill it in, so the steps that read it see one shape (not one per path through the list).
+ */
+function newOperation(request: OperationRequest, transport: Transport, context: GraphQLContext): Operation {
+  return { request, transport, context, source: undefined, document: undefined, checked: false, definition: undefined, variables: undefined, operationName: undefined, cacheKey: undefined };
 }
