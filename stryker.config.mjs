@@ -5,9 +5,9 @@ export default {
   vitest: { configFile: 'vitest.mutation.config.ts' },
   // The pure code, and the REST shapes: each route's \`shape\` (a pure function of its operation's
   // data, unit-tested against recorded answers in rest-shapes.test). The response schemas
-  // (src/rest/responses.ts) are declarations evaluated at load, every mutant there static:
+  // (src/transports/rest/responses.ts) are declarations evaluated at load, every mutant there static:
   // openapi.test checks them against every route's real answer instead.
-  mutate: ['src/domain/**/*.ts', 'src/validation/**/*.ts', 'src/auth/**/*.ts', 'src/rest/*-routes.ts'],
+  mutate: ['src/domain/**/*.ts', 'src/validation/**/*.ts', 'src/auth/**/*.ts', 'src/transports/rest/*-routes.ts'],
   coverageAnalysis: 'perTest',
   // Mutants in module-level tables (word lists, the FIPS table, bounds objects) run every test
   // each: 17 % of the mutants for 75 % of the time. They are reported as ignored, not as killed.

@@ -2,9 +2,9 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import { schema } from '../src/graphql/schema.js';
 import { annotateCosts } from '../src/graphql/cost-directives.js';
-import { openApiDocument } from '../src/rest/openapi.js';
-import { routes } from '../src/rest/routes.js';
-import { API_VERSION } from '../src/version.js';
+import { openApiDocument } from '../src/transports/rest/openapi.js';
+import { routes } from '../src/transports/rest/routes.js';
+import { API_VERSION } from '../src/lib/version.js';
 
 // The committed SDL; CI regenerates it and fails when it differs (npm run codegen:check).
 mkdirSync('schema', { recursive: true });

@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { print } from 'graphql';
-import { startApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { routes } from '../src/rest/routes.js';
+import { startApp } from '../src/app/start.js';
+import { loadConfig } from '../src/lib/config.js';
+import { routes } from '../src/transports/rest/routes.js';
 import { validate } from '../src/validation/validate.js';
 
 /** One example request per path (the path parameters filled in). */

@@ -1,4 +1,4 @@
-// Writes src/rest/operations/response-examples.ts: for each documented GET path, the body a real
+// Writes src/transports/rest/operations/response-examples.ts: for each documented GET path, the body a real
 // server answered (test/fixtures/rest-shapes, recorded by scripts/record-rest-shapes.ts), with
 // every list cut to its first two items so that the document stays small. /openapi.json gives it
 // as the 200 answer's example, so /docs shows Beverly Hills where it used to generate "lat": 1.

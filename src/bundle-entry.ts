@@ -4,5 +4,5 @@
  * very code `npm start` runs, with injected clocks and configs.
  */
 export { runServer, type CodeCache } from './main.js';
-export { startApp, type AppOptions, type RunningApp } from './app.js';
-export { loadConfig, type Config } from './config.js';
+export { startApp, type AppOptions, type RunningApp } from './app/start.js';
+export { loadConfig, type Config } from './lib/config.js';

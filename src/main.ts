@@ -1,7 +1,7 @@
-import { loadConfig, type Config } from './config.js';
-import { startApp, type RunningApp } from './app.js';
-import { SetupError } from './errors.js';
-import { flushLogs } from './logger.js';
+import { loadConfig, type Config } from './lib/config.js';
+import { startApp, type RunningApp } from './app/start.js';
+import { SetupError } from './lib/errors.js';
+import { flushLogs } from './lib/logger.js';
 
 /** What the bundle's loader (scripts/load-bundle.mjs) found of V8's code cache, and how to leave one. */
 export interface CodeCache {

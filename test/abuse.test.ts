@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import fc from 'fast-check';
-import type { RunningApp } from '../src/app.js';
+import type { RunningApp } from '../src/app/start.js';
 import { expectProblem, getJson, privateDatabase, startTestServer, TEST_KEY, type HttpResult } from './helpers/server.js';
 import { spawnServer } from './helpers/process.js';
 
@@ -216,7 +216,7 @@ describe('memory', () => {
       await app.close();
     }
     // The background connection (keys, usage counts, sync runs) is opened the same way, without `serving`.
-    const { openDatabase } = await import('../src/db/open.js');
+    const { openDatabase } = await import('../src/data/db/open.js');
     const background = openDatabase(privateDatabase('gateway-cache-size-'));
     try {
       expect(background.pragma('cache_size', { simple: true })).toBe(-1024);

@@ -1,8 +1,8 @@
 import { print } from 'graphql';
 import type { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningApp } from '../src/app.js';
-import { routes } from '../src/rest/routes.js';
+import type { RunningApp } from '../src/app/start.js';
+import { routes } from '../src/transports/rest/routes.js';
 import { clockAt, getJson, startTestServer, TEST_KEY } from './helpers/server.js';
 import { everyDocumentedPath } from './helpers/paths.js';
 

@@ -4,15 +4,15 @@ import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningApp } from '../src/app.js';
+import type { RunningApp } from '../src/app/start.js';
 import { bundle } from './helpers/bundle.js';
-import { ensureDatabase } from '../src/db/build.js';
+import { ensureDatabase } from '../src/data/db/build.js';
 import { expectProblem, getJson, startTestServer, TEST_KEY, privateDatabase } from './helpers/server.js';
 import { until } from './helpers/wait.js';
 import { runNow } from './helpers/clock.js';
 import { everyDocumentedPath } from './helpers/paths.js';
 import { keysCli, runCommand } from './helpers/process.js';
-import { routes } from '../src/rest/routes.js';
+import { routes } from '../src/transports/rest/routes.js';
 
 const privateDb = (): string => privateDatabase('gateway-auth-');
 

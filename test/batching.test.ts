@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApolloClient, InMemoryCache, gql } from '@apollo/client';
 import { BatchHttpLink } from '@apollo/client/link/batch-http';
-import type { RunningApp } from '../src/app.js';
+import type { RunningApp } from '../src/app/start.js';
 import { expectProblem, getJson, startTestServer, TEST_KEY } from './helpers/server.js';
 
 /**

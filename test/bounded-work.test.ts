@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningApp } from '../src/app.js';
-import type { Config } from '../src/config.js';
+import type { RunningApp } from '../src/app/start.js';
+import type { Config } from '../src/lib/config.js';
 import { clockAt, expectProblem, getJson, startTestServer, TEST_KEY } from './helpers/server.js';
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
 import { until } from './helpers/wait.js';
@@ -351,7 +351,7 @@ describe('scopes', () => {
 
 describe('nothing leaks', () => {
   it('introspection and every hint are off by default in production', async () => {
-    const { loadConfig } = await import('../src/config.js');
+    const { loadConfig } = await import('../src/lib/config.js');
     expect(loadConfig({ NODE_ENV: 'production' }).introspection).toBe(false);
     expect(loadConfig({ NODE_ENV: 'production', GRAPHQL_INTROSPECTION: 'on' }).introspection).toBe(true);
     expect(loadConfig({}).introspection).toBe(true);

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Request } from 'playwright-core';
-import type { RunningApp } from '../src/app.js';
-import { routes } from '../src/rest/routes.js';
+import type { RunningApp } from '../src/app/start.js';
+import { routes } from '../src/transports/rest/routes.js';
 import { clockAt, startTestServer, TEST_KEY } from './helpers/server.js';
 
 /**

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadResortCatalogue, RESORT_CATALOGUE } from '../src/db/sources/resort-source.js';
+import { loadResortCatalogue, RESORT_CATALOGUE } from '../src/data/db/sources/resort-source.js';
 import { generateLifts, generateTrails } from '../src/domain/inventory.js';
 import { haversineMiles, KM_PER_MILE } from '../src/domain/geo.js';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverAudits } from 'graphql-http';
 import { ApolloClient, HttpLink, InMemoryCache, gql as apolloGql } from '@apollo/client';
 import { Client, cacheExchange, fetchExchange, gql as urqlGql } from '@urql/core';
-import type { RunningApp } from '../src/app.js';
+import type { RunningApp } from '../src/app/start.js';
 import { clockAt, getJson, startTestServer, TEST_KEY } from './helpers/server.js';
 
 /**

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { buildDatabase, databaseVersion, ensureDatabase } from '../src/db/build.js';
-import { SCHEMA_VERSION } from '../src/db/schema-sql.js';
+import { buildDatabase, databaseVersion, ensureDatabase } from '../src/data/db/build.js';
+import { SCHEMA_VERSION } from '../src/data/db/schema-sql.js';
 import { getJson, startTestServer, copyDatabase } from './helpers/server.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'gateway-build-'));

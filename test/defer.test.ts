@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApolloClient, HttpLink, InMemoryCache, gql } from '@apollo/client';
 import { Defer20220824Handler } from '@apollo/client/incremental';
-import type { RunningApp } from '../src/app.js';
-import type { Config } from '../src/config.js';
+import type { RunningApp } from '../src/app/start.js';
+import type { Config } from '../src/lib/config.js';
 import { clockAt, getJson, startTestServer, TEST_KEY } from './helpers/server.js';
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
 import { until } from './helpers/wait.js';

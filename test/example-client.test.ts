@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { RunningApp } from '../src/app.js';
+import type { RunningApp } from '../src/app/start.js';
 import { clockAt, startTestServer, TEST_KEY } from './helpers/server.js';
 
 /** The README's client recipe runs as written against a running server. */

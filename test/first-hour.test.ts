@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningApp } from '../src/app.js';
+import type { RunningApp } from '../src/app/start.js';
 import { expectProblem, getJson, privateDatabase, startTestServer, TEST_KEY } from './helpers/server.js';
 import { everyDocumentedPath } from './helpers/paths.js';
 import { spawnServer } from './helpers/process.js';

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { haversineMiles } from '../src/domain/geo.js';
 import { ZipSpatialIndex, type ZipPoint } from '../src/domain/zip-spatial-index.js';
-import { loadZipSource } from '../src/db/sources/zip-source.js';
-import { ZipTable } from '../src/repositories/zip-table.js';
+import { loadZipSource } from '../src/data/db/sources/zip-source.js';
+import { ZipTable } from '../src/data/repositories/zip-table.js';
 
 describe('haversineMiles', () => {
   it('matches known distances', () => {

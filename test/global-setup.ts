@@ -4,10 +4,10 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
-import { buildDatabase } from '../src/db/build.js';
-import { openDatabase } from '../src/db/open.js';
+import { buildDatabase } from '../src/data/db/build.js';
+import { openDatabase } from '../src/data/db/open.js';
 import { simulatedProvider } from '../src/providers/simulated.js';
-import { createRepositories } from '../src/repositories/index.js';
+import { createRepositories } from '../src/data/repositories/index.js';
 import { WeatherWindow } from '../src/weather/window.js';
 // @ts-expect-error: plain JavaScript, no declarations
 import { buildDist } from '../scripts/build.mjs';

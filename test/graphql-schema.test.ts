@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildClientSchema, getIntrospectionQuery, printSchema, type IntrospectionQuery } from 'graphql';
-import type { RunningApp } from '../src/app.js';
+import type { RunningApp } from '../src/app/start.js';
 import { clockAt, startTestServer, TEST_KEY } from './helpers/server.js';
 
 /** The schema as clients see it over introspection, and errors that null only their own field. */

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningApp } from '../src/app.js';
+import type { RunningApp } from '../src/app/start.js';
 import { Deadlines } from '../src/http/deadline.js';
 import { QUERY_LIMITS } from '../src/operation/steps/limits.js';
 import { COST_LIMITS } from '../src/operation/steps/cost.js';

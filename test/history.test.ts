@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningApp } from '../src/app.js';
+import type { RunningApp } from '../src/app/start.js';
 import { bundle } from './helpers/bundle.js';
 import { averageSeries, deviation, deviations, samplePoints, summarize, windowDates, yearsBefore, type HistoryDay } from '../src/domain/history.js';
 import { haversineMiles, KM_PER_MILE } from '../src/domain/geo.js';

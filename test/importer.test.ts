@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { ensureDatabase } from '../src/db/build.js';
+import { ensureDatabase } from '../src/data/db/build.js';
 import { slugify, uniqueSlug } from '../src/importer/slug.js';
 import { getJson, startTestServer, privateDatabase } from './helpers/server.js';
 import { everyDocumentedPath } from './helpers/paths.js';
@@ -87,7 +87,7 @@ describe('npm run import', () => {
     expect(all.out).toMatch(/2 added, 2 updated/);
     expect(query<{ id: string }>(dbPath, "SELECT id FROM resorts WHERE origin = 'imported' ORDER BY id").map((x) => x.id)).toEqual(['altberg', 'loipenland', 'testberg-alpin', 'testberg-alpin-ch']);
     expect(query(dbPath, "SELECT * FROM zone_offsets WHERE zone = 'Europe/Vienna'")).toEqual(viennaBefore);
-    // Every zone a resort lives in has its offsets to 2070 (src/db/zone-offsets.ts), the imported ones' too.
+    // Every zone a resort lives in has its offsets to 2070 (src/data/db/zone-offsets.ts), the imported ones' too.
     expect(query(dbPath, 'SELECT DISTINCT timezone FROM resorts WHERE timezone NOT IN (SELECT zone FROM zone_offsets WHERE offset_minutes IS NULL)')).toEqual([]);
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningApp } from '../src/app.js';
+import type { RunningApp } from '../src/app/start.js';
 import path from 'node:path';
 import { spawnServer } from './helpers/process.js';
 import { until } from './helpers/wait.js';

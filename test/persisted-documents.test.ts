@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApolloClient, HttpLink, InMemoryCache, gql as apolloGql } from '@apollo/client';
 import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
-import type { RunningApp } from '../src/app.js';
+import type { RunningApp } from '../src/app/start.js';
 import { getJson, startTestServer, testDir, TEST_KEY } from './helpers/server.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');

@@ -12,8 +12,8 @@ import {
 } from 'graphql';
 import type { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningApp } from '../src/app.js';
-import { routes } from '../src/rest/routes.js';
+import type { RunningApp } from '../src/app/start.js';
+import { routes } from '../src/transports/rest/routes.js';
 import { schema } from '../src/graphql/schema.js';
 import { startTestServer, TEST_KEY } from './helpers/server.js';
 import { connect } from 'node:net';

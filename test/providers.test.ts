@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createUpstream, UpstreamError } from '../src/providers/upstream.js';
 import { OpenMeteoProvider } from '../src/providers/open-meteo.js';
 import { LiftieProvider } from '../src/providers/liftie.js';
-import { loadResortCatalogue } from '../src/db/sources/resort-source.js';
+import { loadResortCatalogue } from '../src/data/db/sources/resort-source.js';
 import { addDays } from '../src/domain/dates.js';
 import { fakeDaily, startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
 

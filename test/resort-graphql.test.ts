@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningApp } from '../src/app.js';
+import type { RunningApp } from '../src/app/start.js';
 import { graphql } from './gql/index.js';
 import { clockAt, getJson, gql, startTestServer } from './helpers/server.js';
 import { haversineMiles } from '../src/domain/geo.js';

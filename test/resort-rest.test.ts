@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningApp } from '../src/app.js';
+import type { RunningApp } from '../src/app/start.js';
 import { clockAt, expectProblem, getJson, startTestServer } from './helpers/server.js';
 
 let app: RunningApp;

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningApp } from '../src/app.js';
-import type { Config } from '../src/config.js';
+import type { RunningApp } from '../src/app/start.js';
+import type { Config } from '../src/lib/config.js';
 import { expectProblem, getJson, startTestServer, privateDatabase } from './helpers/server.js';
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
 import { until } from './helpers/wait.js';

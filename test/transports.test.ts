@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningApp } from '../src/app.js';
+import type { RunningApp } from '../src/app/start.js';
 import { getJson, startTestServer, testDir, TEST_KEY } from './helpers/server.js';
 import { TRANSPORTS, type GqlAnswer, type Transport } from './helpers/transports.js';
 

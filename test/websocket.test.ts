@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApolloClient, InMemoryCache, gql } from '@apollo/client';
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import WebSocket from 'ws';
-import type { RunningApp } from '../src/app.js';
+import type { RunningApp } from '../src/app/start.js';
 import { privateDatabase, startTestServer, TEST_KEY } from './helpers/server.js';
 import { keysCli } from './helpers/process.js';
 import { wsClient } from './helpers/transports.js';

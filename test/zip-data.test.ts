@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadZipSource, ZIP_DATASET_DATE, zipSourceFile } from '../src/db/sources/zip-source.js';
+import { loadZipSource, ZIP_DATASET_DATE, zipSourceFile } from '../src/data/db/sources/zip-source.js';
 import { US_STATE_FIPS } from '../src/domain/us-states.js';
 
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];

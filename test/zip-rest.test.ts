@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningApp } from '../src/app.js';
+import type { RunningApp } from '../src/app/start.js';
 import { expectProblem, getJson, startTestServer, TEST_KEY } from './helpers/server.js';
 
 let app: RunningApp;

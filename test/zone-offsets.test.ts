@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../src/db/open.js';
-import { ZoneOffsetRepository } from '../src/repositories/zone-offsets.js';
+import { openDatabase } from '../src/data/db/open.js';
+import { ZoneOffsetRepository } from '../src/data/repositories/zone-offsets.js';
 import { privateDatabase } from './helpers/server.js';
 
 describe('zone offsets', () => {

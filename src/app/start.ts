@@ -1,57 +1,57 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import type { Config } from './config.js';
-import { createLogger, type Logger } from './logger.js';
-import { ensureDatabase } from './db/build.js';
-import { DatabaseInUseError, hold, holdersOf } from './db/holders.js';
-import { openDatabase, type Db } from './db/open.js';
-import { createRepositories, type Repositories } from './repositories/index.js';
-import { ZipSpatialIndex } from './domain/zip-spatial-index.js';
-import { PointIndex } from './domain/point-index.js';
-import { windowFor } from './domain/weather/window.js';
-import { Lazy } from './lazy.js';
-import { WeatherWindow } from './weather/window.js';
-import { simulatedProvider } from './providers/simulated.js';
-import { createProviders } from './providers/index.js';
-import { HistoryService } from './history/service.js';
-import { SyncRunner } from './sync/runner.js';
-import { SyncRepository } from './repositories/sync.js';
-import { ResortRepository } from './repositories/resorts.js';
-import { loadLiftieIds } from './sync/liftie-ids.js';
-import { schema } from './graphql/schema.js';
-import { contextFactory, type Services } from './graphql/context.js';
-import { SnapshotStore } from './snapshots/store.js';
-import { DataVersion } from './data-version.js';
+import type { Config } from '../lib/config.js';
+import { createLogger, type Logger } from '../lib/logger.js';
+import { ensureDatabase } from '../data/db/build.js';
+import { DatabaseInUseError, hold, holdersOf } from '../data/db/holders.js';
+import { openDatabase, type Db } from '../data/db/open.js';
+import { createRepositories, type Repositories } from '../data/repositories/index.js';
+import { ZipSpatialIndex } from '../domain/zip-spatial-index.js';
+import { PointIndex } from '../domain/point-index.js';
+import { windowFor } from '../domain/weather/window.js';
+import { Lazy } from '../lib/lazy.js';
+import { WeatherWindow } from '../weather/window.js';
+import { simulatedProvider } from '../providers/simulated.js';
+import { createProviders } from '../providers/index.js';
+import { HistoryService } from '../history/service.js';
+import { SyncRunner } from '../sync/runner.js';
+import { SyncRepository } from '../data/repositories/sync.js';
+import { ResortRepository } from '../data/repositories/resorts.js';
+import { loadLiftieIds } from '../sync/liftie-ids.js';
+import { schema } from '../graphql/schema.js';
+import { contextFactory, type Services } from '../graphql/context.js';
+import { SnapshotStore } from '../data/snapshots/store.js';
+import { DataVersion } from '../data/data-version.js';
 import { warmUp } from './warm-up.js';
-import { createRestRouter } from './rest/router.js';
-import { routes } from './rest/routes.js';
-import { AuthGuard } from './auth/guard.js';
-import { CostBudget } from './auth/cost-budget.js';
-import { UsageCounter } from './auth/usage-counter.js';
-import { KeyRepository } from './repositories/keys.js';
-import { registerEnvKeys } from './auth/env-keys.js';
-import { loadManifest, PersistedDocuments } from './operation/persisted-documents.js';
-import { createFreshnessOf } from './operation/freshness.js';
-import { createPipeline } from './operation/pipeline.js';
-import { createGraphQLHttp } from './transports/graphql/http.js';
-import type { createGraphQLWs } from './transports/graphql/ws.js';
-import { presentedKey } from './auth/presented-key.js';
-import { createDispatcher } from './http/dispatch.js';
-import { Deadlines } from './http/deadline.js';
-import { ResponseCache } from './http/response-cache.js';
-import { rawProblemResponse } from './http/problem.js';
-import { limitConnections } from './http/connections.js';
-import { StreamLimiter } from './http/streams.js';
-import { createPages } from './http/pages.js';
-import { createMetrics, type Metrics } from './http/metrics.js';
-import { openApiDocument } from './rest/openapi.js';
-import { ensureFirstKey, showOnTerminalAndInFile } from './auth/first-key.js';
-import { monthOf } from './auth/guard.js';
-import { clockFrom } from './clock.js';
-import { WindowStore } from './cluster/window-store.js';
-import { API_VERSION } from './version.js';
-import { nextTurn } from './turn.js';
+import { createRestRouter } from '../transports/rest/router.js';
+import { routes } from '../transports/rest/routes.js';
+import { AuthGuard } from '../auth/guard.js';
+import { CostBudget } from '../auth/cost-budget.js';
+import { UsageCounter } from '../auth/usage-counter.js';
+import { KeyRepository } from '../data/repositories/keys.js';
+import { registerEnvKeys } from '../auth/env-keys.js';
+import { loadManifest, PersistedDocuments } from '../operation/persisted-documents.js';
+import { createFreshnessOf } from '../operation/freshness.js';
+import { createPipeline } from '../operation/pipeline.js';
+import { createGraphQLHttp } from '../transports/graphql/http.js';
+import type { createGraphQLWs } from '../transports/graphql/ws.js';
+import { presentedKey } from '../auth/presented-key.js';
+import { createDispatcher } from '../http/dispatch.js';
+import { Deadlines } from '../http/deadline.js';
+import { ResponseCache } from '../http/response-cache.js';
+import { rawProblemResponse } from '../http/problem.js';
+import { limitConnections } from '../http/connections.js';
+import { StreamLimiter } from '../http/streams.js';
+import { createPages } from '../http/pages.js';
+import { createMetrics, type Metrics } from '../http/metrics.js';
+import { openApiDocument } from '../transports/rest/openapi.js';
+import { ensureFirstKey, showOnTerminalAndInFile } from '../auth/first-key.js';
+import { monthOf } from '../auth/guard.js';
+import { clockFrom } from '../lib/clock.js';
+import { WindowStore } from '../cluster/window-store.js';
+import { API_VERSION } from '../lib/version.js';
+import { nextTurn } from '../lib/turn.js';
 
 
 export interface AppOptions {
@@ -86,7 +86,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const now = options.now ?? clockFrom(config.clockStart);
 
   // Traces when OTEL_* name an endpoint: the SDK is loaded only then.
-  const tracing = config.tracing ? (await import('./telemetry/sdk.js')).startTracing(API_VERSION) : null;
+  const tracing = config.tracing ? (await import('../telemetry/sdk.js')).startTracing(API_VERSION) : null;
 
   // A server never starts on a file a build is about to replace.
   const building = holdersOf(config.dbPath).filter((h) => h.role === 'build');
@@ -102,7 +102,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const repos = createRepositories(db);
   // Replicas share keys, quotas and sync through Redis (src/cluster); one process needs none of
   // it, and does not even load it.
-  const replicas = config.redis ? await import('./cluster/index.js') : null;
+  const replicas = config.redis ? await import('../cluster/index.js') : null;
   const redis = replicas ? replicas.connectRedis(config.redis!.url, logger) : null;
   const redisKeys = redis ? new replicas!.RedisKeyStore(redis) : null;
   if (redis && !(await replicas!.waitUntilUp(redis, 3000))) logger.warn('redis is unreachable at start; serving with local data until it is back');
@@ -246,7 +246,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   // GraphQL over WebSocket, loaded with the first upgrade request.
   let ws: Promise<ReturnType<typeof createGraphQLWs>> | null = null;
   const loadWs = () =>
-    (ws ??= import('./transports/graphql/ws.js').then((m) =>
+    (ws ??= import('../transports/graphql/ws.js').then((m) =>
       m.createGraphQLWs({
         pipeline,
         schema,

@@ -1,10 +1,10 @@
-import type { GraphQLContext, RequestInfo } from './graphql/context.js';
+import type { GraphQLContext, RequestInfo } from '../graphql/context.js';
 import type { DocumentNode } from 'graphql';
-import { TRANSPORTS } from './operation/operation.js';
-import type { Pipeline } from './operation/pipeline.js';
-import type { RestRoute } from './rest/route.js';
-import { validate } from './validation/validate.js';
-import { nextTurn } from './turn.js';
+import { TRANSPORTS } from '../operation/operation.js';
+import type { Pipeline } from '../operation/pipeline.js';
+import type { RestRoute } from '../transports/rest/route.js';
+import { validate } from '../validation/validate.js';
+import { nextTurn } from '../lib/turn.js';
 
 /** Real values for every route's path parameters (the ZIP and resort data are the server's own). */
 export interface WarmUpSamples {

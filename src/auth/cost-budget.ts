@@ -1,5 +1,5 @@
-import { ClientError } from '../errors.js';
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from '../rate-limiter.js';
+import { ClientError } from '../lib/errors.js';
+import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from '../lib/rate-limiter.js';
 
 /** 429 for a request whose cost does not fit in its key's budget; carries its RateLimit headers. */
 export class CostLimitedError extends ClientError {

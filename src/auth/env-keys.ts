@@ -1,6 +1,6 @@
-import type { Config } from '../config.js';
-import type { Logger } from '../logger.js';
-import type { NewKey } from '../repositories/keys.js';
+import type { Config } from '../lib/config.js';
+import type { Logger } from '../lib/logger.js';
+import type { NewKey } from '../data/repositories/keys.js';
 import { hashApiKey } from './api-key.js';
 
 /** Where keys live: SQLite (KeyRepository), or Redis for replicas (RedisKeyStore). */

@@ -1,8 +1,8 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../config.js';
-import type { Logger } from '../logger.js';
-import type { NewKey } from '../repositories/keys.js';
+import type { Config } from '../lib/config.js';
+import type { Logger } from '../lib/logger.js';
+import type { NewKey } from '../data/repositories/keys.js';
 import { generateApiKey, hashApiKey } from './api-key.js';
 
 /** Where keys live (SQLite, or Redis for replicas, which also lets only one replica make the first). */

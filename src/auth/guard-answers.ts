@@ -1,5 +1,5 @@
-import type { ApiKeyRecord } from '../repositories/keys.js';
-import type { Problem } from '../http/problem.js';
+import type { ApiKeyRecord } from '../data/repositories/keys.js';
+import type { Problem } from '../lib/errors.js';
 
 /**
  * What the key check answers, local or shared (src/cluster): the problems for a missing, bad or

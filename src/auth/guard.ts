@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { KeyRepository, ApiKeyRecord } from '../repositories/keys.js';
+import type { KeyRepository, ApiKeyRecord } from '../data/repositories/keys.js';
 import { hashApiKey } from './api-key.js';
 import { allowed, malformedKey, monthOf, policyOf, quotaUsedUp, rateLimited, revokedKey, unknownKey, type GuardResult } from './guard-answers.js';
 

@@ -1,4 +1,4 @@
-import { ClientError } from '../errors.js';
+import { ClientError } from '../lib/errors.js';
 
 /** What a key may do beyond reading. `admin`: start sync runs, and anything else that writes. */
 export const KNOWN_SCOPES = ['admin'];

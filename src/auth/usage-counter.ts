@@ -1,4 +1,4 @@
-import type { KeyRepository } from '../repositories/keys.js';
+import type { KeyRepository } from '../data/repositories/keys.js';
 
 /**
  * Monthly request counts per key. Counting in SQLite on every request cost a third of the

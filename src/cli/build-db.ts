@@ -1,6 +1,6 @@
-import { loadConfig } from '../config.js';
-import { buildDatabase } from '../db/build.js';
-import { SetupError } from '../errors.js';
+import { loadConfig } from '../lib/config.js';
+import { buildDatabase } from '../data/db/build.js';
+import { SetupError } from '../lib/errors.js';
 
 // Rebuilds the database from the committed and packaged sources, atomically; refused while a
 // server holds the file (it would go on serving the old one).

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
-import { loadConfig } from '../config.js';
-import { ensureDatabase } from '../db/build.js';
-import { SetupError } from '../errors.js';
-import { openDatabase } from '../db/open.js';
+import { loadConfig } from '../lib/config.js';
+import { ensureDatabase } from '../data/db/build.js';
+import { SetupError } from '../lib/errors.js';
+import { openDatabase } from '../data/db/open.js';
 import { detectFormat, fromOpenSkiMap, fromOpenSkiStats } from '../importer/formats.js';
 import { importAreas } from '../importer/import-areas.js';
 import { importInventory } from '../importer/import-inventory.js';

@@ -1,5 +1,5 @@
 import RateLimiterRedis from 'rate-limiter-flexible/lib/RateLimiterRedis.js';
-import { RateLimiterMemory, type RateLimiterAbstract } from '../rate-limiter.js';
+import { RateLimiterMemory, type RateLimiterAbstract } from '../lib/rate-limiter.js';
 import { PREFIX, type RedisLink } from './redis.js';
 
 /**

@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import { hashApiKey } from '../auth/api-key.js';
 import { allowed, deny, malformedKey, monthOf, policyOf, quotaUsedUp, rateLimited, revokedKey, unknownKey, type GuardResult } from '../auth/guard-answers.js';
-import type { ApiKeyRecord } from '../repositories/keys.js';
-import type { Logger } from '../logger.js';
+import type { ApiKeyRecord } from '../data/repositories/keys.js';
+import type { Logger } from '../lib/logger.js';
 import type { RedisKeyStore } from './redis-keys.js';
 
 /**

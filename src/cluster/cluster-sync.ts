@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import type { Logger } from '../logger.js';
-import type { SyncRunRecord, SyncTrigger } from '../repositories/sync.js';
+import type { Logger } from '../lib/logger.js';
+import type { SyncRunRecord, SyncTrigger } from '../data/repositories/sync.js';
 import { statusUpdates, type SyncRunner, type SyncService, type SyncStatus } from '../sync/runner.js';
 import type { PublishedWindow, WindowStore } from './window-store.js';
 import { PREFIX, type RedisLink } from './redis.js';

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, KeyOrigin, NewKey } from '../repositories/keys.js';
+import type { ApiKeyRecord, KeyOrigin, NewKey } from '../data/repositories/keys.js';
 import { PREFIX, type RedisLink } from './redis.js';
 
 /**

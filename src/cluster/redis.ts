@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../lib/logger.js';
 
 /** Every key this service writes in Redis starts with this, so one Redis can serve other things too. */
 export const PREFIX = 'szg:';

@@ -1,5 +1,5 @@
-import type { Db } from '../db/open.js';
-import { DAILY_WEATHER } from '../db/tables.js';
+import type { Db } from '../data/db/open.js';
+import { DAILY_WEATHER } from '../data/db/tables.js';
 import { addDays } from '../domain/dates.js';
 
 /** A sync run's published data as replicas exchange it: weather rows (positional) and live lifts. */

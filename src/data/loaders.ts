@@ -2,14 +2,16 @@ import DataLoader from 'dataloader';
 import { addDays } from '../domain/dates.js';
 import type { LiftFacts, TrailFacts } from '../domain/resort.js';
 import { FORECAST_DAYS } from '../domain/weather/window.js';
-import type { ResortRecord } from '../repositories/resorts.js';
-import type { StoredDay } from '../repositories/weather.js';
-import type { StateRecord, ZipRecord } from '../repositories/zips.js';
-import type { LiveLiftRow } from '../repositories/inventory.js';
-import { buildSnapshot, type ResortSnapshot } from '../snapshots/snapshot.js';
-import type { Services } from './context.js';
+import type { ResortRecord } from './repositories/resorts.js';
+import type { StoredDay } from './repositories/weather.js';
+import type { StateRecord, ZipRecord } from './repositories/zips.js';
+import type { LiveLiftRow } from './repositories/inventory.js';
+import { buildSnapshot, type ResortSnapshot } from './snapshots/snapshot.js';
+import type { Repositories } from './repositories/index.js';
+import type { SnapshotStore } from './snapshots/store.js';
+import type { DataVersion } from './data-version.js';
 import { traced, tracingOn } from '../telemetry/trace.js';
-import { nextTurn } from '../turn.js';
+import { nextTurn } from '../lib/turn.js';
 
 /** Times a snapshot batch starts again because the data changed under it, before it gives up. */
 const SNAPSHOT_RESTARTS = 3;
@@ -64,6 +66,17 @@ const unwrap = <T>(values: (T | Error)[]): T[] =>
  * Fresh per request (REST or GraphQL): batching within a request, no caching across them. Each
  * loader is created when a resolver first asks for it, so a ZIP lookup builds one, not nine.
  */
+/** What the loaders read from: the repositories, the shared snapshots, and the weather window they make sure of. */
+export interface LoaderServices {
+  repos: Repositories;
+  snapshots: SnapshotStore;
+  /** Resorts whose snapshots are loaded and built per turn of the event loop. */
+  snapshotChunk: number;
+  dataVersion: Pick<DataVersion, 'current'>;
+  /** Makes sure today's weather is stored for these resorts (weather/window.ts); resolves to today's UTC date. */
+  weatherWindow: { ensureFor(ids: readonly string[]): Promise<string> };
+}
+
 export class RequestLoaders implements Loaders {
   private _zipByCode?: Loaders['zipByCode'];
   private _stateByCode?: Loaders['stateByCode'];
@@ -75,7 +88,7 @@ export class RequestLoaders implements Loaders {
   private _recentDaysByResort?: Loaders['recentDaysByResort'];
   private _snapshotByResort?: Loaders['snapshotByResort'];
 
-  constructor(private readonly services: Services) {}
+  constructor(private readonly services: LoaderServices) {}
 
   get zipByCode() {
     const { zips } = this.services.repos;

@@ -6,7 +6,7 @@ import { z } from 'zod';
  * the table's column and DDL (db/tables.ts, db/schema-sql.ts), the catalogue's check
  * (db/sources/resort-source.ts), imports, the GraphQL field, the documented response and the
  * REST shape are derived from this list. Adding one: a line here, its values in
- * data/resorts.json, its name in the REST operation (src/rest/operations/resort.graphql), and —
+ * data/resorts.json, its name in the REST operation (src/transports/rest/operations/resort.graphql), and —
  * when an import source has it — its mapping in src/importer/formats.ts. Facts the code reasons
  * about (elevations, coordinates, counts) are declared by hand in ResortFacts instead.
  *

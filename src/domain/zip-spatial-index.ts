@@ -1,5 +1,4 @@
 import { PointIndex } from './point-index.js';
-import type { ZipTable } from '../repositories/zip-table.js';
 
 export interface ZipPoint {
   zip: string;
@@ -14,12 +13,25 @@ export interface NearbyZip extends ZipPoint {
   distanceMiles: number;
 }
 
+/** What the index reads of the ZIP table (data/repositories/zip-table.ts): rows by code, places and centroids. */
+export interface ZipColumns {
+  readonly size: number;
+  readonly lat: Float64Array;
+  readonly lng: Float64Array;
+  /** A code's row, or -1. */
+  rowOf(zip: string): number;
+  zipAt(row: number): string;
+  cityAt(row: number): string;
+  stateCodeAt(row: number): string;
+  countyAt(row: number): string;
+}
+
 /** Every ZIP centroid in a KD-tree, for nearby searches that never scan the table. */
 export class ZipSpatialIndex {
   /** Items are the table's rows. */
   private readonly index: PointIndex<number>;
 
-  constructor(private readonly table: ZipTable) {
+  constructor(private readonly table: ZipColumns) {
     this.index = new PointIndex({ size: table.size, positionOf: (zip) => table.rowOf(zip) }, table.lat, table.lng, (row) => row);
   }
 

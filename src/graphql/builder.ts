@@ -3,7 +3,7 @@ import { GraphQLScalarType } from 'graphql';
 import { GraphQLDate, GraphQLDateTimeISO } from 'graphql-scalars';
 import ComplexityPlugin from '@pothos/plugin-complexity';
 import ValidationPlugin from '@pothos/plugin-validation';
-import { BadInputError } from '../errors.js';
+import { BadInputError } from '../lib/errors.js';
 import type { ParamIssue } from '../validation/validate.js';
 import type { GraphQLContext } from './context.js';
 import { sliced } from './cost-directives.js';

@@ -1,16 +1,16 @@
-import type { Logger } from '../logger.js';
-import type { Repositories } from '../repositories/index.js';
+import type { Logger } from '../lib/logger.js';
+import type { Repositories } from '../data/repositories/index.js';
 import type { ZipSpatialIndex } from '../domain/zip-spatial-index.js';
 import type { PointIndex } from '../domain/point-index.js';
-import type { Lazy } from '../lazy.js';
-import type { ResortRecord } from '../repositories/resorts.js';
+import type { Lazy } from '../lib/lazy.js';
+import type { ResortRecord } from '../data/repositories/resorts.js';
 import type { WeatherWindow } from '../weather/window.js';
-import type { SnapshotStore } from '../snapshots/store.js';
-import type { DataVersion } from '../data-version.js';
+import type { SnapshotStore } from '../data/snapshots/store.js';
+import type { DataVersion } from '../data/data-version.js';
 import type { HistoryService } from '../history/service.js';
 import type { SyncService } from '../sync/runner.js';
 import type { BudgetHolder, CostBudget } from '../auth/cost-budget.js';
-import { RequestLoaders, type Loaders } from './loaders.js';
+import { RequestLoaders, type Loaders } from '../data/loaders.js';
 
 /** What lives for the whole process and is shared by every request. */
 export interface Services {

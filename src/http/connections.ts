@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../lib/logger.js';
 
 export interface ConnectionLimits {
   /** Open connections at most; past it the oldest idle one is closed to let a new one in. */

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../lib/logger.js';
 import type { GuardResult } from '../auth/guard-answers.js';
 import { BodyTooLargeError } from './body.js';
 import type { Deadlines } from './deadline.js';
 import { Exchange } from './exchange.js';
-import { sendProblem, type Problem } from './problem.js';
+import { sendProblem } from './problem.js';
+import type { Problem } from '../lib/errors.js';
 import { CACHE_NONE } from './headers.js';
 import type { Metrics } from './metrics.js';
 import { endRequestSpan, runIn, startRequestSpan, traced } from '../telemetry/trace.js';

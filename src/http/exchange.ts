@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_HEADERS } from './headers.js';
-import { endSoon } from '../turn.js';
+import { endSoon } from '../lib/turn.js';
 import type { RequestSpan } from '../telemetry/trace.js';
 import { codingFor, COMPRESS_MIN_BYTES, encodeOnce, type Effort, type Representations } from './compression.js';
 

@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { RateLimiterMemory, RateLimiterRes } from '../rate-limiter.js';
+import { RateLimiterMemory, RateLimiterRes } from '../lib/rate-limiter.js';
 import type { Exchange } from './exchange.js';
 import { API_HEADERS, PAGE_HEADERS } from './headers.js';
 import { sendProblem } from './problem.js';
 import { StaticAsset } from './static-asset.js';
 import { renderGraphiQLParts, type GraphiQLParts } from './graphiql-page.js';
-import { PROJECT_ROOT } from '../paths.js';
+import { PROJECT_ROOT } from '../lib/paths.js';
 
 /** Page loads per client address per minute, for what is served without a key. */
 export const PAGE_LOADS_PER_MINUTE = 60;

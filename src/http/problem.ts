@@ -1,16 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import type { Exchange } from './exchange.js';
+import type { Problem } from '../lib/errors.js';
 import { API_HEADERS, CACHE_NONE, PROBLEM_TYPE } from './headers.js';
 
-export interface Problem {
-  status: number;
-  detail: string;
-  /** Machine-readable code, the same as GraphQL's extensions.code. */
-  code: string;
-  errors?: unknown[];
-  /** Extra response headers, flat [name, value, …]. */
-  headers?: readonly string[];
-}
 
 /**
  * RFC 9457 problem details, written here and nowhere else. `type` stays about:blank (the HTTP

@@ -1,5 +1,5 @@
 import type { Exchange } from './exchange.js';
-import type { Problem } from './problem.js';
+import type { Problem } from '../lib/errors.js';
 
 /** What holds a connection open: an SSE or multipart answer, or a WebSocket. */
 export interface StreamHolder {

@@ -1,14 +1,14 @@
-import type { Db } from '../db/open.js';
+import type { Db } from '../data/db/open.js';
 import { countryInfo } from '../domain/countries.js';
 import { haversineMiles, KM_PER_MILE } from '../domain/geo.js';
-import { inventoryWriter, resortInsert } from '../db/inventory-writer.js';
+import { inventoryWriter, resortInsert } from '../data/db/inventory-writer.js';
 import type { ResortFacts } from '../domain/resort.js';
 import { descriptiveFacts } from '../domain/resort-fields.js';
-import { RESORTS } from '../db/tables.js';
+import { RESORTS } from '../data/db/tables.js';
 import type { ImportedArea } from './formats.js';
 import { slugify, uniqueSlug } from './slug.js';
-import { timeZoneAt } from '../db/sources/time-zones.js';
-import { writeZoneOffsets } from '../db/zone-offsets.js';
+import { timeZoneAt } from '../data/db/sources/time-zones.js';
+import { writeZoneOffsets } from '../data/db/zone-offsets.js';
 
 export interface AreaImportOptions {
   includeNonOperating: boolean;

@@ -1,7 +1,7 @@
 import { getRunColorName, type LiftFeature, type RunFeature } from 'openskidata-format';
 import { z } from 'zod';
-import type { Db } from '../db/open.js';
-import { inventoryWriter } from '../db/inventory-writer.js';
+import type { Db } from '../data/db/open.js';
+import { inventoryWriter } from '../data/db/inventory-writer.js';
 import { haversineMiles, KM_PER_MILE } from '../domain/geo.js';
 import { unitFromSeed } from '../domain/random.js';
 import type { Difficulty, LiftType } from '../domain/resort.js';

@@ -1,5 +1,16 @@
 import { GraphQLError } from 'graphql';
 
+/** An RFC 9457 problem as the server answers it (http/problem.ts writes the body). */
+export interface Problem {
+  status: number;
+  detail: string;
+  /** Machine-readable code, the same as GraphQL's extensions.code. */
+  code: string;
+  errors?: unknown[];
+  /** Extra response headers, flat [name, value, …]. */
+  headers?: readonly string[];
+}
+
 /** One invalid parameter: its name, what was received and the bound it broke. */
 export interface ParamProblem {
   name: string;

@@ -2,7 +2,7 @@ import { fstatSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { pino, type Logger } from 'pino';
 import * as sonicBoom from 'sonic-boom';
-import { activeTraceId } from './telemetry/trace.js';
+import { activeTraceId } from '../telemetry/trace.js';
 
 export type { Logger };
 

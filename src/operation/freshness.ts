@@ -1,5 +1,5 @@
 import { getNamedType, isInterfaceType, isObjectType, Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLNamedType, type GraphQLSchema, type SelectionSetNode } from 'graphql';
-import type { Freshness } from '../data-version.js';
+import type { Freshness } from '../data/data-version.js';
 
 /**
  * What each Query field's answer depends on, declared once: the ZIP data (fixed until a rebuild,

@@ -4,7 +4,7 @@ import { GraphQLError } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import { MAX_CACHED_DOCUMENT_CHARS } from './steps/parse.js';
 import type { Source } from './operation.js';
-import { SetupError } from '../errors.js';
+import { SetupError } from '../lib/errors.js';
 
 /** Bytes of documents kept for automatic persisted queries (each at most MAX_CACHED_DOCUMENT_CHARS). */
 export const APQ_STORE_BYTES = 8 * 1024 * 1024;

@@ -1,5 +1,5 @@
-import type { Config } from '../config.js';
-import type { Logger } from '../logger.js';
+import type { Config } from '../lib/config.js';
+import type { Logger } from '../lib/logger.js';
 import { LiftieProvider } from './liftie.js';
 import { OpenMeteoProvider } from './open-meteo.js';
 import type { ConditionsProvider, HistoryProvider, LiftStatusProvider } from './provider.js';

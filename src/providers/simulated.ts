@@ -3,7 +3,7 @@ import type { HistoryDay } from '../domain/history.js';
 import { simulateDays, type GeneratorSite } from '../domain/weather/generator.js';
 import type { ConditionsProvider, HistoryProvider } from './provider.js';
 import { UpstreamError } from './upstream.js';
-import { nextTurn } from '../turn.js';
+import { nextTurn } from '../lib/turn.js';
 
 const siteOf = (resort: ResortFacts, at?: { lat: number; lng: number }): GeneratorSite => ({
   // The resort's own point keeps the resort's id, so its history matches its reports.

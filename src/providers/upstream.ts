@@ -3,7 +3,7 @@ import { trace } from '@opentelemetry/api';
 import { traced, tracingOn } from '../telemetry/trace.js';
 import pLimit from 'p-limit';
 import type { z } from 'zod';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../lib/logger.js';
 
 /**
  * What went wrong with a provider, as a fixed category: the API and the sync history show only

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { dataFile } from '../paths.js';
+import { dataFile } from '../lib/paths.js';
 
 const FILE = dataFile('liftie-ids.json');
 

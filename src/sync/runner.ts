@@ -2,15 +2,15 @@ import { EventEmitter, on } from 'node:events';
 import { traced, tracingOn } from '../telemetry/trace.js';
 import pLimit from 'p-limit';
 import { addDays, isoDate } from '../domain/dates.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../lib/logger.js';
 import type { ConditionsProvider, LiftStatusProvider, LiveLift } from '../providers/provider.js';
-import type { ResortRepository } from '../repositories/resorts.js';
-import type { SyncRepository, SyncRunRecord, SyncRunStatus, SyncTrigger } from '../repositories/sync.js';
+import type { ResortRepository } from '../data/repositories/resorts.js';
+import type { SyncRepository, SyncRunRecord, SyncRunStatus, SyncTrigger } from '../data/repositories/sync.js';
 import { windowFor } from '../domain/weather/window.js';
 import { UpstreamError } from '../providers/upstream.js';
 
-import type { SyncState } from '../repositories/sync.js';
-import { nextTurn } from '../turn.js';
+import type { SyncState } from '../data/repositories/sync.js';
+import { nextTurn } from '../lib/turn.js';
 
 export interface SyncStatus {
   state: SyncState;

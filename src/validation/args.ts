@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { problemOf, type ParamIssue } from './validate.js';
-import { withoutStack } from '../errors.js';
+import { withoutStack } from '../lib/errors.js';
 
 /** Drops arguments given as null: a parameter schema reads an absent value as its default. */
 export const dropNulls = (args: Record<string, unknown>): Record<string, unknown> => {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { BadInputError, withoutStack, type ParamProblem } from '../errors.js';
+import { BadInputError, withoutStack, type ParamProblem } from '../lib/errors.js';
 
 /**
  * Parses parameters with their declared schema, turning every zod issue into a ParamProblem that

@@ -1,10 +1,10 @@
 import { addDays, isoDate } from '../domain/dates.js';
 import { windowFor } from '../domain/weather/window.js';
 import type { ConditionsProvider } from '../providers/provider.js';
-import type { ResortRecord, ResortRepository } from '../repositories/resorts.js';
-import type { StoredDay, WeatherRepository } from '../repositories/weather.js';
-import type { Logger } from '../logger.js';
-import { nextTurn } from '../turn.js';
+import type { ResortRecord, ResortRepository } from '../data/repositories/resorts.js';
+import type { StoredDay, WeatherRepository } from '../data/repositories/weather.js';
+import type { Logger } from '../lib/logger.js';
+import { nextTurn } from '../lib/turn.js';
 
 /** Resorts simulated and written per slice; the event loop serves requests between slices. */
 const SLICE = 25;

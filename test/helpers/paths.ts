@@ -1,5 +1,5 @@
-import { routes } from '../../src/rest/routes.js';
-import { PARAMETER_EXAMPLES } from '../../src/rest/examples.js';
+import { routes } from '../../src/transports/rest/routes.js';
+import { PARAMETER_EXAMPLES } from '../../src/transports/rest/examples.js';
 
 /** Path parameters from the examples /openapi.json shows, so every route in the table can be called. */
 const SAMPLE = PARAMETER_EXAMPLES;

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { expect, inject } from 'vitest';
 import { print } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import type { RunningApp } from '../../src/app.js';
-import type { Config } from '../../src/config.js';
+import type { RunningApp } from '../../src/app/start.js';
+import type { Config } from '../../src/lib/config.js';
 import { bundle } from './bundle.js';
 import { runNow } from './clock.js';
 

@@ -1,6 +1,6 @@
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
-import type { RunningApp } from '../../src/app.js';
+import type { RunningApp } from '../../src/app/start.js';
 import { TEST_KEY } from './server.js';
 
 /** A GraphQL request as any transport carries it. */

@@ -5,12 +5,12 @@ import { registerEnvKeys } from '../../src/auth/env-keys.js';
 import { AuthGuard, monthOf, secondsToMonthEnd } from '../../src/auth/guard.js';
 import { ForbiddenError, hasScope } from '../../src/auth/scopes.js';
 import { UsageCounter } from '../../src/auth/usage-counter.js';
-import type { Config } from '../../src/config.js';
-import { openDatabase, type Db } from '../../src/db/open.js';
+import type { Config } from '../../src/lib/config.js';
+import { openDatabase, type Db } from '../../src/data/db/open.js';
 import { emptyDatabase } from '../helpers/keys-db.js';
-import { KeyRepository } from '../../src/repositories/keys.js';
+import { KeyRepository } from '../../src/data/repositories/keys.js';
 import { until } from '../helpers/wait.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/lib/logger.js';
 
 const silent = createLogger('silent');
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { clockFrom } from '../../src/clock.js';
-import { EnvSchema, loadConfig, type Config } from '../../src/config.js';
+import { clockFrom } from '../../src/lib/clock.js';
+import { EnvSchema, loadConfig, type Config } from '../../src/lib/config.js';
 
 /**
  * Every variable of the README's configuration table, set to something other than its default,

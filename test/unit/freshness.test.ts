@@ -2,7 +2,7 @@ import { getNamedType, isObjectType, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { schema } from '../../src/graphql/schema.js';
 import { CROSSINGS, QUERY_FIELD_FRESHNESS, createFreshnessOf } from '../../src/operation/freshness.js';
-import { routes } from '../../src/rest/routes.js';
+import { routes } from '../../src/transports/rest/routes.js';
 
 const freshnessOf = createFreshnessOf(schema);
 const of = (text: string) => freshnessOf(parse(text));

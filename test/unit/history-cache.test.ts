@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadResortCatalogue } from '../../src/db/sources/resort-source.js';
+import { loadResortCatalogue } from '../../src/data/db/sources/resort-source.js';
 import { HistoryService } from '../../src/history/service.js';
 import { simulatedProvider } from '../../src/providers/simulated.js';
 

@@ -4,7 +4,7 @@ import { cutAtDeadline, DEFERRED_TIMEOUT_MESSAGE, type IncrementalPart } from '.
 import { finalizeStep, UNEXPECTED_MESSAGE } from '../../src/operation/steps/finalize.js';
 import { TRANSPORTS, type Operation } from '../../src/operation/operation.js';
 import type { GraphQLContext } from '../../src/graphql/context.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/lib/logger.js';
 
 /** An incremental result whose second part never comes; records whether it was told to stop. */
 function stuckAfterFirst() {

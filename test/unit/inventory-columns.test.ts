@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LiftColumns, TrailColumns } from '../../src/snapshots/inventory-columns.js';
-import type { ServedLift, ServedTrail } from '../../src/snapshots/snapshot.js';
+import { LiftColumns, TrailColumns } from '../../src/data/snapshots/inventory-columns.js';
+import type { ServedLift, ServedTrail } from '../../src/data/snapshots/snapshot.js';
 
 /** Trails and lifts held as columns give back exactly what they were made from, in order. */
 describe('snapshot inventory columns', () => {

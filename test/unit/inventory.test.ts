@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadResortCatalogue } from '../../src/db/sources/resort-source.js';
+import { loadResortCatalogue } from '../../src/data/db/sources/resort-source.js';
 import { generateLifts, generateTrails, LIFT_RULES, liftTypeFromName, regionalRating } from '../../src/domain/inventory.js';
 import type { ResortFacts } from '../../src/domain/resort.js';
 import { createHash } from 'node:crypto';

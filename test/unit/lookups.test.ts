@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cityKey, cityPrefixKeys } from '../../src/domain/city-key.js';
-import { BadInputError } from '../../src/errors.js';
+import { BadInputError } from '../../src/lib/errors.js';
 import { validate } from '../../src/validation/validate.js';
 import { CitiesParams, ResortsNearParams, ZipCodesParams, ZipsNearParams } from '../../src/validation/lookup-params.js';
 

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { routes } from '../../src/rest/routes.js';
+import { routes } from '../../src/transports/rest/routes.js';
 import { validate } from '../../src/validation/validate.js';
 import { checkDocument } from '../../src/operation/pipeline.js';
 import { schema } from '../../src/graphql/schema.js';

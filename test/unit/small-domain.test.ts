@@ -5,7 +5,7 @@ import { countryInfo, CONTINENT_NAMES } from '../../src/domain/countries.js';
 import { destinationPoint, EARTH_RADIUS_MILES, haversineMiles, KM_PER_MILE, roundMiles } from '../../src/domain/geo.js';
 import { PointIndex } from '../../src/domain/point-index.js';
 import { SphereTree } from '../../src/domain/sphere-tree.js';
-import { ZipTable } from '../../src/repositories/zip-table.js';
+import { ZipTable } from '../../src/data/repositories/zip-table.js';
 import { createRng, hash32, unitFromSeed } from '../../src/domain/random.js';
 import { toUnits, UNIT_LABELS } from '../../src/domain/units.js';
 import { isUsStateOrDc, US_STATE_FIPS } from '../../src/domain/us-states.js';

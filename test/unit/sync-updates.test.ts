@@ -1,9 +1,9 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/open.js';
+import { openDatabase } from '../../src/data/db/open.js';
 import { simulatedProvider } from '../../src/providers/simulated.js';
-import { ResortRepository } from '../../src/repositories/resorts.js';
-import { SyncRepository } from '../../src/repositories/sync.js';
+import { ResortRepository } from '../../src/data/repositories/resorts.js';
+import { SyncRepository } from '../../src/data/repositories/sync.js';
 import { SyncRunner } from '../../src/sync/runner.js';
 import { privateDatabase } from '../helpers/server.js';
 

@@ -1,7 +1,7 @@
 import { createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { endSoon, nextTurn } from '../../src/turn.js';
+import { endSoon, nextTurn } from '../../src/lib/turn.js';
 
 /**
  * endSoon on a real node:http server: an answer ends when the turn of the event loop has answered

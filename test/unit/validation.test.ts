@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { BadInputError, NotFoundError, type ParamProblem } from '../../src/errors.js';
+import { BadInputError, NotFoundError, type ParamProblem } from '../../src/lib/errors.js';
 import { CostLimitedError } from '../../src/auth/cost-budget.js';
 import { ForbiddenError } from '../../src/auth/scopes.js';
 import { validate } from '../../src/validation/validate.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { simulateDays, snowLine } from '../../src/domain/weather/generator.js';
 import { coldestDay, normalMeanTemp, seasonAnchorMonthDay, winterness } from '../../src/domain/weather/climate.js';
-import { loadResortCatalogue } from '../../src/db/sources/resort-source.js';
+import { loadResortCatalogue } from '../../src/data/db/sources/resort-source.js';
 import { addDays } from '../../src/domain/dates.js';
 import { plannedSeason } from '../../src/domain/season.js';
 

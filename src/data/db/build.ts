@@ -6,14 +6,12 @@ import { populateZips } from './populate-zips.js';
 import { populateResorts } from './populate-resorts.js';
 import { sourceFingerprint } from './fingerprint.js';
 import type { Db } from './open.js';
+import type { BuildHooks } from './build-hooks.js';
 import { forgetTimeZoneTiles } from './sources/time-zones.js';
 import { writeZoneOffsets } from './zone-offsets.js';
 import { DatabaseInUseError, hold, holdersOf, isAlive } from './holders.js';
 
-export interface BuildHooks {
-  /** Called as rows are written; an exception here aborts the build (tests use it to crash midway). */
-  onProgress?: (table: string, rowsWritten: number) => void;
-}
+export type { BuildHooks } from './build-hooks.js';
 
 /** Version of an existing database file, or null when it is missing or unreadable. */
 export function databaseVersion(file: string): number | null {

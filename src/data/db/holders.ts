@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { SetupError } from '../errors.js';
+import { SetupError } from '../../lib/errors.js';
 
 /** A process that holds a database file: a server while it serves it, a build while it writes its replacement. */
 export interface Holder {

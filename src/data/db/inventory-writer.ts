@@ -1,7 +1,7 @@
 import type { Db } from './open.js';
 import { LIFTS, RESORTS, TRAILS } from './tables.js';
-import type { LiftFacts, ResortFacts, TrailFacts } from '../domain/resort.js';
-import { generateLifts, generateTrails } from '../domain/inventory.js';
+import type { LiftFacts, ResortFacts, TrailFacts } from '../../domain/resort.js';
+import { generateLifts, generateTrails } from '../../domain/inventory.js';
 
 type Verb = 'INSERT' | 'INSERT OR REPLACE';
 

@@ -1,5 +1,5 @@
 import type { Db } from './open.js';
-import type { BuildHooks } from './build.js';
+import type { BuildHooks } from './build-hooks.js';
 import { loadResortCatalogue } from './sources/resort-source.js';
 import { inventoryWriter, resortInsert } from './inventory-writer.js';
 

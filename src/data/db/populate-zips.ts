@@ -1,9 +1,9 @@
 import type { Db } from './open.js';
-import type { BuildHooks } from './build.js';
+import type { BuildHooks } from './build-hooks.js';
 import { loadZipSource, ZIP_DATASET_DATE } from './sources/zip-source.js';
-import { US_STATE_FIPS } from '../domain/us-states.js';
+import { US_STATE_FIPS } from '../../domain/us-states.js';
 import { timeZoneAt } from './sources/time-zones.js';
-import { cityKey } from '../domain/city-key.js';
+import { cityKey } from '../../domain/city-key.js';
 
 export function populateZips(db: Db, hooks: BuildHooks): void {
   const rows = loadZipSource();

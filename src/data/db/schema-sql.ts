@@ -1,4 +1,4 @@
-import { RESORT_FIELDS, SQL_TYPES } from '../domain/resort-fields.js';
+import { RESORT_FIELDS, SQL_TYPES } from '../../domain/resort-fields.js';
 
 /**
  * The database schema. A database built from another text of it (its hash is part of the sources'

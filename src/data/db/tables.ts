@@ -5,7 +5,7 @@
  * and forgotten in another.
  */
 
-import { RESORT_FIELDS } from '../domain/resort-fields.js';
+import { RESORT_FIELDS } from '../../domain/resort-fields.js';
 
 type Columns = Readonly<Record<string, string>>;
 

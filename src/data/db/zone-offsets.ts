@@ -1,6 +1,6 @@
 import type { Db } from './open.js';
-import { intlOffsetMinutes } from '../domain/local-time.js';
-import { OFFSET_SPAN, scanOffsets } from '../domain/zone-offsets.js';
+import { intlOffsetMinutes } from '../../domain/local-time.js';
+import { OFFSET_SPAN, scanOffsets } from '../../domain/zone-offsets.js';
 
 /**
  * Writes the offsets of every resort time zone the zone_offsets table lacks (after a build and an

@@ -1,6 +1,6 @@
 import type { Db } from '../db/open.js';
-import type { LiftFacts, TrailFacts } from '../domain/resort.js';
-import type { LiftStatus } from '../domain/conditions.js';
+import type { LiftFacts, TrailFacts } from '../../domain/resort.js';
+import type { LiftStatus } from '../../domain/conditions.js';
 import { LIFTS, TRAILS } from '../db/tables.js';
 
 export interface LiveLiftRow {

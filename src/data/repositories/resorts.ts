@@ -1,5 +1,5 @@
 import type { Db } from '../db/open.js';
-import type { InventorySource, ResortFacts } from '../domain/resort.js';
+import type { InventorySource, ResortFacts } from '../../domain/resort.js';
 import { RESORTS } from '../db/tables.js';
 
 export interface ResortRecord extends ResortFacts {

@@ -1,5 +1,5 @@
 import type { Db } from '../db/open.js';
-import type { LiveLift } from '../providers/provider.js';
+import type { LiveLift } from '../../providers/provider.js';
 import type { StoredDay } from './weather.js';
 import { DAILY_WEATHER } from '../db/tables.js';
 

@@ -1,7 +1,7 @@
 import type { Db } from '../db/open.js';
-import type { DailyWeather } from '../domain/weather/daily.js';
+import type { DailyWeather } from '../../domain/weather/daily.js';
 import { DAILY_WEATHER } from '../db/tables.js';
-import { intern } from '../intern.js';
+import { intern } from '../../lib/intern.js';
 
 export interface StoredDay extends DailyWeather {
   resortId: string;

@@ -1,4 +1,19 @@
-import type { ZipRecord } from './zips.js';
+/** A ZIP code's record, as the table makes it when asked for. */
+export interface ZipRecord {
+  zip: string;
+  city: string;
+  stateCode: string;
+  stateName: string;
+  county: string;
+  countyFips: string;
+  lat: number;
+  lng: number;
+  /** IANA time zone. */
+  timezone: string;
+  /** ISO 8601 timestamp of the dataset. */
+  lastUpdated: string;
+}
+
 
 /** A ZIP row as the repository reads it: zip, city, state code, county, county FIPS, lat, lng, zone, last updated. */
 export type ZipColumnsRow = readonly [string, string, string, string, string, number, number, string, string];

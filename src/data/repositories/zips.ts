@@ -1,22 +1,9 @@
 import type { Db } from '../db/open.js';
 import { ZIPS } from '../db/tables.js';
-import { ZipTable, type ZipColumnsRow } from './zip-table.js';
-import { cityKey, cityPrefixKeys } from '../domain/city-key.js';
+import { ZipTable, type ZipColumnsRow, type ZipRecord } from './zip-table.js';
+import { cityKey, cityPrefixKeys } from '../../domain/city-key.js';
 
-export interface ZipRecord {
-  zip: string;
-  city: string;
-  stateCode: string;
-  stateName: string;
-  county: string;
-  countyFips: string;
-  lat: number;
-  lng: number;
-  /** IANA time zone. */
-  timezone: string;
-  /** ISO 8601 timestamp of the dataset. */
-  lastUpdated: string;
-}
+export type { ZipRecord } from './zip-table.js';
 
 export interface StateRecord {
   stateCode: string;

@@ -1,5 +1,5 @@
 import type { Db } from '../db/open.js';
-import type { ZoneOffsets } from '../domain/zone-offsets.js';
+import type { ZoneOffsets } from '../../domain/zone-offsets.js';
 
 type OffsetRow = { zone: string; at: number; minutes: number | null };
 

@@ -1,6 +1,12 @@
-import { GROOMING_STATUSES, LIFT_STATUSES, TRAIL_STATUSES } from '../domain/conditions.js';
-import { DIFFICULTIES, LIFT_TYPES, type InventorySource } from '../domain/resort.js';
-import type { ServedLift, ServedTrail } from './snapshot.js';
+import { GROOMING_STATUSES, LIFT_STATUSES, TRAIL_STATUSES, type LiftStatus, type TrailState } from '../../domain/conditions.js';
+import { DIFFICULTIES, LIFT_TYPES, type InventorySource, type LiftFacts, type TrailFacts } from '../../domain/resort.js';
+
+/**
+ * A trail and a lift as served: their facts and state, without the thresholds that decided the
+ * state. A snapshot holds them as columns (below) and makes these when asked.
+ */
+export type ServedTrail = Omit<TrailFacts, 'openThreshold' | 'groomThreshold'> & TrailState;
+export type ServedLift = Omit<LiftFacts, 'openThreshold'> & { status: LiftStatus };
 
 const SOURCES: readonly InventorySource[] = ['generated', 'openskimap', 'liftie'];
 

@@ -1,22 +1,17 @@
-import { snowReport, type LiftStatus, type SnowReport, type TrailState } from '../domain/conditions.js';
-import { liftTypeFromName } from '../domain/inventory.js';
-import type { LiftFacts, ResortFacts, TrailFacts } from '../domain/resort.js';
-import type { DailyWeather } from '../domain/weather/daily.js';
-import { intern } from '../intern.js';
-import { localHour } from '../domain/local-time.js';
-import type { ZoneOffsets } from '../domain/zone-offsets.js';
-import { LiftColumns, TrailColumns } from './inventory-columns.js';
+import { snowReport, type LiftStatus, type SnowReport, type TrailState } from '../../domain/conditions.js';
+import { liftTypeFromName } from '../../domain/inventory.js';
+import type { LiftFacts, ResortFacts, TrailFacts } from '../../domain/resort.js';
+import type { DailyWeather } from '../../domain/weather/daily.js';
+import { intern } from '../../lib/intern.js';
+import { localHour } from '../../domain/local-time.js';
+import type { ZoneOffsets } from '../../domain/zone-offsets.js';
+import { LiftColumns, TrailColumns, type ServedLift, type ServedTrail } from './inventory-columns.js';
 
 export interface SnapshotDay extends DailyWeather {
   source: string;
 }
 
-/**
- * A trail and a lift as served: their facts and state, without the thresholds that decided the
- * state. A snapshot holds them as columns (inventory-columns.ts) and makes these when asked.
- */
-export type ServedTrail = Omit<TrailFacts, 'openThreshold' | 'groomThreshold'> & TrailState;
-export type ServedLift = Omit<LiftFacts, 'openThreshold'> & { status: LiftStatus };
+export type { ServedLift, ServedTrail } from './inventory-columns.js';
 
 /** A lift a live feed reported by name and status only. */
 export interface LiveLift {

@@ -1,11 +1,11 @@
-import { addDays } from '../domain/dates.js';
-import type { OperatingStatus, SnowSurface } from '../domain/conditions.js';
-import { DIFFICULTIES, LIFT_TYPES, type ResortFacts } from '../domain/resort.js';
-import { openTrailsPct, stormOutlook, type StormOutlook } from '../domain/rankings.js';
-import { summaryOf, temperatureAt, type WeatherSummary } from '../domain/weather/current.js';
-import type { DailyWeather } from '../domain/weather/daily.js';
-import { toUnits, UNIT_LABELS, type UnitLabels, type Units } from '../domain/units.js';
-import { FORECAST_DAYS } from '../domain/weather/window.js';
+import { addDays } from '../../domain/dates.js';
+import type { OperatingStatus, SnowSurface } from '../../domain/conditions.js';
+import { DIFFICULTIES, LIFT_TYPES, type ResortFacts } from '../../domain/resort.js';
+import { openTrailsPct, stormOutlook, type StormOutlook } from '../../domain/rankings.js';
+import { summaryOf, temperatureAt, type WeatherSummary } from '../../domain/weather/current.js';
+import type { DailyWeather } from '../../domain/weather/daily.js';
+import { toUnits, UNIT_LABELS, type UnitLabels, type Units } from '../../domain/units.js';
+import { FORECAST_DAYS } from '../../domain/weather/window.js';
 import { memo, type ResortSnapshot } from './snapshot.js';
 
 /**

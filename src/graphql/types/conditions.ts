@@ -1,5 +1,5 @@
 import { builder } from '../builder.js';
-import type { ConditionsView, CurrentWeatherView, ForecastDayView, ForecastLevelView, WeatherView } from '../../snapshots/views.js';
+import type { ConditionsView, CurrentWeatherView, ForecastDayView, ForecastLevelView, WeatherView } from '../../data/snapshots/views.js';
 import { UnitLabelsRef } from './units.js';
 import { MIN_OPERATING_BASE_CM, WIND_HOLD_GUST_KMH } from '../../domain/conditions.js';
 import { OPERATING_STATUSES, SNOW_SURFACES } from '../../domain/conditions.js';

@@ -3,7 +3,7 @@ import type { HistoryDay, Deviation, TemperatureDeviation } from '../../domain/h
 import type { HistoryResult } from '../../history/service.js';
 import { localDate } from '../../domain/local-time.js';
 import { toUnits, UNIT_LABELS, type Units } from '../../domain/units.js';
-import { TimeoutError, UpstreamFailedError } from '../../errors.js';
+import { TimeoutError, UpstreamFailedError } from '../../lib/errors.js';
 import { UpstreamError } from '../../providers/upstream.js';
 import { argsOf } from '../../validation/args.js';
 import { HISTORY_BOUNDS, HistoryParams } from '../../validation/resort-params.js';

@@ -1,7 +1,7 @@
 import { builder } from '../builder.js';
-import type { ServedLift, ServedTrail } from '../../snapshots/snapshot.js';
+import type { ServedLift, ServedTrail } from '../../data/snapshots/snapshot.js';
 import { toUnits, type Units } from '../../domain/units.js';
-import type { liftSummaryView, trailSummaryView } from '../../snapshots/views.js';
+import type { liftSummaryView, trailSummaryView } from '../../data/snapshots/views.js';
 import { UnitsEnum } from './units.js';
 import { DIFFICULTIES, LIFT_TYPES } from '../../domain/resort.js';
 import { GROOMING_STATUSES, LIFT_STATUSES, TRAIL_STATUSES } from '../../domain/conditions.js';

@@ -3,8 +3,8 @@ import { KM_PER_MILE } from '../../domain/geo.js';
 import { argsOf } from '../../validation/args.js';
 import { ZIP_BOUNDS } from '../../validation/params.js';
 import { CitiesParams, LOOKUP_BOUNDS, ResortsNearParams, ZipCodesParams, ZipsNearParams } from '../../validation/lookup-params.js';
-import type { CityCount } from '../../repositories/zips.js';
-import { NearbyZipRef, ZipRef } from './zip.js';
+import type { CityCount } from '../../data/repositories/zips.js';
+import { NearbyZipRef, ZipRef } from './refs.js';
 import { NearbyResortRef } from './resort.js';
 
 /** Lookups frontends ask for beyond the two documents: batches, positions, autocomplete. */

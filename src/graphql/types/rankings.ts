@@ -1,10 +1,10 @@
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
-import type { ResortSnapshot } from '../../snapshots/snapshot.js';
-import type { ResortRecord } from '../../repositories/resorts.js';
+import type { ResortSnapshot } from '../../data/snapshots/snapshot.js';
+import type { ResortRecord } from '../../data/repositories/resorts.js';
 import { addDays } from '../../domain/dates.js';
 import { compareNames } from '../../domain/fold.js';
-import { stormOutlookView } from '../../snapshots/views.js';
+import { stormOutlookView } from '../../data/snapshots/views.js';
 import { networkSnow, openNow, openTrailsPct, STORM_WATCH_MIN_CM, stormWatch, topSnow, type NetworkSnow, type ResortSnowTotal } from '../../domain/rankings.js';
 import { toUnits, UNIT_LABELS, type Units } from '../../domain/units.js';
 import { argsOf } from '../../validation/args.js';

@@ -1,12 +1,12 @@
 import { builder, byLimit } from '../builder.js';
-import type { StateRecord, ZipRecord } from '../../repositories/zips.js';
-import { NotFoundError } from '../../errors.js';
+import type { StateRecord, ZipRecord } from '../../data/repositories/zips.js';
+import { NotFoundError } from '../../lib/errors.js';
 import { argsOf } from '../../validation/args.js';
 import { CityParams, StatePaging, StateParams, ZIP_BOUNDS } from '../../validation/params.js';
 import type { GraphQLContext } from '../context.js';
-import { ZipRef } from './zip.js';
+import { StateRef, ZipRef } from './refs.js';
 
-export const StateRef = builder.objectRef<StateRecord>('State');
+export { StateRef } from './refs.js';
 const CityRef = builder.objectRef<{ city: string; stateCode: string | null; zipcodes: ZipRecord[] }>('City');
 const ZipStatsRef = builder.objectRef<{ totalZips: number; totalStates: number }>('ZipStats');
 

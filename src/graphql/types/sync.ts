@@ -1,11 +1,11 @@
 import { builder } from '../builder.js';
 import { sliced } from '../cost-directives.js';
 import { ForbiddenError, hasScope } from '../../auth/scopes.js';
-import type { SyncRunRecord } from '../../repositories/sync.js';
+import type { SyncRunRecord } from '../../data/repositories/sync.js';
 import type { SyncStatus } from '../../sync/runner.js';
 import { argsOf } from '../../validation/args.js';
 import { SYNC_BOUNDS, SyncHistoryParams } from '../../validation/sync-params.js';
-import { SYNC_RUN_STATUSES, SYNC_STATES, SYNC_TRIGGERS } from '../../repositories/sync.js';
+import { SYNC_RUN_STATUSES, SYNC_STATES, SYNC_TRIGGERS } from '../../data/repositories/sync.js';
 
 const SyncStateEnum = builder.enumType('SyncState', { values: SYNC_STATES });
 const SyncTriggerEnum = builder.enumType('SyncTrigger', { values: SYNC_TRIGGERS });

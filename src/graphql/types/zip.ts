@@ -1,14 +1,13 @@
 import { builder, byLimit } from '../builder.js';
-import type { ZipRecord } from '../../repositories/zips.js';
+import type { ZipRecord } from '../../data/repositories/zips.js';
 import type { NearbyZip } from '../../domain/zip-spatial-index.js';
-import { NotFoundError } from '../../errors.js';
+import { NotFoundError } from '../../lib/errors.js';
 import { argsOf } from '../../validation/args.js';
 import { NearbyOptions, NearbyParams, ZIP_BOUNDS, ZipParams } from '../../validation/params.js';
 import type { GraphQLContext } from '../context.js';
-import { StateRef } from './state.js';
+import { NearbyZipRef, StateRef, ZipRef } from './refs.js';
 
-export const ZipRef = builder.objectRef<ZipRecord>('Zip');
-export const NearbyZipRef = builder.objectRef<NearbyZip>('NearbyZip');
+export { NearbyZipRef, ZipRef } from './refs.js';
 const NearbyCenterRef = builder.objectRef<{ zip: string; lat: number; lng: number }>('NearbyCenter');
 const NearbyResultRef = builder.objectRef<{
   center: { zip: string; lat: number; lng: number };

@@ -1,5 +1,5 @@
 import type { DocumentNode } from 'graphql';
-import type { Freshness } from '../../data-version.js';
+import type { Freshness } from '../../data/data-version.js';
 import type { KeptAnswer, OperationRequest, Outcome, Step } from '../operation.js';
 
 /** Where kept answers live (http/response-cache.ts: bounded in bytes, with their compressed forms). */

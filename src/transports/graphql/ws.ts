@@ -12,7 +12,7 @@ import { nestsDeeperThan } from '../../http/json-guard.js';
 import { rawProblemResponse } from '../../http/problem.js';
 import { allowsOrigin } from '../../http/security.js';
 import type { StreamLimiter } from '../../http/streams.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../lib/logger.js';
 import { TRANSPORTS, type Outcome } from '../../operation/operation.js';
 import type { Pipeline } from '../../operation/pipeline.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { getOperationAST, isInputObjectType, isObjectType, TypeInfo, visit, visitWithTypeInfo, type GraphQLSchema } from 'graphql';
-import { validate } from '../validation/validate.js';
+import { validate } from '../../validation/validate.js';
 import type { RestRoute } from './route.js';
 import { PARAMETER_EXAMPLES } from './examples.js';
 import { RESPONSE_EXAMPLES } from './operations/response-examples.js';

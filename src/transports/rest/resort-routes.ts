@@ -1,6 +1,6 @@
-import { UNIT_LABELS } from '../domain/units.js';
-import { descriptiveFacts } from '../domain/resort-fields.js';
-import { CompareParams, InsightsParams, OpenNowParams, RankingParams, ResortHistoryParams, ResortListParams, ResortParams } from '../validation/resort-params.js';
+import { UNIT_LABELS } from '../../domain/units.js';
+import { descriptiveFacts } from '../../domain/resort-fields.js';
+import { CompareParams, InsightsParams, OpenNowParams, RankingParams, ResortHistoryParams, ResortListParams, ResortParams } from '../../validation/resort-params.js';
 import { route } from './route.js';
 import * as R from './responses.js';
 import {

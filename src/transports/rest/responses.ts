@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { DIFFICULTIES, LIFT_TYPES } from '../domain/resort.js';
-import { GROOMING_STATUSES, LIFT_STATUSES, OPERATING_STATUSES, SNOW_SURFACES, TRAIL_STATUSES } from '../domain/conditions.js';
-import { WEATHER_SUMMARIES } from '../domain/weather/current.js';
-import { UNIT_SYSTEMS } from '../domain/units.js';
-import { RESORT_FIELDS } from '../domain/resort-fields.js';
-import { SYNC_RUN_STATUSES, SYNC_STATES, SYNC_TRIGGERS } from '../repositories/sync.js';
+import { DIFFICULTIES, LIFT_TYPES } from '../../domain/resort.js';
+import { GROOMING_STATUSES, LIFT_STATUSES, OPERATING_STATUSES, SNOW_SURFACES, TRAIL_STATUSES } from '../../domain/conditions.js';
+import { WEATHER_SUMMARIES } from '../../domain/weather/current.js';
+import { UNIT_SYSTEMS } from '../../domain/units.js';
+import { RESORT_FIELDS } from '../../domain/resort-fields.js';
+import { SYNC_RUN_STATUSES, SYNC_STATES, SYNC_TRIGGERS } from '../../data/repositories/sync.js';
 
 /**
  * The documented REST response bodies, declared once: each route's `shape` must return one

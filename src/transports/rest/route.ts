@@ -1,4 +1,4 @@
-import type { Freshness } from '../data-version.js';
+import type { Freshness } from '../../data/data-version.js';
 import type { z } from 'zod';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 

@@ -1,15 +1,16 @@
 import { GraphQLError, type DocumentNode } from 'graphql';
-import { parseParams } from '../validation/validate.js';
-import { badInput } from '../errors.js';
-import type { GraphQLContext } from '../graphql/context.js';
-import { CACHE_NONE, JSON_TYPE } from '../http/headers.js';
-import type { Representations } from '../http/compression.js';
-import type { Exchange } from '../http/exchange.js';
-import { sendProblem, type Problem } from '../http/problem.js';
-import type { ResponseCache } from '../http/response-cache.js';
-import { TRANSPORTS, type OperationRequest, type Outcome } from '../operation/operation.js';
-import type { Pipeline } from '../operation/pipeline.js';
-import { sendKept } from '../transports/graphql/answer.js';
+import { parseParams } from '../../validation/validate.js';
+import { badInput } from '../../lib/errors.js';
+import type { GraphQLContext } from '../../graphql/context.js';
+import { CACHE_NONE, JSON_TYPE } from '../../http/headers.js';
+import type { Representations } from '../../http/compression.js';
+import type { Exchange } from '../../http/exchange.js';
+import { sendProblem } from '../../http/problem.js';
+import type { Problem } from '../../lib/errors.js';
+import type { ResponseCache } from '../../http/response-cache.js';
+import { TRANSPORTS, type OperationRequest, type Outcome } from '../../operation/operation.js';
+import type { Pipeline } from '../../operation/pipeline.js';
+import { sendKept } from '../graphql/answer.js';
 import type { RestRoute } from './route.js';
 
 interface MountedRoute {

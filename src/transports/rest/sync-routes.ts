@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SyncHistoryParams } from '../validation/sync-params.js';
+import { SyncHistoryParams } from '../../validation/sync-params.js';
 import { route } from './route.js';
 import * as R from './responses.js';
 import { RestRunSyncDocument, RestSyncHistoryDocument, RestSyncStatusDocument } from './operations/generated.js';

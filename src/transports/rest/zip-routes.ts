@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CityParams, NearbyParams, StateZipsParams, ZipParams } from '../validation/params.js';
+import { CityParams, NearbyParams, StateZipsParams, ZipParams } from '../../validation/params.js';
 import { route } from './route.js';
 import * as R from './responses.js';
 import { RestCityDocument, RestNearbyDocument, RestStatesDocument, RestStateZipsDocument, RestZipDocument, RestZipStatsDocument } from './operations/generated.js';

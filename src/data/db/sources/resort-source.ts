@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { countryInfo } from '../../domain/countries.js';
-import type { ResortFacts } from '../../domain/resort.js';
-import { descriptiveFacts, RESORT_FIELDS } from '../../domain/resort-fields.js';
-import { dataFile } from '../../paths.js';
+import { countryInfo } from '../../../domain/countries.js';
+import type { ResortFacts } from '../../../domain/resort.js';
+import { descriptiveFacts, RESORT_FIELDS } from '../../../domain/resort-fields.js';
+import { dataFile } from '../../../lib/paths.js';
 import { timeZoneAt } from './time-zones.js';
 
 /** The curated catalogue, committed under data/: public facts written down by hand. */

