@@ -71,7 +71,12 @@ export interface ServerProcess {
  * Starts a server process and waits until `probe` answers 200. Cold start is spawn to that answer,
  * probed every 5 ms.
  */
-export async function startServer(args: readonly string[], env: Record<string, string>, probe: { path: string; headers?: Record<string, string> }, bin = process.execPath): Promise<ServerProcess> {
+export async function startServer(
+  args: readonly string[],
+  env: Record<string, string>,
+  probe: { path: string; headers?: Record<string, string> },
+  bin = process.execPath,
+): Promise<ServerProcess> {
   const port = await freePort();
   const t0 = performance.now();
   // A group of its own, so that stopping `npm start` stops the node process under npm too.

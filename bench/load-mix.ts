@@ -4,7 +4,10 @@ import type autocannon from 'autocannon';
 
 export const zips = ['90210', '10001', '60601', '94105', '02108', '81657', '98101', '33101', '84101', '05672'];
 export const resorts = ['vail', 'zermatt', 'whistler-blackcomb', 'niseko', 'thredbo', 'portillo', 'st-anton', 'alta'];
-const gql = JSON.stringify({ query: '{ resort(id: "vail") { name conditions { snowDepthBase newSnow24h openTrails } } zip(zip: "81657") { city nearbyResorts(limit: 3) { distanceMiles resort { id } } } }' });
+const gql = JSON.stringify({
+  query:
+    '{ resort(id: "vail") { name conditions { snowDepthBase newSnow24h openTrails } } zip(zip: "81657") { city nearbyResorts(limit: 3) { distanceMiles resort { id } } } }',
+});
 
 export const mix: ((i: number) => autocannon.Request)[] = [
   (i) => ({ path: `/api/zip/${zips[i % zips.length]}` }),
@@ -51,7 +54,12 @@ export function heavyRequests(): autocannon.Request[] {
               ...req,
               method: 'POST',
               path: '/graphql',
-              body: JSON.stringify({ query: `{ ${resorts.slice(0, 3).map((id, i) => `r${i}: resort(id: "${id}") { history(days: 90, years: 10, radiusKm: ${radius}) { current { snowfall } } }`).join(' ')} }` }),
+              body: JSON.stringify({
+                query: `{ ${resorts
+                  .slice(0, 3)
+                  .map((id, i) => `r${i}: resort(id: "${id}") { history(days: 90, years: 10, radiusKm: ${radius}) { current { snowfall } } }`)
+                  .join(' ')} }`,
+              }),
             };
       },
     },

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { buildOnce, memoryMiB, startCommand, startServer } from './lib.js';
@@ -30,7 +30,10 @@ const redis = new Redis({ path: REDIS_URL.slice('unix://'.length) });
 // Keys made once, in Redis, seen by every replica: the mix's (a quota far above what it sends)
 // and the heavy client's (an ordinary free plan).
 const makeKey = (name: string, quota: string, rate: string) => {
-  const out = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/keys.ts', 'create', '--name', name, '--quota', quota, '--rate', rate], { env: { ...process.env, REDIS_URL }, encoding: 'utf8' });
+  const out = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/keys.ts', 'create', '--name', name, '--quota', quota, '--rate', rate], {
+    env: { ...process.env, REDIS_URL },
+    encoding: 'utf8',
+  });
   const key = out.stdout.match(/szg_[\w-]+/)?.[0];
   if (!key) throw new Error(`could not create the key ${name}: ${out.stderr}`);
   return key;
@@ -42,7 +45,14 @@ const servers = await Promise.all(
   Array.from({ length: replicaCount }, (_, i) =>
     startServer(
       startCommand().args,
-      { ...startCommand().env, DB_PATH: path.join(dir, `replica-${i}.sqlite`), REDIS_URL, REPLICA_ID: `replica-${i}`, LOG_LEVEL: 'warn', SYNC_INTERVAL_MINUTES: '0' },
+      {
+        ...startCommand().env,
+        DB_PATH: path.join(dir, `replica-${i}.sqlite`),
+        REDIS_URL,
+        REPLICA_ID: `replica-${i}`,
+        LOG_LEVEL: 'warn',
+        SYNC_INTERVAL_MINUTES: '0',
+      },
       { path: '/health', headers: { 'x-api-key': KEY } },
     ),
   ),
@@ -55,9 +65,17 @@ for (const s of servers) {
 
 async function run(withHeavy: boolean) {
   const share = Math.max(1, Math.round(connections / replicaCount));
-  const normal = servers.map((s) => autocannon({ url: s.url, connections: share, duration: seconds, headers: { 'x-api-key': KEY }, requests: mixedRequests() }));
+  const normal = servers.map((s) =>
+    autocannon({ url: s.url, connections: share, duration: seconds, headers: { 'x-api-key': KEY }, requests: mixedRequests() }),
+  );
   const heavy = withHeavy
-    ? autocannon({ url: servers[0]!.url, connections: 4, duration: seconds, headers: { 'x-api-key': HEAVY_KEY, 'content-type': 'application/json' }, requests: heavyRequests() })
+    ? autocannon({
+        url: servers[0]!.url,
+        connections: 4,
+        duration: seconds,
+        headers: { 'x-api-key': HEAVY_KEY, 'content-type': 'application/json' },
+        requests: heavyRequests(),
+      })
     : null;
   const [results, heavyResult] = await Promise.all([Promise.all(normal), heavy]);
   return { results, heavyResult };
@@ -86,15 +104,24 @@ rmSync(dir, { recursive: true, force: true });
 const sum = (rs: autocannon.Result[], f: (r: autocannon.Result) => number) => rs.reduce((n, r) => n + f(r), 0);
 const worst = (rs: autocannon.Result[], f: (r: autocannon.Result) => number) => Math.max(...rs.map(f));
 const row = (label: string, f: (rs: autocannon.Result[]) => string | number) => console.log(`| ${label} | ${f(plain.results)} | ${f(mixed.results)} |`);
-console.log(`\n| load over ${replicaCount} replicas + Redis (${seconds} s, ${connections} connections, ${mix.length} paths mixed) | alone | beside a heavy client |\n|---|---:|---:|`);
+console.log(
+  `\n| load over ${replicaCount} replicas + Redis (${seconds} s, ${connections} connections, ${mix.length} paths mixed) | alone | beside a heavy client |\n|---|---:|---:|`,
+);
 row('requests/s (mean, all replicas)', (rs) => sum(rs, (r) => r.requests.average).toFixed(0));
 row('requests total', (rs) => sum(rs, (r) => r.requests.total));
-row('latency p50 / p90 / p99 / max (ms, worst replica)', (rs) => `${worst(rs, (r) => r.latency.p50)} / ${worst(rs, (r) => r.latency.p90)} / ${worst(rs, (r) => r.latency.p99)} / ${worst(rs, (r) => r.latency.max)}`);
+row(
+  'latency p50 / p90 / p99 / max (ms, worst replica)',
+  (rs) => `${worst(rs, (r) => r.latency.p50)} / ${worst(rs, (r) => r.latency.p90)} / ${worst(rs, (r) => r.latency.p99)} / ${worst(rs, (r) => r.latency.max)}`,
+);
 row('errors (connection errors + timeouts + non-2xx)', (rs) => sum(rs, errorsOf));
 const exact = quota.answered === 500 && quota.refused === 500 && quota.counted === 500;
-console.log(`\nQuota check (a key with a quota of 500, 1,000 requests at once over ${replicaCount} replicas): ${quota.answered} answered, ${quota.refused} refused, ${quota.counted} counted in Redis (${exact ? 'exact' : 'NOT EXACT'}).`);
+console.log(
+  `\nQuota check (a key with a quota of 500, 1,000 requests at once over ${replicaCount} replicas): ${quota.answered} answered, ${quota.refused} refused, ${quota.counted} counted in Redis (${exact ? 'exact' : 'NOT EXACT'}).`,
+);
 const heavy = mixed.heavyResult!;
-console.log(`The heavy client (on replica 0): ${heavy.requests.total} requests, ${heavy['2xx']} answered, ${heavy.non2xx} refused, p99 ${heavy.latency.p99} ms.`);
+console.log(
+  `The heavy client (on replica 0): ${heavy.requests.total} requests, ${heavy['2xx']} answered, ${heavy.non2xx} refused, p99 ${heavy.latency.p99} ms.`,
+);
 console.log(`Replica RSS now / peak (MiB): ${memory.map((m) => `${m.rss} / ${m.peak}`).join(', ')}`);
 const errors = sum(plain.results, errorsOf) + sum(mixed.results, errorsOf);
 process.exit(errors === 0 && exact ? 0 : 1);

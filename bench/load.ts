@@ -16,7 +16,6 @@ const seconds = Number(process.env.LOAD_SECONDS ?? 30);
 const connections = Number(process.env.LOAD_CONNECTIONS ?? 50);
 const KEY = 'szg_load_test_key_0123456789';
 
-
 await buildOnce();
 const dir = mkdtempSync(path.join(tmpdir(), 'gateway-load-'));
 const dbPath = path.join(dir, 'load.sqlite');
@@ -35,7 +34,15 @@ const abuserKey = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/keys.
 if (!abuserKey) throw new Error("could not create the abusive client's key");
 const server = await startServer(
   startCommand().args,
-  { ...startCommand().env, DB_PATH: dbPath, LOG_LEVEL: 'warn', API_KEYS: KEY, API_KEYS_QUOTA: '1000000000', API_KEYS_RATE: '1000000', SYNC_INTERVAL_MINUTES: '0' },
+  {
+    ...startCommand().env,
+    DB_PATH: dbPath,
+    LOG_LEVEL: 'warn',
+    API_KEYS: KEY,
+    API_KEYS_QUOTA: '1000000000',
+    API_KEYS_RATE: '1000000',
+    SYNC_INTERVAL_MINUTES: '0',
+  },
   { path: '/health', headers: { 'x-api-key': KEY } },
 );
 
@@ -66,7 +73,7 @@ async function abuse(): Promise<Record<string, number>> {
   })();
   let n = 0;
   const filler = 'v'.repeat(90_000);
-  const deep = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
+  const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
   const bodies = autocannon({
     url: server.url,
     connections: 4,
@@ -76,7 +83,10 @@ async function abuse(): Promise<Record<string, number>> {
       {
         setupRequest: (req) => {
           n++;
-          const body = n % 2 ? JSON.stringify({ query: `{ zipStats { totalZips } } #${n % 50}`, variables: { f: { n, s: filler.slice(n % 1000) } } }) : `{"query":"{ __typename }","variables":${deep}}`;
+          const body =
+            n % 2
+              ? JSON.stringify({ query: `{ zipStats { totalZips } } #${n % 50}`, variables: { f: { n, s: filler.slice(n % 1000) } } })
+              : `{"query":"{ __typename }","variables":${deep}}`;
           return { ...req, method: 'POST', path: '/graphql', body };
         },
       },
@@ -93,9 +103,16 @@ async function abuse(): Promise<Record<string, number>> {
 async function run(beside: 'nobody' | 'heavy' | 'abuser') {
   const normal = autocannon({ url: server.url, connections, duration: seconds, headers: { 'x-api-key': KEY }, requests: mixedRequests() });
   // A second client with a key of its own, sending the most expensive requests the API allows.
-  const heavy = beside === 'heavy'
-    ? autocannon({ url: server.url, connections: 4, duration: seconds, headers: { 'x-api-key': HEAVY_KEY, 'content-type': 'application/json' }, requests: heavyRequests() })
-    : null;
+  const heavy =
+    beside === 'heavy'
+      ? autocannon({
+          url: server.url,
+          connections: 4,
+          duration: seconds,
+          headers: { 'x-api-key': HEAVY_KEY, 'content-type': 'application/json' },
+          requests: heavyRequests(),
+        })
+      : null;
   const abuser = beside === 'abuser' ? abuse() : null;
   const [result, heavyResult, abuserResult] = await Promise.all([normal, heavy, abuser]);
   return { result, heavyResult, abuserResult };
@@ -109,17 +126,30 @@ const after = memoryMiB(server.pid);
 await server.stop();
 rmSync(dir, { recursive: true, force: true });
 
-const row = (label: string, f: (r: autocannon.Result) => string | number) => console.log(`| ${label} | ${f(plain.result)} | ${f(mixed.result)} | ${f(abused.result)} |`);
-console.log(`\n| load (${seconds} s, ${connections} connections, ${mix.length} paths mixed) | alone | beside a heavy client | beside an abusive client |\n|---|---:|---:|---:|`);
+const row = (label: string, f: (r: autocannon.Result) => string | number) =>
+  console.log(`| ${label} | ${f(plain.result)} | ${f(mixed.result)} | ${f(abused.result)} |`);
+console.log(
+  `\n| load (${seconds} s, ${connections} connections, ${mix.length} paths mixed) | alone | beside a heavy client | beside an abusive client |\n|---|---:|---:|---:|`,
+);
 row('requests/s (mean)', (r) => r.requests.average.toFixed(0));
 row('requests total', (r) => r.requests.total);
 row('latency p50 / p90 / p99 / max (ms)', (r) => `${r.latency.p50} / ${r.latency.p90} / ${r.latency.p99} / ${r.latency.max}`);
 row('errors (connection errors + timeouts + non-2xx)', errorsOf);
-row('status codes', (r) => Object.entries(r.statusCodeStats ?? {}).map(([code, { count }]) => `${code}: ${count}`).join(', '));
+row('status codes', (r) =>
+  Object.entries(r.statusCodeStats ?? {})
+    .map(([code, { count }]) => `${code}: ${count}`)
+    .join(', '),
+);
 const heavy = mixed.heavyResult!;
-console.log(`\nThe heavy client (4 connections, history 90 days x 10 years at varying radii, REST and GraphQL): ${heavy.requests.total} requests, ` +
-  `${heavy['2xx']} answered, ${heavy.non2xx} refused (429 over its cost budget, or 503 past the deadline), p99 ${heavy.latency.p99} ms.`);
-console.log(`The abusive client (one ordinary key: event streams, ever new 90 KB variables, JSON nested 5,000 deep): ${Object.entries(abused.abuserResult!).map(([k, v]) => `${k}: ${v}`).join(', ')}.`);
+console.log(
+  `\nThe heavy client (4 connections, history 90 days x 10 years at varying radii, REST and GraphQL): ${heavy.requests.total} requests, ` +
+    `${heavy['2xx']} answered, ${heavy.non2xx} refused (429 over its cost budget, or 503 past the deadline), p99 ${heavy.latency.p99} ms.`,
+);
+console.log(
+  `The abusive client (one ordinary key: event streams, ever new 90 KB variables, JSON nested 5,000 deep): ${Object.entries(abused.abuserResult!)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join(', ')}.`,
+);
 console.log(`p99 of the mix beside the abusive client: ${(abused.result.latency.p99 / Math.max(1, plain.result.latency.p99)).toFixed(2)}× alone.`);
 console.log(`Server RSS before / after / peak: ${before} / ${after.rss} / ${after.peak} MiB`);
 process.exit(errorsOf(plain.result) + errorsOf(mixed.result) + errorsOf(abused.result) === 0 ? 0 : 1);

@@ -14,7 +14,9 @@ export function rtreeNearby(points: readonly ZipPoint[]) {
   const mem = new Database(':memory:');
   mem.exec('CREATE VIRTUAL TABLE r USING rtree(id, minLat, maxLat, minLng, maxLng)');
   const ins = mem.prepare('INSERT INTO r VALUES (?, ?, ?, ?, ?)');
-  mem.transaction(() => points.forEach((p, i) => ins.run(i, p.lat, p.lat, p.lng, p.lng)))();
+  mem.transaction(() => {
+    for (const [i, p] of points.entries()) ins.run(i, p.lat, p.lat, p.lng, p.lng);
+  })();
   const box = mem.prepare<[number, number, number, number], { id: number }>(
     'SELECT id FROM r WHERE minLat >= ? AND maxLat <= ? AND minLng >= ? AND maxLng <= ?',
   );
@@ -76,7 +78,15 @@ export function capBoxes(lat: number, lng: number, miles: number): [number, numb
   const dLng = Math.asin(Math.min(1, Math.sin(angular) / Math.cos(lat * RAD))) / RAD + slack;
   const west = lng - dLng;
   const east = lng + dLng;
-  if (west < -180) return [[west + 360, minLat, 180, maxLat], [-180, minLat, east, maxLat]];
-  if (east > 180) return [[west, minLat, 180, maxLat], [-180, minLat, east - 360, maxLat]];
+  if (west < -180)
+    return [
+      [west + 360, minLat, 180, maxLat],
+      [-180, minLat, east, maxLat],
+    ];
+  if (east > 180)
+    return [
+      [west, minLat, 180, maxLat],
+      [-180, minLat, east - 360, maxLat],
+    ];
   return [[west, minLat, east, maxLat]];
 }

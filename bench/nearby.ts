@@ -26,12 +26,18 @@ const geoWalk = geoWalkNearby(points);
 function qps(centers: { lat: number; lng: number; zip: string }[], fn: (c: { lat: number; lng: number; zip: string }) => unknown): number {
   let n = 0;
   const t0 = performance.now();
-  while (performance.now() - t0 < 1000) for (const c of centers) (fn(c), n++);
+  while (performance.now() - t0 < 1000)
+    for (const c of centers) {
+      fn(c);
+      n++;
+    }
   return n / ((performance.now() - t0) / 1000);
 }
 
 const centers = Array.from({ length: 200 }, (_, i) => points[(i * 7919) % points.length]!);
-console.log('| nearby, limit 50 (query/s, × zipcodes-us) | zipcodes-us findByRadius | SQLite R*Tree box | kdbush box | geokdbush walk (before) | unit-sphere KD walk (used) |\n|---|---:|---:|---:|---:|---:|');
+console.log(
+  '| nearby, limit 50 (query/s, × zipcodes-us) | zipcodes-us findByRadius | SQLite R*Tree box | kdbush box | geokdbush walk (before) | unit-sphere KD walk (used) |\n|---|---:|---:|---:|---:|---:|',
+);
 for (const radius of [25, 200]) {
   const lib = qps(centers, (c) => zipcodes.findByRadius(c.lat, c.lng, radius));
   const cells = [

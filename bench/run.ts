@@ -58,7 +58,15 @@ interface Sample {
 type RequestOf = (i: number) => autocannon.Request;
 
 /** Sends `amount` requests (or runs for SECONDS) and reads the server's CPU time around it. */
-async function measure(server: ServerProcess, request: RequestOf, amount?: number, headers: Record<string, string> = {}, alsoCounted: ServerProcess[] = [], seconds = SECONDS, refusalsExpected = false): Promise<Sample> {
+async function measure(
+  server: ServerProcess,
+  request: RequestOf,
+  amount?: number,
+  headers: Record<string, string> = {},
+  alsoCounted: ServerProcess[] = [],
+  seconds = SECONDS,
+  refusalsExpected = false,
+): Promise<Sample> {
   let i = 0;
   // CPU of the server, and of the servers it calls (a gateway's upstream), for the whole chain.
   const cpuOfAll = () => [server, ...alsoCounted].reduce((sum, p) => sum + cpuSeconds(p.pid), 0);
@@ -78,7 +86,8 @@ async function measure(server: ServerProcess, request: RequestOf, amount?: numbe
     bytes: result.throughput.total / Math.max(1, requests),
     p50: result.latency.p50,
     p99: result.latency.p99,
-    errors: result.errors + result.timeouts + result.non2xx - (headers['if-none-match'] ? result['3xx'] ?? 0 : 0) - (refusalsExpected ? result['4xx'] ?? 0 : 0),
+    errors:
+      result.errors + result.timeouts + result.non2xx - (headers['if-none-match'] ? (result['3xx'] ?? 0) : 0) - (refusalsExpected ? (result['4xx'] ?? 0) : 0),
     requests,
   };
 }
@@ -93,7 +102,12 @@ async function warmUp(server: ServerProcess, graphql: boolean) {
     connections: CONNECTIONS,
     amount: 5000,
     headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
-    requests: [{ setupRequest: (r) => (graphql ? { ...r, ...gqlLookup(0), body: JSON.stringify({ query: GQL_ZIP, variables: { zip: '00000' } }) } : { ...r, path: '/api/zip/00000' }) }],
+    requests: [
+      {
+        setupRequest: (r) =>
+          graphql ? { ...r, ...gqlLookup(0), body: JSON.stringify({ query: GQL_ZIP, variables: { zip: '00000' } }) } : { ...r, path: '/api/zip/00000' },
+      },
+    ],
   });
 }
 
@@ -118,11 +132,15 @@ const nearby: RequestOf = (i) => ({ path: `/api/zip/${zips[i % zips.length]}/nea
  * What a client asks first: a ZIP, a GraphQL lookup, a nearby search, each answer new (no cache
  * can hide the work). The warm row asks for other ZIPs (from `offset`), so neither row repeats.
  */
-const firstSecond = (offset: number): RequestOf => (i) => [zipLookup(offset + i), gqlLookup(offset + i), nearby(offset + i)][i % 3]!;
+const firstSecond =
+  (offset: number): RequestOf =>
+  (i) =>
+    [zipLookup(offset + i), gqlLookup(offset + i), nearby(offset + i)][i % 3]!;
 /** A large answer (about 225 KB of JSON), as REST (kept in the response cache) and as GraphQL (computed each time). */
 const STATES = ['CA', 'TX', 'NY', 'PA', 'IL', 'OH', 'FL', 'MI'];
 const bigRest: RequestOf = (i) => ({ path: `/api/states/${STATES[i % STATES.length]}/zipcodes?limit=1000` });
-const GQL_BIG = 'query Big($state: String!) { state(code: $state) { zipcodes(limit: 1000) { zip city stateCode stateName county countyFips lat lng timezone lastUpdated } } }';
+const GQL_BIG =
+  'query Big($state: String!) { state(code: $state) { zipcodes(limit: 1000) { zip city stateCode stateName county countyFips lat lng timezone lastUpdated } } }';
 const bigGraphQL: RequestOf = (i) => ({
   path: '/graphql',
   method: 'POST',
@@ -152,7 +170,8 @@ const peerProbe = { path: `/graphql?query=${encodeURIComponent('{ zip(zip: "9021
 const PEER_ROW = 'fastify + mercurius + graphql-jit (the same Pothos schema as stock Yoga), GraphQL ZIP lookup with variables';
 
 /** The same ZIP lookup through the schema Mesh derives from our OpenAPI document. */
-const HIVE_ZIP = 'query Zip($zip: queryInput_zip_zip!) { zip(zip: $zip) { ... on ZipRecord { zip city stateCode stateName county countyFips lat lng lastUpdated } } }';
+const HIVE_ZIP =
+  'query Zip($zip: queryInput_zip_zip!) { zip(zip: $zip) { ... on ZipRecord { zip city stateCode stateName county countyFips lat lng lastUpdated } } }';
 const hiveLookup: RequestOf = (i) => ({
   path: '/graphql',
   method: 'POST',
@@ -172,9 +191,21 @@ async function hiveGatewayOver(upstream: ServerProcess): Promise<ServerProcess> 
     encoding: 'utf8',
   });
   if (composed.status !== 0) throw new Error(`mesh-compose failed: ${composed.stderr}`);
-  return startServer(['node_modules/.bin/hive-gateway', 'supergraph', supergraph, '--fork', '1'], { NODE_ENV: 'production', LOG_LEVEL: 'error' }, { path: '/graphql?query=%7B__typename%7D' });
+  return startServer(
+    ['node_modules/.bin/hive-gateway', 'supergraph', supergraph, '--fork', '1'],
+    { NODE_ENV: 'production', LOG_LEVEL: 'error' },
+    { path: '/graphql?query=%7B__typename%7D' },
+  );
 }
-const settings = { DB_PATH: dbPath, LOG_LEVEL: 'silent', NODE_ENV: 'production', API_KEYS: KEY, API_KEYS_QUOTA: '1000000000', API_KEYS_RATE: '1000000', SYNC_INTERVAL_MINUTES: '0' };
+const settings = {
+  DB_PATH: dbPath,
+  LOG_LEVEL: 'silent',
+  NODE_ENV: 'production',
+  API_KEYS: KEY,
+  API_KEYS_QUOTA: '1000000000',
+  API_KEYS_RATE: '1000000',
+  SYNC_INTERVAL_MINUTES: '0',
+};
 // npm start's environment (its package.json) under the bench's settings.
 const serverEnv = { ...startCommand().env, ...settings };
 // The baseline reads a copy: a checkout of another schema version rebuilds its own file (once, in
@@ -198,7 +229,11 @@ async function recordRequestPath(who: 'ours' | 'baseline', server: ServerProcess
     if ((await fetch(`${server.url}/readyz`)).ok) break;
     await new Promise((r) => setTimeout(r, 5));
   }
-  record(`${who}: first second after /readyz turns 200 (ZIP, GraphQL, nearby; every answer new)`, await measure(server, firstSecond(0), undefined, {}, [], 1), server);
+  record(
+    `${who}: first second after /readyz turns 200 (ZIP, GraphQL, nearby; every answer new)`,
+    await measure(server, firstSecond(0), undefined, {}, [], 1),
+    server,
+  );
   await warmUp(server, false);
   await warmUp(server, true);
   record(`${who}: REST /api/zip/{zip} with a key`, await measure(server, zipLookup, zips.length), server);
@@ -206,9 +241,17 @@ async function recordRequestPath(who: 'ours' | 'baseline', server: ServerProcess
   record(`${who}: REST /api/zip/{zip}/nearby (25 mi, limit 50), every center different`, await measure(server, nearby, zips.length), server);
   record(`${who}: REST /api/resorts/{id}`, await measure(server, resortDetail), server);
   // What an abusive or careless client costs: every request refused (400 problem+json naming the bound).
-  record(`${who}: REST /api/zip/{zip} with a malformed ZIP (400), every one different`, await measure(server, malformedZip, zips.length, {}, [], SECONDS, true), server);
+  record(
+    `${who}: REST /api/zip/{zip} with a malformed ZIP (400), every one different`,
+    await measure(server, malformedZip, zips.length, {}, [], SECONDS, true),
+    server,
+  );
   // A persisted query over GET, beside the REST lookup: every ZIP once, then 1,000 repeated (kept answers).
-  await fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: JSON.stringify({ query: GQL_ZIP, variables: { zip: '90210' }, extensions: { persistedQuery: { version: 1, sha256Hash: GQL_ZIP_HASH } } }) });
+  await fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+    body: JSON.stringify({ query: GQL_ZIP, variables: { zip: '90210' }, extensions: { persistedQuery: { version: 1, sha256Hash: GQL_ZIP_HASH } } }),
+  });
   record(`${who}: GraphQL ZIP lookup as a persisted query over GET (APQ hash)`, await measure(server, persistedGet, zips.length), server);
   record(`${who}: GraphQL persisted GET, warm response cache (1,000 ZIPs repeated)`, await measure(server, (i) => persistedGet(i % 1000)), server);
   // The same 1,000 ZIPs again and again: answers come from the response cache.
@@ -216,7 +259,11 @@ async function recordRequestPath(who: 'ours' | 'baseline', server: ServerProcess
   const first = await fetch(`${server.url}/api/zip/90210`, { headers: { 'x-api-key': KEY } });
   const etag = first.headers.get('etag');
   if (etag) {
-    record(`${who}: REST /api/zip/{zip}, If-None-Match → 304`, await measure(server, () => ({ path: '/api/zip/90210' }), undefined, { 'if-none-match': etag }), server);
+    record(
+      `${who}: REST /api/zip/{zip}, If-None-Match → 304`,
+      await measure(server, () => ({ path: '/api/zip/90210' }), undefined, { 'if-none-match': etag }),
+      server,
+    );
   }
 }
 
@@ -244,10 +291,17 @@ for (let run = 0; run < RUNS; run++) {
   await recordRequestPath('ours', ours);
   record('ours: the same kind of requests, warm (other ZIPs)', await measure(ours, firstSecond(20_000), undefined, {}, [], 1), ours);
   // Compression: the same large answers as they are, and in each coding (bytes per answer in the name's row).
-  for (const [coding, header] of [['identity', {}], ['br', { 'accept-encoding': 'br' }], ['gzip', { 'accept-encoding': 'gzip' }]] as const) {
+  for (const [coding, header] of [
+    ['identity', {}],
+    ['br', { 'accept-encoding': 'br' }],
+    ['gzip', { 'accept-encoding': 'gzip' }],
+  ] as const) {
     record(`ours: REST 1,000 ZIPs of a state (kept answers), ${coding}`, await measure(ours, bigRest, undefined, header), ours);
   }
-  for (const [coding, header] of [['identity', {}], ['gzip', { 'accept-encoding': 'gzip, br' }]] as const) {
+  for (const [coding, header] of [
+    ['identity', {}],
+    ['gzip', { 'accept-encoding': 'gzip, br' }],
+  ] as const) {
     record(`ours: GraphQL 1,000 ZIPs of a state (computed each time), ${coding}`, await measure(ours, bigGraphQL, undefined, header), ours);
   }
   await ours.stop();
@@ -259,7 +313,11 @@ for (let run = 0; run < RUNS; run++) {
     req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
   });
   await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
-  const traced = await startServer(serverCommand(), { ...serverEnv, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(sink.address() as AddressInfo).port}` }, probe);
+  const traced = await startServer(
+    serverCommand(),
+    { ...serverEnv, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(sink.address() as AddressInfo).port}` },
+    probe,
+  );
   await warmUp(traced, false);
   await warmUp(traced, true);
   record('ours, tracing on (every request, OTLP/HTTP): REST /api/zip/{zip} with a key', await measure(traced, zipLookup, zips.length), traced);
@@ -276,7 +334,12 @@ for (let run = 0; run < RUNS; run++) {
   if (process.env.BENCH_QUICK) continue;
   const upstream = await startServer(serverCommand(), serverEnv, probe);
   const hive = await hiveGatewayOver(upstream);
-  await autocannon({ url: hive.url, connections: CONNECTIONS, amount: 3000, requests: [{ setupRequest: (r) => ({ ...r, ...hiveLookup(0), body: JSON.stringify({ query: HIVE_ZIP, variables: { zip: '00000' } }) }) }] });
+  await autocannon({
+    url: hive.url,
+    connections: CONNECTIONS,
+    amount: 3000,
+    requests: [{ setupRequest: (r) => ({ ...r, ...hiveLookup(0), body: JSON.stringify({ query: HIVE_ZIP, variables: { zip: '00000' } }) }) }],
+  });
   record('Hive Gateway + Mesh over our /openapi.json → our REST (both processes)', await measure(hive, hiveLookup, zips.length, {}, [upstream]), hive);
   await hive.stop();
   await upstream.stop();
@@ -317,9 +380,18 @@ for (const [name, bin, args, env, first] of [
   startups.push(row);
 }
 
-const floorCpu = median(rows.values().next().value!.samples.map((s) => s.cpuUs));
-console.log(`\nnpm run bench — ${new Date().toISOString().slice(0, 16)}Z, ${RUNS} runs (median by CPU), ${CONNECTIONS} connections; ZIP rows send each of the ${zips.length} ZIPs once, other rows run ${SECONDS} s`);
-console.log('\n| path | req/s | server CPU µs/req | CPU vs floor | throughput per CPU vs floor | p50 / p99 ms | errors | bytes/answer | peak RSS MiB | cold start ms |');
+const floorCpu = median(
+  rows
+    .values()
+    .next()
+    .value!.samples.map((s) => s.cpuUs),
+);
+console.log(
+  `\nnpm run bench — ${new Date().toISOString().slice(0, 16)}Z, ${RUNS} runs (median by CPU), ${CONNECTIONS} connections; ZIP rows send each of the ${zips.length} ZIPs once, other rows run ${SECONDS} s`,
+);
+console.log(
+  '\n| path | req/s | server CPU µs/req | CPU vs floor | throughput per CPU vs floor | p50 / p99 ms | errors | bytes/answer | peak RSS MiB | cold start ms |',
+);
 console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const row of rows.values()) {
   const byCpu = [...row.samples].sort((a, b) => a.cpuUs - b.cpuUs);
@@ -333,7 +405,9 @@ console.log('\n| server | first answer ms | runs (ms) |');
 console.log('|---|---:|---|');
 for (const row of startups) console.log(`| ${row.name} | ${median(row.ms).toFixed(0)} | ${row.ms.map((ms) => ms.toFixed(0)).join(', ')} |`);
 const startOf = (prefix: string) => median(startups.find((r) => r.name.startsWith(prefix))!.ms);
-console.log(`\n\`npm start\` answers first at ${(startOf('ours: npm start') / startOf('fastify')).toFixed(2)}× mercurius's time (target ≤ 1.2×); \`node dist/server.js\` at ${(startOf('ours: node dist') / startOf('floor')).toFixed(2)}× the floor's (target ≤ 2×; ${(startOf(firstAfterBuild) / startOf('floor')).toFixed(2)}× on the first start after a build).`);
+console.log(
+  `\n\`npm start\` answers first at ${(startOf('ours: npm start') / startOf('fastify')).toFixed(2)}× mercurius's time (target ≤ 1.2×); \`node dist/server.js\` at ${(startOf('ours: node dist') / startOf('floor')).toFixed(2)}× the floor's (target ≤ 2×; ${(startOf(firstAfterBuild) / startOf('floor')).toFixed(2)}× on the first start after a build).`,
+);
 const medianCpu = (name: string) => {
   const row = [...rows.values()].find((r) => r.name.startsWith(name));
   return row ? median(row.samples.map((x) => x.cpuUs)) : null;
@@ -342,11 +416,21 @@ const viaHive = medianCpu('Hive Gateway');
 const oursGraphQL = medianCpu('ours: GraphQL ZIP lookup');
 const stockYoga = medianCpu('stock graphql-yoga');
 const mercuriusCpu = medianCpu('fastify + mercurius');
-if (mercuriusCpu && oursGraphQL) console.log(`\nGraphQL ZIP lookup: ours ${(mercuriusCpu / oursGraphQL).toFixed(2)}× mercurius + graphql-jit's throughput per CPU (target ≥ 1.0×).`);
+if (mercuriusCpu && oursGraphQL)
+  console.log(`\nGraphQL ZIP lookup: ours ${(mercuriusCpu / oursGraphQL).toFixed(2)}× mercurius + graphql-jit's throughput per CPU (target ≥ 1.0×).`);
 const restZip = medianCpu('ours: REST /api/zip/{zip} with a key');
-if (restZip) console.log(`REST ZIP lookup: ${(floorCpu / restZip).toFixed(2)}× the floor's throughput per CPU (target ≥ 0.6×); resort detail ${(medianCpu('ours: REST /api/resorts/{id}')! / floorCpu).toFixed(2)}× the floor's CPU (≤ 2×), nearby ${(medianCpu('ours: REST /api/zip/{zip}/nearby')! / floorCpu).toFixed(2)}× (≤ 4×).`);
+if (restZip)
+  console.log(
+    `REST ZIP lookup: ${(floorCpu / restZip).toFixed(2)}× the floor's throughput per CPU (target ≥ 0.6×); resort detail ${(medianCpu('ours: REST /api/resorts/{id}')! / floorCpu).toFixed(2)}× the floor's CPU (≤ 2×), nearby ${(medianCpu('ours: REST /api/zip/{zip}/nearby')! / floorCpu).toFixed(2)}× (≤ 4×).`,
+  );
 const tracedGraphQL = medianCpu('ours, tracing on (every request, OTLP/HTTP): GraphQL');
-if (tracedGraphQL && oursGraphQL) console.log(`Tracing: with OTEL_* unset /graphql costs what the rows above say; with every request traced and exported, ${(tracedGraphQL / oursGraphQL).toFixed(2)}× that CPU.`);
+if (tracedGraphQL && oursGraphQL)
+  console.log(
+    `Tracing: with OTEL_* unset /graphql costs what the rows above say; with every request traced and exported, ${(tracedGraphQL / oursGraphQL).toFixed(2)}× that CPU.`,
+  );
 if (stockYoga && oursGraphQL) console.log(`\nGraphQL ZIP lookup: ours ${(stockYoga / oursGraphQL).toFixed(2)}× stock Yoga's throughput per CPU.`);
-if (viaHive && oursGraphQL) console.log(`The same lookup through Hive Gateway over our OpenAPI document costs ${(viaHive / oursGraphQL).toFixed(2)}× the CPU of our /graphql (gateway and upstream together).`);
+if (viaHive && oursGraphQL)
+  console.log(
+    `The same lookup through Hive Gateway over our OpenAPI document costs ${(viaHive / oursGraphQL).toFixed(2)}× the CPU of our /graphql (gateway and upstream together).`,
+  );
 rmSync(dir, { recursive: true, force: true });

@@ -66,7 +66,13 @@ export function openApiBreakingChanges(released: Json, current: Json): BreakingC
     const at = d.path.map(String);
     // HEAD is its GET without the body: a change to both is one change, named by the GET.
     const coordinate = openApiCoordinate(released, at).replace(/^HEAD /, 'GET ');
-    if (!changes.has(coordinate)) changes.set(coordinate, { api: 'openapi', coordinate, message: d.description ?? `${d.action} at ${at.join('/')}`, deprecatedInRelease: openApiDeprecation(released, at) });
+    if (!changes.has(coordinate))
+      changes.set(coordinate, {
+        api: 'openapi',
+        coordinate,
+        message: d.description ?? `${d.action} at ${at.join('/')}`,
+        deprecatedInRelease: openApiDeprecation(released, at),
+      });
   }
   return [...changes.values()];
 }
@@ -98,7 +104,7 @@ export function readChangelog(text: string): { released: Set<string>; unreleased
   const unreleased: string[] = [];
   let section: string | null = null;
   // Examples inside HTML comments are not entries.
-  for (const line of text.replace(/<!--[^]*?-->/g, '').split('\n')) {
+  for (const line of text.replace(/<!--[\s\S]*?-->/g, '').split('\n')) {
     const heading = /^##\s+(\S+)/.exec(line);
     if (heading) {
       section = heading[1]!;
@@ -124,7 +130,8 @@ export function judge(changes: readonly BreakingChange[], changelog: string): Ve
     if (!entry) return { change, allowed: false, why: `no CHANGELOG.md entry under "Unreleased" names \`${change.coordinate}\`` };
     const since = /deprecated since (\d+\.\d+\.\d+)/i.exec(entry)?.[1];
     if (!since || !released.has(since)) return { change, allowed: false, why: `its CHANGELOG.md entry does not say "deprecated since <a released version>"` };
-    if (change.deprecatedInRelease === false) return { change, allowed: false, why: `the released copy did not mark it deprecated: deprecate it in one release, remove it in a later one` };
+    if (change.deprecatedInRelease === false)
+      return { change, allowed: false, why: `the released copy did not mark it deprecated: deprecate it in one release, remove it in a later one` };
     return { change, allowed: true, why: `recorded: ${entry.trim()}` };
   });
 }
@@ -158,7 +165,11 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     const verdicts = await checkRepository();
     for (const v of verdicts) console.log(`${v.allowed ? 'allowed' : 'BREAKING'} ${v.change.api} \`${v.change.coordinate}\`: ${v.change.message} (${v.why})`);
     const refused = verdicts.filter((v) => !v.allowed).length;
-    console.log(refused === 0 ? `API compatible with the last release (${verdicts.length} recorded breaking changes)` : `${refused} breaking change(s) not recorded: see README, "Changing the API"`);
+    console.log(
+      refused === 0
+        ? `API compatible with the last release (${verdicts.length} recorded breaking changes)`
+        : `${refused} breaking change(s) not recorded: see README, "Changing the API"`,
+    );
     process.exitCode = refused === 0 ? 0 : 1;
   }
 }

@@ -38,7 +38,10 @@ const oneCopyEach = {
     // The real path: esbuild resolves through symlinks (a linked node_modules), and so must this.
     const graphqlDir = realpathSync(path.join(root, 'node_modules', 'graphql'));
     b.onResolve({ filter: /^graphql(\/.*)?$/ }, (args) => {
-      const sub = args.path.slice('graphql'.length).replace(/^\//, '').replace(/\.m?js$/, '');
+      const sub = args.path
+        .slice('graphql'.length)
+        .replace(/^\//, '')
+        .replace(/\.m?js$/, '');
       const file = sub ? path.join(graphqlDir, `${sub}.mjs`) : path.join(graphqlDir, 'index.mjs');
       return { path: existsSync(file) ? file : path.join(graphqlDir, sub, 'index.mjs') };
     });
@@ -53,7 +56,8 @@ const oneCopyEach = {
       const [, dir, name, rest] = m;
       const version = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')).version;
       const key = `${name}@${version}`;
-      const first = firstDirOf.get(key) ?? (firstDirOf.set(key, dir), dir);
+      if (!firstDirOf.has(key)) firstDirOf.set(key, dir);
+      const first = firstDirOf.get(key);
       return { ...resolved, path: path.join(first, rest) };
     });
   },
@@ -103,7 +107,11 @@ export function duplicatesIn(metafile) {
     const [, dir, name, rest] = m;
     if (!dirsByPackage.has(name)) dirsByPackage.set(name, new Set());
     dirsByPackage.get(name).add(dir);
-    const module = `${dir}:${rest.replace(/\.(mjs|cjs|js)$/, '').split('/').filter((s) => !FLAVOUR_DIRS.test(s)).join('/')}`;
+    const module = `${dir}:${rest
+      .replace(/\.(mjs|cjs|js)$/, '')
+      .split('/')
+      .filter((s) => !FLAVOUR_DIRS.test(s))
+      .join('/')}`;
     if (!filesByModule.has(module)) filesByModule.set(module, []);
     filesByModule.get(module).push(input);
   }
@@ -201,10 +209,15 @@ export async function buildDist(outdir = defaultOutdir, { withCli = false } = {}
  */
 function primeCodeCaches(outdir) {
   // npm start's command: environment assignments (NAME=value), then node and its flags.
-  const start = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start.split(/\s+/).filter((w) => !/^[A-Z_][A-Z0-9_]*=/.test(w));
+  const start = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
+    .scripts.start.split(/\s+/)
+    .filter((w) => !/^[A-Z_][A-Z0-9_]*=/.test(w));
   const npmStartFlags = start[0] === 'node' ? start.slice(1).filter((a) => a.startsWith('--')) : [];
   for (const flags of [[], npmStartFlags]) {
-    const primed = spawnSync(process.execPath, [...flags, path.join(root, 'scripts', 'prime-code-cache.mjs'), outdir], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+    const primed = spawnSync(process.execPath, [...flags, path.join(root, 'scripts', 'prime-code-cache.mjs'), outdir], {
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
     if (primed.status !== 0) process.stderr.write(`warning: no code cache primed for node ${flags.join(' ')}: ${primed.stderr.trim().slice(0, 300)}\n`);
   }
 }

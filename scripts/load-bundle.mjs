@@ -20,7 +20,10 @@ const filename = path.join(path.dirname(fileURLToPath(import.meta.url)), 'bundle
  */
 function cacheFileFor(source) {
   const { size, mtimeMs } = statSync(filename);
-  const key = createHash('sha1').update(JSON.stringify([process.version, process.arch, process.execArgv, size, mtimeMs, source.length])).digest('hex').slice(0, 16);
+  const key = createHash('sha1')
+    .update(JSON.stringify([process.version, process.arch, process.execArgv, size, mtimeMs, source.length]))
+    .digest('hex')
+    .slice(0, 16);
   return `${filename}.${key}.cache`;
 }
 

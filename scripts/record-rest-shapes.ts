@@ -52,10 +52,14 @@ try {
     const url = new URL(example, 'http://x');
     const raw: Record<string, string> = Object.fromEntries(url.searchParams);
     const pattern = route.path.split('/');
-    url.pathname.split('/').forEach((seg, i) => pattern[i]!.startsWith(':') && (raw[pattern[i]!.slice(1)] = decodeURIComponent(seg)));
+    for (const [i, seg] of url.pathname.split('/').entries()) if (pattern[i]!.startsWith(':')) raw[pattern[i]!.slice(1)] = decodeURIComponent(seg);
     const params = validate(route.params, raw);
     const variables = route.variables ? route.variables(params) : params;
-    const g = await fetch(`${app.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: print(route.operation), variables }) });
+    const g = await fetch(`${app.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: print(route.operation), variables }),
+    });
     const { data, errors } = (await g.json()) as { data: unknown; errors?: unknown };
     if (errors) throw new Error(`${route.path}: ${JSON.stringify(errors)}`);
     const body = await (await fetch(app.url + example)).json();

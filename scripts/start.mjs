@@ -18,7 +18,15 @@ function newest(dir) {
 }
 
 // The bench builds once, then starts many servers: it asks them not to look again.
-const inputs = process.env.GATEWAY_NO_REBUILD === '1' && existsSync(stamp) ? 0 : Math.max(newest(path.join(root, 'src')), ...['package.json', 'package-lock.json', 'scripts/build.mjs', 'scripts/load-bundle.mjs', 'scripts/prime-code-cache.mjs'].map((f) => statSync(path.join(root, f)).mtimeMs));
+const inputs =
+  process.env.GATEWAY_NO_REBUILD === '1' && existsSync(stamp)
+    ? 0
+    : Math.max(
+        newest(path.join(root, 'src')),
+        ...['package.json', 'package-lock.json', 'scripts/build.mjs', 'scripts/load-bundle.mjs', 'scripts/prime-code-cache.mjs'].map(
+          (f) => statSync(path.join(root, f)).mtimeMs,
+        ),
+      );
 if (!existsSync(stamp) || statSync(stamp).mtimeMs < inputs) {
   process.stderr.write('building dist/ from src/ …\n');
   const { buildDist } = await import('./build.mjs');

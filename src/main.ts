@@ -63,20 +63,20 @@ export async function runServer(codeCache?: CodeCache): Promise<void> {
       // written from the thread pool).
       const closing = app.close(config.shutdownGraceMs);
       app.logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
-      setTimeout(() => {
-        app.logger.error({ graceMs: config.shutdownGraceMs }, 'shutdown did not finish in time: exiting');
-        process.exit(1);
-      }, config.shutdownGraceMs + LOG_FLUSH_MS + 1000).unref();
+      setTimeout(
+        () => {
+          app.logger.error({ graceMs: config.shutdownGraceMs }, 'shutdown did not finish in time: exiting');
+          process.exit(1);
+        },
+        config.shutdownGraceMs + LOG_FLUSH_MS + 1000,
+      ).unref();
       void closing
         .then(() => {
           leaveCodeCache('shutdown');
           app.logger.info('shut down');
         })
         .catch((err) => app.logger.error({ err }, 'shutdown failed'))
-        .finally(async () => {
-          await flushLogs(LOG_FLUSH_MS);
-          process.exit(0);
-        });
+        .finally(() => flushLogs(LOG_FLUSH_MS).then(() => process.exit(0)));
     });
   }
 }

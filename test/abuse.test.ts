@@ -58,7 +58,7 @@ describe('event streams are bounded per key, in all, and in time', () => {
     aborts[0]!.abort();
     await held[0]!.body?.cancel().catch(() => {});
     let again: Response | null = null;
-    for (let i = 0; i < 50 && (!again || again.status !== 200); i++) {
+    for (let i = 0; i < 50 && again?.status !== 200; i++) {
       await again?.body?.cancel().catch(() => {});
       again = await sse(app.url, keys[0]!);
     }
@@ -108,9 +108,8 @@ describe('JSON nesting is bounded before anything walks it', () => {
   });
   afterAll(() => app?.close());
 
-  const nested = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
-  const post = (body: string, type = 'application/json') =>
-    getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': type }, body });
+  const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+  const post = (body: string, type = 'application/json') => getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': type }, body });
 
   it('variables nested 5,000 deep are a 400 naming the bound, on every way into /graphql', async () => {
     const deep = nested(5000);
@@ -140,7 +139,9 @@ describe('JSON nesting is bounded before anything walks it', () => {
       fc.asyncProperty(shape.value, fc.integer({ min: 0, max: 80 }), async (inner, wrap) => {
         // A function, not a string: a replacement string reads $` and $& in the generated text as patterns.
         const variables = JSON.parse(nested(wrap).replace('1', () => JSON.stringify(inner) || 'null'));
-        const r = await post(JSON.stringify({ query: 'query($f: ResortFilter) { resorts(filter: $f, paging: { limit: 1 }) { total } }', variables: { f: variables } }));
+        const r = await post(
+          JSON.stringify({ query: 'query($f: ResortFilter) { resorts(filter: $f, paging: { limit: 1 }) { total } }', variables: { f: variables } }),
+        );
         expect(r.status).toBeLessThan(500);
         // The body itself and `variables` are two levels around the wrapping.
         if (wrap + 2 > 32) expect(r.status).toBe(400);
@@ -166,7 +167,11 @@ describe('odd requests get problem+json', () => {
   it('POST /graphql as text/plain is a 415 naming the types it takes; PUT is a 405', async () => {
     const r = await getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{ __typename }' });
     const problem = expectProblem(r, 415);
-    expect(problem.errors?.[0]).toMatchObject({ name: 'content-type', value: 'text/plain', bound: 'application/json, application/graphql+json, application/graphql' });
+    expect(problem.errors?.[0]).toMatchObject({
+      name: 'content-type',
+      value: 'text/plain',
+      bound: 'application/json, application/graphql+json, application/graphql',
+    });
     expect(r.headers.get('accept-post')).toContain('application/json');
     const put = await getJson(app, '/graphql', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' });
     expect(expectProblem(put, 405).code).toBe('METHOD_NOT_ALLOWED');

@@ -21,7 +21,8 @@ afterAll(async () => {
 });
 
 const gets = everyDocumentedPath().filter((p) => p.method === 'GET');
-const templateOf = (path: string) => routes.find((r) => (r.method ?? 'GET') === 'GET' && new RegExp(`^${r.path.replace(/:(\w+)/g, '[^/]+')}$`).test(path.split('?')[0]!))!;
+const templateOf = (path: string) =>
+  routes.find((r) => (r.method ?? 'GET') === 'GET' && new RegExp(`^${r.path.replace(/:(\w+)/g, '[^/]+')}$`).test(path.split('?')[0]!))!;
 
 /** The route's parameters as its REST shim reads them: path segments and the query string. */
 function paramsOf(template: string, path: string): Record<string, unknown> {
@@ -29,7 +30,7 @@ function paramsOf(template: string, path: string): Record<string, unknown> {
   const names = template.split('/');
   const values = pathname!.split('/');
   const raw: Record<string, unknown> = {};
-  names.forEach((n, i) => n.startsWith(':') && (raw[n.slice(1)] = decodeURIComponent(values[i]!)));
+  for (const [i, n] of names.entries()) if (n.startsWith(':')) raw[n.slice(1)] = decodeURIComponent(values[i]!);
   for (const [k, v] of new URLSearchParams(query ?? '')) raw[k] = v;
   return raw;
 }

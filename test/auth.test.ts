@@ -39,12 +39,27 @@ describe('the auth matrix over every path', () => {
   it('covers every documented path: the route table is exactly the two documents’ list', () => {
     // Written out from the ZIP and ski resort documents, not from the table it checks.
     const DOCUMENTED = [
-      'GET /health', 'GET /api/stats', 'GET /api/zip/:zip', 'GET /api/zip/:zip/nearby', 'GET /api/states',
-      'GET /api/states/:state/zipcodes', 'GET /api/city/:city', 'GET /api/resorts', 'GET /api/resorts/:id',
-      'GET /api/resorts/:id/weather', 'GET /api/resorts/:id/trails', 'GET /api/resorts/:id/lifts',
-      'GET /api/resorts/:id/compare', 'GET /api/resorts/:id/history', 'GET /api/conditions/top-snow',
-      'GET /api/conditions/open-now', 'GET /api/conditions/storm-watch', 'GET /api/insights/snow',
-      'GET /api/sync/status', 'POST /api/sync/run', 'GET /api/sync/history',
+      'GET /health',
+      'GET /api/stats',
+      'GET /api/zip/:zip',
+      'GET /api/zip/:zip/nearby',
+      'GET /api/states',
+      'GET /api/states/:state/zipcodes',
+      'GET /api/city/:city',
+      'GET /api/resorts',
+      'GET /api/resorts/:id',
+      'GET /api/resorts/:id/weather',
+      'GET /api/resorts/:id/trails',
+      'GET /api/resorts/:id/lifts',
+      'GET /api/resorts/:id/compare',
+      'GET /api/resorts/:id/history',
+      'GET /api/conditions/top-snow',
+      'GET /api/conditions/open-now',
+      'GET /api/conditions/storm-watch',
+      'GET /api/insights/snow',
+      'GET /api/sync/status',
+      'POST /api/sync/run',
+      'GET /api/sync/history',
     ];
     expect(routes.map((r) => `${r.method ?? 'GET'} ${r.path}`).sort()).toEqual([...DOCUMENTED].sort());
     expect(paths).toHaveLength(DOCUMENTED.length);
@@ -112,7 +127,12 @@ describe('keys made with the CLI', () => {
       expect(ok.headers.get('ratelimit-limit')).toBe('500');
       expect(ok.headers.get('ratelimit-remaining')).toBe('499');
       // The server writes usage once a second; `keys list` shows it then.
-      const list = await until(() => keysCli(dbPath, 'list'), (l) => /partner\s+pro\s+1\/500/.test(l.stdout), 20_000, 200);
+      const list = await until(
+        () => keysCli(dbPath, 'list'),
+        (l) => /partner\s+pro\s+1\/500/.test(l.stdout),
+        20_000,
+        200,
+      );
       expect(list.stdout).toMatch(/partner\s+pro\s+1\/500 this month\s+5\/s\s+active/);
       expect((await keysCli(dbPath, 'revoke', 'partner')).status).toBe(0);
       expectProblem(await getJson(app, '/api/stats', { apiKey: key }), 401);
@@ -233,7 +253,15 @@ describe('quotas and rate limits', () => {
 describe('AUTH=off', () => {
   it('lets requests in without a key and warns loudly in the log', async () => {
     const lines: string[] = [];
-    const logger = pino({ level: 'info' }, new Writable({ write: (chunk, _e, done) => void (lines.push(String(chunk)), done()) }));
+    const logger = pino(
+      { level: 'info' },
+      new Writable({
+        write: (chunk, _e, done) => {
+          lines.push(String(chunk));
+          done();
+        },
+      }),
+    );
     const { startApp, loadConfig } = await bundle();
     const app = await startApp({
       config: { ...loadConfig({ AUTH: 'off' }), port: 0, host: '127.0.0.1', dbPath: privateDb(), logLevel: 'info' },

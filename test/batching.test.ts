@@ -26,8 +26,14 @@ describe('batched operations', () => {
       posted.push(JSON.parse(String(init?.body)));
       return fetch(input, init);
     };
-    const client = new ApolloClient({ link: new BatchHttpLink({ uri: `${app.url}/graphql`, headers: { 'x-api-key': TEST_KEY }, fetch: recording, batchInterval: 20 }), cache: new InMemoryCache() });
-    const [a, b] = await Promise.all([client.query({ query: gql`query A { zip(zip: "05401") { city } }` }), client.query({ query: gql`query B { zip(zip: "81657") { city } }` })]);
+    const client = new ApolloClient({
+      link: new BatchHttpLink({ uri: `${app.url}/graphql`, headers: { 'x-api-key': TEST_KEY }, fetch: recording, batchInterval: 20 }),
+      cache: new InMemoryCache(),
+    });
+    const [a, b] = await Promise.all([
+      client.query({ query: gql`query A { zip(zip: "05401") { city } }` }),
+      client.query({ query: gql`query B { zip(zip: "81657") { city } }` }),
+    ]);
     expect(a.data).toEqual({ zip: { __typename: 'Zip', city: 'Burlington' } });
     expect(b.data).toEqual({ zip: { __typename: 'Zip', city: 'Vail' } });
     expect(posted).toHaveLength(1);
@@ -35,7 +41,11 @@ describe('batched operations', () => {
   });
 
   it('answers in the order asked; each operation has its own errors and its own cost', async () => {
-    const r = await batch(app, [{ query: '{ zip(zip: "90210") { city } }' }, { query: '{ nope }' }, { query: 'query($z: String!) { zip(zip: $z) { city } }', variables: { z: '05401' } }]);
+    const r = await batch(app, [
+      { query: '{ zip(zip: "90210") { city } }' },
+      { query: '{ nope }' },
+      { query: 'query($z: String!) { zip(zip: $z) { city } }', variables: { z: '05401' } },
+    ]);
     expect(r.status).toBe(200);
     expect(r.body).toHaveLength(3);
     expect(r.body[0].data).toEqual({ zip: { city: 'Beverly Hills' } });
@@ -45,10 +55,19 @@ describe('batched operations', () => {
   });
 
   it('at most 10 operations: 11 is a 400 naming the bound; an empty batch too', async () => {
-    const ten = await batch(app, Array.from({ length: 10 }, () => ({ query: '{ __typename }' })));
+    const ten = await batch(
+      app,
+      Array.from({ length: 10 }, () => ({ query: '{ __typename }' })),
+    );
     expect(ten.status).toBe(200);
     expect(ten.body).toHaveLength(10);
-    const eleven = expectProblem(await batch(app, Array.from({ length: 11 }, () => ({ query: '{ __typename }' }))), 400);
+    const eleven = expectProblem(
+      await batch(
+        app,
+        Array.from({ length: 11 }, () => ({ query: '{ __typename }' })),
+      ),
+      400,
+    );
     expect(eleven.errors![0]).toMatchObject({ name: 'batch', value: 11, bound: '1 to 10 operations' });
     expect(expectProblem(await batch(app, []), 400).errors![0]).toMatchObject({ name: 'batch', value: 0 });
   });
@@ -65,7 +84,11 @@ describe('a batch is counted as its operations', () => {
     const key = 'szg_batch_rate_limited_key_0123456';
     const app = await startTestServer({ now: () => new Date('2027-01-15T12:00:00.500Z'), config: { apiKeys: [TEST_KEY, key], apiKeysRate: 3 } });
     try {
-      const r = await batch(app, Array.from({ length: 5 }, () => ({ query: '{ __typename }' })), key);
+      const r = await batch(
+        app,
+        Array.from({ length: 5 }, () => ({ query: '{ __typename }' })),
+        key,
+      );
       expect(r.status).toBe(200);
       expect(r.body.map((item: { data?: unknown; errors?: { extensions: { code: string } }[] }) => item.data ?? item.errors![0]!.extensions.code)).toEqual([
         { __typename: 'Query' },
@@ -82,7 +105,13 @@ describe('a batch is counted as its operations', () => {
   it('with GRAPHQL_BATCH_MAX lowered, its bound is the one named', async () => {
     const app = await startTestServer({ config: { graphql: { maxBatch: 2, wsInitTimeoutMs: 3000, wsIdleTimeoutMs: 60_000, heartbeatMs: 12_000 } } });
     try {
-      const r = expectProblem(await batch(app, Array.from({ length: 3 }, () => ({ query: '{ __typename }' }))), 400);
+      const r = expectProblem(
+        await batch(
+          app,
+          Array.from({ length: 3 }, () => ({ query: '{ __typename }' })),
+        ),
+        400,
+      );
       expect(r.errors![0]).toMatchObject({ bound: '1 to 2 operations' });
     } finally {
       await app.close();

@@ -29,7 +29,10 @@ describe('a cost model that matches the real cost', () => {
     const one = await gqlPost(app, '{ resorts(paging: { limit: 200 }) { resorts { history(days: 90, years: 10, radiusKm: 13.3) { current { snowfall } } } } }');
     expect(one.body.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
     expect(one.body.data ?? null).toBeNull();
-    const aliases = Array.from({ length: 15 }, (_, i) => `a${i}: resorts(paging: { limit: 20 }) { resorts { history(days: 90, years: 10) { current { snowfall } } } }`).join(' ');
+    const aliases = Array.from(
+      { length: 15 },
+      (_, i) => `a${i}: resorts(paging: { limit: 20 }) { resorts { history(days: 90, years: 10) { current { snowfall } } } }`,
+    ).join(' ');
     const many = await gqlPost(app, `{ ${aliases} }`);
     expect(many.body.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
     expect(many.body.errors[0].message).toMatch(/complexity \d+ is over the limit of 250000/);
@@ -39,7 +42,7 @@ describe('a cost model that matches the real cost', () => {
     const url = (r: number) => `/api/resorts/vail/history?days=90&years=10&radiusKm=${r}`;
     // 90 x 11 x 7 = 6,930 for the history, plus its fields (8,160 in all): four fit in 40,000, the fifth does not.
     const statuses: number[] = [];
-    let refused;
+    let refused: Awaited<ReturnType<typeof getJson>> | undefined;
     for (let i = 0; i < 6; i++) {
       const r = await getJson(app, url(5 + i), { apiKey: 'szg_cheap_plan' });
       statuses.push(r.status);
@@ -54,7 +57,11 @@ describe('a cost model that matches the real cost', () => {
     expect(Number(refused!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(refused!.headers.get('ratelimit-limit')).toBe('40000');
     // GraphQL spends the same budget, and says no the same way.
-    const g = await gqlPost(app, '{ a: resort(id: "alta") { history(days: 90, years: 10, radiusKm: 7.7) { current { snowfall } } } b: resort(id: "taos") { history(days: 90, years: 10) { current { snowfall } } } }', 'szg_cheap_plan');
+    const g = await gqlPost(
+      app,
+      '{ a: resort(id: "alta") { history(days: 90, years: 10, radiusKm: 7.7) { current { snowfall } } } b: resort(id: "taos") { history(days: 90, years: 10) { current { snowfall } } } }',
+      'szg_cheap_plan',
+    );
     expect(g.status).toBe(429);
     expect(g.body.errors[0].extensions.code).toBe('RATE_LIMITED');
     expect(g.headers.get('retry-after')).toBeTruthy();
@@ -66,7 +73,11 @@ describe('an answer from the response cache costs nothing', () => {
     // A budget of 2 requests/s x 6 units x 3,600 s = 43,200 units in an hour (no window turns
     // during the test, however busy the machine): five histories of 8,160.
     let now = new Date(`${DAY}T09:00:00Z`);
-    const app = await startTestServer({ privateDb: true, now: () => now, config: { apiKeys: ['szg_cached_plan'], apiKeysRate: 2, apiKeysQuota: 1e6, costBudget: { unitsPerRequest: 6, windowSeconds: 3600 } } });
+    const app = await startTestServer({
+      privateDb: true,
+      now: () => now,
+      config: { apiKeys: ['szg_cached_plan'], apiKeysRate: 2, apiKeysQuota: 1e6, costBudget: { unitsPerRequest: 6, windowSeconds: 3600 } },
+    });
     try {
       const get = async (radiusKm: number) => {
         // One request a second on the server's clock: the key's rate never says no, its cost does.
@@ -103,7 +114,12 @@ describe('heavy work does not hold cheap requests', () => {
       return r;
     });
     // The cheap ones go once the server has started on the heavy one (it has read its resorts).
-    await until(async () => app.statementCount(), (n) => n > before, 20_000, 1);
+    await until(
+      async () => app.statementCount(),
+      (n) => n > before,
+      20_000,
+      1,
+    );
     expect(order).toEqual([]);
     const cheap = await Promise.all(
       ['/api/zip/90210', '/api/states', '/api/zip/10001'].map((p) =>
@@ -160,7 +176,11 @@ describe('upstreams are bounded', () => {
 
   it('a hanging provider is a 502 UPSTREAM_FAILED inside the request deadline, REST and GraphQL', async () => {
     // The provider's own time-out (5 s) is longer than the request's (1.5 s): attempts fit the latter.
-    const app = await startTestServer({ privateDb: true, now: clockAt(`${DAY}T09:00:00Z`), config: { ...meteo({ timeoutMs: 5000 }), executionTimeoutMs: 1500 } });
+    const app = await startTestServer({
+      privateDb: true,
+      now: clockAt(`${DAY}T09:00:00Z`),
+      config: { ...meteo({ timeoutMs: 5000 }), executionTimeoutMs: 1500 },
+    });
     try {
       fake.mode = 'hang';
       const rest = await getJson(app, '/api/resorts/vail/history?days=7&years=1');
@@ -207,7 +227,11 @@ describe('upstreams are bounded', () => {
     try {
       fake.mode = 'hang';
       expect((await getJson(app, '/api/sync/run', { method: 'POST' })).body.state).toBe('RUNNING');
-      const s = await until(async () => (await getJson(app, '/api/sync/status')).body, (x) => x.state === 'IDLE', 20_000);
+      const s = await until(
+        async () => (await getJson(app, '/api/sync/status')).body,
+        (x) => x.state === 'IDLE',
+        20_000,
+      );
       // The breaker opens after a few time-outs and the rest fail fast; the budget bounds it anyway.
       expect(s.lastRun.status).toBe('FAILED');
       // The provider's time-out is what ended it (the breaker then failed the rest fast).
@@ -233,14 +257,20 @@ describe('upstreams are bounded', () => {
         await gqlPost(app, '{ resort(id: "alta") { history(days: 8, years: 1) { current { snowfall } } } }'),
       ];
       await getJson(app, '/api/sync/run', { method: 'POST' });
-      await until(async () => (await getJson(app, '/api/sync/status')).body, (s) => s.state === 'IDLE', 20_000);
+      await until(
+        async () => (await getJson(app, '/api/sync/status')).body,
+        (s) => s.state === 'IDLE',
+        20_000,
+      );
       bodies.push(await getJson(app, '/api/sync/history'), await getJson(app, '/api/sync/status'), await gqlPost(app, '{ syncStatus { lastRun { error } } }'));
       for (const b of bodies) {
         const text = JSON.stringify(b.body);
         expect(text).not.toContain('worker.py');
         expect(text).not.toContain('password');
       }
-      expect((await getJson(app, '/api/sync/history')).body.runs[0].error).toMatch(/^provider lookup error: open-meteo: HTTP error \(details in the server log, sync run \d+\)$/);
+      expect((await getJson(app, '/api/sync/history')).body.runs[0].error).toMatch(
+        /^provider lookup error: open-meteo: HTTP error \(details in the server log, sync run \d+\)$/,
+      );
     } finally {
       await app.close();
     }
@@ -250,7 +280,10 @@ describe('upstreams are bounded', () => {
 describe('connections are bounded', () => {
   let app: RunningApp;
   beforeAll(async () => {
-    app = await startTestServer({ privateDb: true, config: { connections: { maxConnections: 50, headersTimeoutMs: 600, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 1000 } } });
+    app = await startTestServer({
+      privateDb: true,
+      config: { connections: { maxConnections: 50, headersTimeoutMs: 600, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 1000 } },
+    });
   });
   afterAll(() => app.close());
 
@@ -268,7 +301,12 @@ describe('connections are bounded', () => {
     const r = await getJson(app, '/api/zip/90210');
     expect(r.status).toBe(200);
     // The oldest idle sockets were closed to make room.
-    await until(async () => idle.filter((s) => s.destroyed || s.readableEnded).length, (n) => n > 200, 20_000, 20);
+    await until(
+      async () => idle.filter((s) => s.destroyed || s.readableEnded).length,
+      (n) => n > 200,
+      20_000,
+      20,
+    );
     for (const s of idle) s.destroy();
   });
 
@@ -286,7 +324,13 @@ describe('connections are bounded', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(answer.toLowerCase()).toContain('connection: close');
     // A raw answer, written before any handler ran, still has the security headers and a problem body.
-    for (const h of ['x-content-type-options: nosniff', 'x-frame-options: deny', 'referrer-policy: no-referrer', 'content-security-policy: ', 'content-type: application/problem+json']) {
+    for (const h of [
+      'x-content-type-options: nosniff',
+      'x-frame-options: deny',
+      'referrer-policy: no-referrer',
+      'content-security-policy: ',
+      'content-type: application/problem+json',
+    ]) {
       expect(answer.toLowerCase()).toContain(h);
     }
     expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({ status: 408, code: 'REQUEST_TIMEOUT' });
@@ -308,7 +352,10 @@ describe('connections are bounded', () => {
 
 describe('the whole request is bounded in time too (REQUEST_TIMEOUT_MS)', () => {
   it('a body that trickles in after quick headers is cut with a 408 before it is complete', async () => {
-    const app = await startTestServer({ privateDb: true, config: { connections: { maxConnections: 50, headersTimeoutMs: 500, requestTimeoutMs: 1500, keepAliveTimeoutMs: 1000 } } });
+    const app = await startTestServer({
+      privateDb: true,
+      config: { connections: { maxConnections: 50, headersTimeoutMs: 500, requestTimeoutMs: 1500, keepAliveTimeoutMs: 1000 } },
+    });
     try {
       const s = net.connect(app.port, '127.0.0.1');
       s.on('error', () => {});
@@ -318,7 +365,11 @@ describe('the whole request is bounded in time too (REQUEST_TIMEOUT_MS)', () => 
       // 200 bytes promised, one sent every 100 ms: 20 s to finish, so only the request time-out can end it.
       s.write(`POST /graphql HTTP/1.1\r\nhost: x\r\nx-api-key: ${TEST_KEY}\r\ncontent-type: application/json\r\ncontent-length: 200\r\n\r\n`);
       let sent = 0;
-      const trickle = setInterval(() => s.writable && sent < 200 && (s.write(' '), sent++), 100);
+      const trickle = setInterval(() => {
+        if (!s.writable || sent >= 200) return;
+        s.write(' ');
+        sent++;
+      }, 100);
       await closed;
       clearInterval(trickle);
       expect(answer).toMatch(/^HTTP\/1\.1 408 /);
@@ -400,7 +451,13 @@ describe('nothing leaks', () => {
       for (const text of ['THIS IS NOT HTTP\r\n\r\n', `GET /api/zip/90210?x=${'a'.repeat(20_000)} HTTP/1.1\r\nhost: x\r\n\r\n`]) {
         const head = (await raw(text)).split('\r\n\r\n')[0]!.toLowerCase();
         expect(head).toMatch(/^http\/1.1 4(00|31) /);
-        for (const h of ['x-content-type-options: nosniff', 'x-frame-options: deny', "content-security-policy: default-src 'none'", 'cache-control: no-store', 'x-request-id: ']) {
+        for (const h of [
+          'x-content-type-options: nosniff',
+          'x-frame-options: deny',
+          "content-security-policy: default-src 'none'",
+          'cache-control: no-store',
+          'x-request-id: ',
+        ]) {
           expect(head).toContain(h);
         }
       }
@@ -423,7 +480,7 @@ describe('the GraphiQL page', () => {
     expect(page.headers.get('content-encoding')).toBe('br');
     const html = await page.text();
     expect(html).toContain('szg-key');
-    expect(html).toContain("localStorage.getItem(STORE)");
+    expect(html).toContain('localStorage.getItem(STORE)');
     expect(Number(page.headers.get('content-length'))).toBeLessThan(3_000_000);
     const etag = page.headers.get('etag')!;
     const again = await fetch(`${app.url}/graphql`, { headers: { accept: 'text/html', 'if-none-match': etag } });

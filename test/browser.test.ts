@@ -90,7 +90,9 @@ describe.skipIf(!haveBrowser)('in a browser', () => {
       await expect.poll(async () => (await page.locator('body').innerText()).length, { timeout: 20_000 }).toBeGreaterThan(500);
       // Every ZIP path is in the sidebar, by its summary from the route table.
       const text = await page.locator('body').innerText();
-      for (const route of routes.filter((r) => r.path.startsWith('/api/zip') || r.path.startsWith('/api/states') || r.path.startsWith('/api/city') || r.path === '/api/stats')) {
+      for (const route of routes.filter(
+        (r) => r.path.startsWith('/api/zip') || r.path.startsWith('/api/states') || r.path.startsWith('/api/city') || r.path === '/api/stats',
+      )) {
         expect(text).toContain(route.summary);
       }
       expect(text).not.toMatch(/Ask AI|\bShare\b|\bDeploy\b/);
@@ -99,7 +101,7 @@ describe.skipIf(!haveBrowser)('in a browser', () => {
       expect(await page.locator('a[href="/"]').count()).toBeGreaterThan(0);
       // Opening one shows its path and parameters.
       await page.getByText('ZIP codes within a radius of a ZIP, nearest first (the ZIP itself excluded).').first().click();
-      await expect.poll(async () => page.locator('body').innerText(), { timeout: 10_000 }).toMatch(/\/api\/zip\/\{zip\}\/nearby[^]*radiusMiles/);
+      await expect.poll(async () => page.locator('body').innerText(), { timeout: 10_000 }).toMatch(/\/api\/zip\/\{zip\}\/nearby[\s\S]*radiusMiles/);
       // The key field of Scalar's authentication box (its placeholder is Scalar's sample value).
       const keyField = page.locator('input[placeholder="QUxMIFlPVVIgQkFTRSBBUkUgQkVMT05HIFRPIFVT"]').first();
       await keyField.fill(TEST_KEY);
@@ -122,7 +124,10 @@ describe.skipIf(!haveBrowser)('in a browser', () => {
     const context = await browser.newContext();
     await context.addInitScript(([store, key]) => localStorage.setItem(store!, key!), [STORE, TEST_KEY]);
     try {
-      for (const [width, height] of [[1280, 800], [390, 844]] as const) {
+      for (const [width, height] of [
+        [1280, 800],
+        [390, 844],
+      ] as const) {
         for (const [path, selector] of Object.entries(rendered)) {
           const where = `${path} at ${width}`;
           const { page, errors, outside, settled } = await watchedPage(context, app.url);
@@ -181,5 +186,4 @@ describe.skipIf(!haveBrowser)('in a browser', () => {
       await context.close();
     }
   }, 60_000);
-
 });

@@ -38,8 +38,9 @@ describe('curated resort catalogue', () => {
   // OpenSkiStats' ski areas (ODbL) are reference data for this check only, never copied.
   it('puts every resort within 10 km of an OpenSkiMap ski area with a plausible summit', (ctx) => {
     if (!existsSync(SHARED)) ctx.skip('../shared/data is absent (third-party reference data; see ../shared/README.md)');
-    const areas = (JSON.parse(readFileSync(SHARED, 'utf8')) as { ski_areas: { latitude: number | null; longitude: number | null; max_elevation: number | null }[] }).ski_areas
-      .filter((a) => a.latitude !== null && a.longitude !== null);
+    const areas = (
+      JSON.parse(readFileSync(SHARED, 'utf8')) as { ski_areas: { latitude: number | null; longitude: number | null; max_elevation: number | null }[] }
+    ).ski_areas.filter((a) => a.latitude !== null && a.longitude !== null);
     const problems: string[] = [];
     for (const r of resorts) {
       const near = areas.filter((a) => haversineMiles(r.lat, r.lng, a.latitude!, a.longitude!) * KM_PER_MILE <= 10);
@@ -57,8 +58,11 @@ describe('curated resort catalogue', () => {
   it('has base and summit within 150 m of OpenSkiMap’s lift-served range, or a documented exception', (ctx) => {
     if (!existsSync(SHARED)) ctx.skip('../shared/data is absent (third-party reference data; see ../shared/README.md)');
     const notes = new Map((JSON.parse(readFileSync(RESORT_CATALOGUE, 'utf8')) as { id: string; elevationNote?: string }[]).map((e) => [e.id, e.elevationNote]));
-    const areas = (JSON.parse(readFileSync(SHARED, 'utf8')) as { ski_areas: { latitude: number | null; longitude: number | null; min_elevation: number | null; max_elevation: number | null }[] }).ski_areas
-      .filter((a) => a.latitude !== null && a.longitude !== null && a.min_elevation !== null && a.max_elevation !== null);
+    const areas = (
+      JSON.parse(readFileSync(SHARED, 'utf8')) as {
+        ski_areas: { latitude: number | null; longitude: number | null; min_elevation: number | null; max_elevation: number | null }[];
+      }
+    ).ski_areas.filter((a) => a.latitude !== null && a.longitude !== null && a.min_elevation !== null && a.max_elevation !== null);
     const off: string[] = [];
     for (const r of resorts) {
       const near = areas.filter((a) => haversineMiles(r.lat, r.lng, a.latitude!, a.longitude!) * KM_PER_MILE <= 10);

@@ -20,7 +20,11 @@ const newClient = () => new ApolloClient({ link: new HttpLink({ uri: `${app.url}
 async function fromServer(client: ApolloClient, query: DocumentNode): Promise<unknown> {
   const withTypename = client.cache.transformDocument(query);
   const { print } = await import('graphql');
-  const res = await fetch(`${app.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY }, body: JSON.stringify({ query: print(withTypename) }) });
+  const res = await fetch(`${app.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY },
+    body: JSON.stringify({ query: print(withTypename) }),
+  });
   return ((await res.json()) as { data: unknown }).data;
 }
 
@@ -39,9 +43,17 @@ describe("Apollo Client's normalized cache", () => {
     ['a ZIP', gql`{ zip(zip: "90210") { id city county } }`, gql`{ zip(zip: "90210") { id stateCode lat } }`],
     ['a state', gql`{ state(code: "CO") { id stateName } }`, gql`{ state(code: "CO") { id fips zipCount } }`],
     ['a city', gql`{ city(name: "Springfield") { id count } }`, gql`{ city(name: "Springfield") { id zipcodes { id } } }`],
-    ['a resort’s conditions', gql`{ resort(id: "vail") { id conditions { id snowDepthBase } } }`, gql`{ resort(id: "vail") { id conditions { id newSnow24h status } } }`],
+    [
+      'a resort’s conditions',
+      gql`{ resort(id: "vail") { id conditions { id snowDepthBase } } }`,
+      gql`{ resort(id: "vail") { id conditions { id newSnow24h status } } }`,
+    ],
     ['a resort’s weather', gql`{ resort(id: "vail") { id weather { id source } } }`, gql`{ resort(id: "vail") { id weather { id current { temperature } } } }`],
-    ['a ZIP reached from another ZIP', gql`{ zip(zip: "80202") { id nearby(limit: 3) { zip details { id city } } } }`, gql`{ zip(zip: "80203") { id city county } }`],
+    [
+      'a ZIP reached from another ZIP',
+      gql`{ zip(zip: "80202") { id nearby(limit: 3) { zip details { id city } } } }`,
+      gql`{ zip(zip: "80203") { id city county } }`,
+    ],
   ])('%s reached through different selections: merged, and each reads back as the server sent it', async (_name, a, b) => {
     const client = newClient();
     await client.query({ query: a });

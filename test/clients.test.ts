@@ -91,8 +91,12 @@ async function expectAgreesWithRest(name: string, data: Data): Promise<void> {
       const trails = await rest('/api/resorts/vail/trails');
       const lifts = await rest('/api/resorts/vail/lifts');
       expect(data.resort.trails.length).toBeGreaterThan(0);
-      expect(data.resort.trails.map(({ __typename: _t, ...t }: Data) => t)).toEqual(trails.trails.map((t: Data) => ({ id: t.id, name: t.name, difficulty: t.difficulty, status: t.status, length: t.length })));
-      expect(data.resort.lifts.map(({ __typename: _t, ...l }: Data) => l)).toEqual(lifts.lifts.map((l: Data) => ({ id: l.id, name: l.name, type: l.type, status: l.status, seats: l.seats })));
+      expect(data.resort.trails.map(({ __typename: _t, ...t }: Data) => t)).toEqual(
+        trails.trails.map((t: Data) => ({ id: t.id, name: t.name, difficulty: t.difficulty, status: t.status, length: t.length })),
+      );
+      expect(data.resort.lifts.map(({ __typename: _t, ...l }: Data) => l)).toEqual(
+        lifts.lifts.map((l: Data) => ({ id: l.id, name: l.name, type: l.type, status: l.status, seats: l.seats })),
+      );
       return;
     }
     case 'History': {
@@ -101,14 +105,22 @@ async function expectAgreesWithRest(name: string, data: Data): Promise<void> {
       expect(data.resort.history.current).toMatchObject({ snowfall: h.summary.current.snowfall, snowDepth: h.summary.current.snowDepth });
       expect(data.resort.history.baseline).toMatchObject({ snowfall: h.summary.baseline.snowfall, snowDepth: h.summary.baseline.snowDepth });
       expect(data.resort.history.daily).toHaveLength(7);
-      expect(data.resort.history.daily.map((d: Data) => [d.date, d.values.snowfall, d.values.tempMax])).toEqual(h.daily.map((d: Data) => [d.date, d.snowfall, d.tempMax]));
+      expect(data.resort.history.daily.map((d: Data) => [d.date, d.values.snowfall, d.values.tempMax])).toEqual(
+        h.daily.map((d: Data) => [d.date, d.snowfall, d.tempMax]),
+      );
       return;
     }
   }
   throw new Error(`no REST counterpart for ${name}`);
 }
 
-const QUERIES = { ZipWithState: ZIP_WITH_STATE, ResortsNearZip: RESORTS_NEAR_ZIP, ResortPage: RESORT_PAGE, ResortWithInventory: RESORT_WITH_INVENTORY, History: HISTORY };
+const QUERIES = {
+  ZipWithState: ZIP_WITH_STATE,
+  ResortsNearZip: RESORTS_NEAR_ZIP,
+  ResortPage: RESORT_PAGE,
+  ResortWithInventory: RESORT_WITH_INVENTORY,
+  History: HISTORY,
+};
 
 describe('Apollo Client (InMemoryCache, HttpLink, __typename added by default)', () => {
   const client = () => new ApolloClient({ link: new HttpLink({ uri: `${app.url}/graphql`, headers: { 'x-api-key': TEST_KEY } }), cache: new InMemoryCache() });
@@ -123,7 +135,8 @@ describe('Apollo Client (InMemoryCache, HttpLink, __typename added by default)',
 });
 
 describe('urql (core client, cache and fetch exchanges)', () => {
-  const client = () => new Client({ url: `${app.url}/graphql`, exchanges: [cacheExchange, fetchExchange], fetchOptions: { headers: { 'x-api-key': TEST_KEY } } });
+  const client = () =>
+    new Client({ url: `${app.url}/graphql`, exchanges: [cacheExchange, fetchExchange], fetchOptions: { headers: { 'x-api-key': TEST_KEY } } });
 
   it.each(Object.entries(QUERIES))('%s: answered, and equal to the REST answers', async (name, query) => {
     const result = await client().query(urqlGql(query), {}).toPromise();

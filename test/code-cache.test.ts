@@ -44,7 +44,11 @@ describe('the code cache', () => {
     try {
       await answers(server);
       expect(codeCacheOf(server)).toBe(found);
-      if (leaves) await until(async () => server.output(), (out) => out.includes('code cache written for the next start'));
+      if (leaves)
+        await until(
+          async () => server.output(),
+          (out) => out.includes('code cache written for the next start'),
+        );
     } finally {
       await stop(server);
     }

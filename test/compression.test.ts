@@ -83,7 +83,11 @@ describe('REST answers', () => {
   it('a representation is the same bytes with the same ETag whether computed or kept in the cache', async () => {
     const path = '/api/states/TX/zipcodes?limit=900';
     // The first answer is computed, the second is stored, the third comes from the cache.
-    const [first, second, third] = [await raw(path, { 'accept-encoding': 'gzip' }), await raw(path, { 'accept-encoding': 'gzip' }), await raw(path, { 'accept-encoding': 'gzip' })];
+    const [first, second, third] = [
+      await raw(path, { 'accept-encoding': 'gzip' }),
+      await raw(path, { 'accept-encoding': 'gzip' }),
+      await raw(path, { 'accept-encoding': 'gzip' }),
+    ];
     expect(first.headers['content-encoding']).toBe('gzip');
     expect(new Set([first.headers.etag, second.headers.etag, third.headers.etag]).size).toBe(1);
     expect(first.bytes.equals(second.bytes) && second.bytes.equals(third.bytes)).toBe(true);
@@ -100,7 +104,8 @@ describe('REST answers', () => {
 
 describe('/graphql and /openapi.json', () => {
   it('a large GraphQL answer is compressed (gzip preferred, br when only br is accepted), a small one is not', async () => {
-    const post = (query: string, encoding: string) => raw('/graphql', { 'content-type': 'application/json', 'accept-encoding': encoding }, 'POST', JSON.stringify({ query }));
+    const post = (query: string, encoding: string) =>
+      raw('/graphql', { 'content-type': 'application/json', 'accept-encoding': encoding }, 'POST', JSON.stringify({ query }));
     const big = await post('{ state(code: "CA") { zipcodes(limit: 1000) { zip city county lat lng } } }', 'gzip, br');
     expect(big.status).toBe(200);
     expect(big.headers['content-encoding']).toBe('gzip');
@@ -118,7 +123,9 @@ describe('/graphql and /openapi.json', () => {
     // Over 64 KB a string body is written beside its head (exchange.ts); one kept-alive socket
     // carries two such answers and a small one after them.
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    const body = JSON.stringify({ query: '{ state(code: "NM") { zipcodes(limit: 1000) { zip city stateCode stateName county countyFips lat lng timezone lastUpdated } } }' });
+    const body = JSON.stringify({
+      query: '{ state(code: "NM") { zipcodes(limit: 1000) { zip city stateCode stateName county countyFips lat lng timezone lastUpdated } } }',
+    });
     const ask = (payload: string) =>
       new Promise<{ headers: Record<string, string | string[] | undefined>; bytes: Buffer; reused: boolean }>((resolve, reject) => {
         const req = request(`${app.url}/graphql`, { method: 'POST', agent, headers: { 'x-api-key': TEST_KEY, 'content-type': 'application/json' } }, (res) => {
@@ -172,7 +179,10 @@ describe('GraphiQL', () => {
     const style = html.match(/<link rel="stylesheet" href="(\/graphiql\/graphiql\.[0-9a-f]{12}\.css)">/)?.[1];
     expect(script).toBeDefined();
     expect(style).toBeDefined();
-    for (const [file, type] of [[script!, /javascript/], [style!, /css/]] as const) {
+    for (const [file, type] of [
+      [script!, /javascript/],
+      [style!, /css/],
+    ] as const) {
       const r = await raw(file, { 'accept-encoding': 'br' }, 'GET');
       expect(r.status).toBe(200);
       expect(r.headers['content-type']).toMatch(type);

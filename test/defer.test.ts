@@ -54,7 +54,11 @@ function partsOf(res: Response): () => Promise<any | null> {
 }
 
 const multipart = (app: RunningApp, query: string) =>
-  fetch(`${app.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'multipart/mixed', 'x-api-key': TEST_KEY }, body: JSON.stringify({ query }) });
+  fetch(`${app.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'multipart/mixed', 'x-api-key': TEST_KEY },
+    body: JSON.stringify({ query }),
+  });
 
 describe('incremental delivery', () => {
   let app: RunningApp;
@@ -74,7 +78,11 @@ describe('incremental delivery', () => {
       const first = await next();
       // The provider has not answered: the first part cannot wait for it. It carries the answer's
       // cost (deferred fields included) and its request id, as a single answer does.
-      expect(first).toEqual({ data: { resort: { name: 'Alta' } }, hasNext: true, extensions: { cost: { requestedQueryCost: expect.any(Number), throttleStatus: expect.any(Object) }, requestId: res.headers.get('x-request-id') } });
+      expect(first).toEqual({
+        data: { resort: { name: 'Alta' } },
+        hasNext: true,
+        extensions: { cost: { requestedQueryCost: expect.any(Number), throttleStatus: expect.any(Object) }, requestId: res.headers.get('x-request-id') },
+      });
       expect(first.extensions.cost.requestedQueryCost).toBeGreaterThan(8 * 3 * 7);
       release();
       released = true;
@@ -117,11 +125,21 @@ describe('incremental delivery', () => {
       release();
     }
     expect(seen[0]).toEqual({ resort: { __typename: 'Resort', name: 'Alta' } });
-    expect(seen.at(-1)).toEqual({ resort: { __typename: 'Resort', name: 'Alta', history: { __typename: 'History', current: { __typename: 'HistoryValues', snowfall: expect.any(Number) } } } });
+    expect(seen.at(-1)).toEqual({
+      resort: {
+        __typename: 'Resort',
+        name: 'Alta',
+        history: { __typename: 'History', current: { __typename: 'HistoryValues', snowfall: expect.any(Number) } },
+      },
+    });
   });
 
   it('a client that does not read multipart/mixed gets the whole answer at once, deferred parts included', async () => {
-    const r = await getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: DEFERRED_HISTORY }) });
+    const r = await getJson(app, '/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: DEFERRED_HISTORY }),
+    });
     expect(r.status).toBe(200);
     expect(r.body.data).toEqual({ resort: { name: 'Alta', history: { current: { snowfall: expect.any(Number) } } } });
   });
@@ -137,7 +155,10 @@ describe('incremental delivery', () => {
   });
 
   it('cost analysis covers deferred parts: an expensive deferred fragment is refused before anything is sent', async () => {
-    const res = await multipart(app, '{ states { zipcodes(limit: 1000) { ... @defer { nearby(limit: 200) { details { state { zipcodes(limit: 1000) { zip } } } } } } } }');
+    const res = await multipart(
+      app,
+      '{ states { zipcodes(limit: 1000) { ... @defer { nearby(limit: 200) { details { state { zipcodes(limit: 1000) { zip } } } } } } } }',
+    );
     const text = await res.text();
     expect(text).toMatch(/QUERY_TOO_COMPLEX/);
     expect(text).not.toMatch(/"zipcodes":\[/);
@@ -158,7 +179,10 @@ describe('the deadline covers deferred parts', () => {
       expect(last.incremental[0].errors[0].extensions.code).toBe('UPSTREAM_FAILED');
       expect(await next()).toBeNull();
       // The hanging call was given up (the fake sees its connection close).
-      await until(async () => fake.inFlight(), (n) => n === 0);
+      await until(
+        async () => fake.inFlight(),
+        (n) => n === 0,
+      );
     } finally {
       fake.mode = 'ok';
       await app.close();

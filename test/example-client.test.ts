@@ -51,7 +51,11 @@ it('with its manifest as the trusted documents (GRAPHQL_TRUSTED_ONLY=on), it run
     expect(r.code, r.out).toBe(0);
     expect(r.out).toMatch(/^ {2}Vail +\d+\.\d mi {2}base [\d.]+ in, new [\d.]+ in \(2027-02-01\)$/m);
     // Only the manifest's documents run there: the example's text would have been refused.
-    const byText = await fetch(`${trusted.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY }, body: JSON.stringify({ query: '{ zip(zip: "81657") { city } }' }) });
+    const byText = await fetch(`${trusted.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY },
+      body: JSON.stringify({ query: '{ zip(zip: "81657") { city } }' }),
+    });
     expect(((await byText.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('PERSISTED_QUERY_ONLY');
   } finally {
     await trusted.close();

@@ -62,7 +62,10 @@ describe('a fresh install', () => {
     const server = spawnServer(freshDatabase(), { LOG_LEVEL: 'silent' });
     try {
       // Silent: no "serving" line to wait for; the key comes before the server listens.
-      await until(async () => server.errors(), (text) => FIRST.test(text));
+      await until(
+        async () => server.errors(),
+        (text) => FIRST.test(text),
+      );
     } finally {
       server.child.kill('SIGTERM');
       await server.exited;
@@ -83,7 +86,11 @@ describe('the log', () => {
       server.child.kill('SIGTERM');
       expect((await server.exited).code).toBe(0);
     }
-    const lines = server.output().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = server
+      .output()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const requests = lines.filter((l) => l.msg === 'request');
     expect(requests.map((l) => l.url)).toEqual(['/api/zip/90210', '/api/nope']);
     expect(requests[0]!.reqId).not.toBe(requests[1]!.reqId);

@@ -35,22 +35,33 @@ describe('ZipSpatialIndex', () => {
   const points: ZipPoint[] = loadZipSource()
     .map(({ zip, city, stateCode, county, lat, lng }) => ({ zip, city, stateCode, county, lat, lng }))
     .sort((a, b) => (a.zip < b.zip ? -1 : 1));
-  const index = new ZipSpatialIndex(new ZipTable(points.length, points.map((p) => [p.zip, p.city, p.stateCode, p.county, '', p.lat, p.lng, '', ''] as const), () => ''));
+  const index = new ZipSpatialIndex(
+    new ZipTable(
+      points.length,
+      points.map((p) => [p.zip, p.city, p.stateCode, p.county, '', p.lat, p.lng, '', ''] as const),
+      () => '',
+    ),
+  );
 
   it('finds exactly what a scan of every ZIP finds, in order, for random centers and radii', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: points.length - 1 }), fc.double({ min: 0.5, max: 200, noNaN: true }), fc.integer({ min: 1, max: 200 }), (i, radius, limit) => {
-        const c = points[i]!;
-        const got = index.nearby(c.lat, c.lng, radius, limit, c.zip);
-        const scan = points
-          .filter((p) => p.zip !== c.zip)
-          .map((p) => ({ zip: p.zip, d: haversineMiles(c.lat, c.lng, p.lat, p.lng) }))
-          .filter((p) => p.d <= radius)
-          .sort((a, b) => a.d - b.d);
-        expect(got.length).toBe(Math.min(limit, scan.length));
-        // Same set of distances (ZIPs may swap places only where distances tie after rounding).
-        expect(got.map((g) => g.distanceMiles)).toEqual(scan.slice(0, got.length).map((s) => Math.round(s.d * 100) / 100));
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: points.length - 1 }),
+        fc.double({ min: 0.5, max: 200, noNaN: true }),
+        fc.integer({ min: 1, max: 200 }),
+        (i, radius, limit) => {
+          const c = points[i]!;
+          const got = index.nearby(c.lat, c.lng, radius, limit, c.zip);
+          const scan = points
+            .filter((p) => p.zip !== c.zip)
+            .map((p) => ({ zip: p.zip, d: haversineMiles(c.lat, c.lng, p.lat, p.lng) }))
+            .filter((p) => p.d <= radius)
+            .sort((a, b) => a.d - b.d);
+          expect(got.length).toBe(Math.min(limit, scan.length));
+          // Same set of distances (ZIPs may swap places only where distances tie after rounding).
+          expect(got.map((g) => g.distanceMiles)).toEqual(scan.slice(0, got.length).map((s) => Math.round(s.d * 100) / 100));
+        },
+      ),
       { numRuns: 60 },
     );
   });

@@ -31,7 +31,10 @@ describe('HTTP hardening', () => {
   });
 
   it('answers CORS preflights for allowed origins only', async () => {
-    const ok = await fetch(`${app.url}/api/stats`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-headers': 'x-api-key' } });
+    const ok = await fetch(`${app.url}/api/stats`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-headers': 'x-api-key' },
+    });
     expect(ok.status).toBe(204);
     expect(ok.headers.get('access-control-allow-origin')).toBe('https://app.example');
     expect(ok.headers.get('access-control-allow-headers')).toContain('x-api-key');
@@ -106,7 +109,9 @@ describe('GraphQL query limits', () => {
 
   it('rejects queries whose nested lists multiply past the complexity limit, before resolving anything', async () => {
     const before = app.statementCount();
-    const r = await post(`{ states { zipcodes(limit: 1000) { nearby(limit: 200) { details { state { zipcodes(limit: 1000) { zip city county state { zipCount } } } } } } } }`);
+    const r = await post(
+      `{ states { zipcodes(limit: 1000) { nearby(limit: 200) { details { state { zipcodes(limit: 1000) { zip city county state { zipCount } } } } } } } }`,
+    );
     expect(r.body.errors[0].message).toMatch(/complexity \d+ is over the limit of 250000/);
     expect(r.body.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
     expect(r.body.data ?? null).toBeNull();
@@ -121,7 +126,10 @@ describe('GraphQL query limits', () => {
     expect(atLimit.body.errors).toBeUndefined();
     expect(atLimit.body.data.zip.zip).toBe('90210');
     const over = await post(wide(COST_LIMITS.breadth));
-    expect(over.body.errors[0]).toMatchObject({ message: `Query breadth ${COST_LIMITS.breadth + 1} is over the limit of ${COST_LIMITS.breadth}; ask for smaller pages or fewer nested lists.`, extensions: { code: 'QUERY_TOO_COMPLEX' } });
+    expect(over.body.errors[0]).toMatchObject({
+      message: `Query breadth ${COST_LIMITS.breadth + 1} is over the limit of ${COST_LIMITS.breadth}; ask for smaller pages or fewer nested lists.`,
+      extensions: { code: 'QUERY_TOO_COMPLEX' },
+    });
     expect(over.body.data ?? null).toBeNull();
   });
 
@@ -166,10 +174,14 @@ describe('production switches', () => {
     try {
       const r = await fetch(`${open.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, { headers: { accept: 'application/json' } });
       expect(r.status).toBe(403);
-      const withHeader = await fetch(`${open.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, { headers: { accept: 'application/json', 'x-api-key': TEST_KEY } });
+      const withHeader = await fetch(`${open.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, {
+        headers: { accept: 'application/json', 'x-api-key': TEST_KEY },
+      });
       expect(withHeader.status).toBe(200);
       // Without a key (AUTH=off), Yoga's own header is the other way to say "not a simple request".
-      const withCsrfHeader = await fetch(`${open.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, { headers: { accept: 'application/json', 'x-graphql-yoga-csrf': '1' } });
+      const withCsrfHeader = await fetch(`${open.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, {
+        headers: { accept: 'application/json', 'x-graphql-yoga-csrf': '1' },
+      });
       expect(withCsrfHeader.status).toBe(200);
       expect(await withCsrfHeader.json()).toMatchObject({ data: { __typename: 'Query' } });
     } finally {
@@ -192,15 +204,30 @@ describe('deadlines', () => {
     deadlines.done(c);
     t = 40;
     // The sweep runs every 10 ms of real time; the clock it compares with is ours.
-    await until(async () => expired.length, (n) => n > 0, 5000, 5);
+    await until(
+      async () => expired.length,
+      (n) => n > 0,
+      5000,
+      5,
+    );
     expect(expired).toEqual(['a']);
     t = 70;
-    await until(async () => expired.length, (n) => n > 1, 5000, 5);
+    await until(
+      async () => expired.length,
+      (n) => n > 1,
+      5000,
+      5,
+    );
     // A sweep long after c's due time (shown by d expiring in it) leaves c alone: it answered.
     const d = request('d');
     deadlines.track(d);
     t = 1000;
-    await until(async () => expired.length, (n) => n > 2, 5000, 5);
+    await until(
+      async () => expired.length,
+      (n) => n > 2,
+      5000,
+      5,
+    );
     deadlines.close();
     expect(expired).toEqual(['a', 'b', 'd']);
   });

@@ -9,7 +9,14 @@ import { until } from './helpers/wait.js';
 import { clockAt, expectProblem, getJson, startTestServer, TEST_KEY, privateDatabase } from './helpers/server.js';
 import { fakeDaily, startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
 
-const day = (date: string, snowfallCm: number, precipitationMm: number, snowDepthCm: number, tempMinC: number, tempMaxC: number): HistoryDay => ({ date, snowfallCm, precipitationMm, snowDepthCm, tempMinC, tempMaxC });
+const day = (date: string, snowfallCm: number, precipitationMm: number, snowDepthCm: number, tempMinC: number, tempMaxC: number): HistoryDay => ({
+  date,
+  snowfallCm,
+  precipitationMm,
+  snowDepthCm,
+  tempMinC,
+  tempMaxC,
+});
 
 describe('history math', () => {
   it('averages points day by day, then totals amounts and averages states', () => {
@@ -26,7 +33,10 @@ describe('history math', () => {
     expect(deviation(30, 20)).toEqual({ absolute: 10, percent: 50 });
     expect(deviation(-6, -4)).toEqual({ absolute: -2, percent: -50 });
     expect(deviation(5, 0)).toEqual({ absolute: 5, percent: null });
-    const d = deviations({ snowfall: 17, precipitation: 11, snowDepth: 121.5, tempMin: -10, tempMax: -2 }, { snowfall: 34, precipitation: 11, snowDepth: 81, tempMin: -8, tempMax: 0 });
+    const d = deviations(
+      { snowfall: 17, precipitation: 11, snowDepth: 121.5, tempMin: -10, tempMax: -2 },
+      { snowfall: 34, precipitation: 11, snowDepth: 81, tempMin: -8, tempMax: 0 },
+    );
     expect(d).toEqual({
       snowfall: { absolute: -17, percent: -50 },
       precipitation: { absolute: 0, percent: 0 },
@@ -63,7 +73,12 @@ describe('GET /api/resorts/{id}/history (simulated provider)', () => {
       const r = await getJson(app, `${prefix}/api/resorts/zermatt/history?days=10&years=3&radiusKm=5`);
       expect(r.status).toBe(200);
       const b = r.body;
-      expect(b).toMatchObject({ resortId: 'zermatt', provider: 'simulated', parameters: { days: 10, years: 3, radiusKm: 5 }, window: { from: '2027-02-01', to: '2027-02-10' } });
+      expect(b).toMatchObject({
+        resortId: 'zermatt',
+        provider: 'simulated',
+        parameters: { days: 10, years: 3, radiusKm: 5 },
+        window: { from: '2027-02-01', to: '2027-02-10' },
+      });
       expect(b.points).toHaveLength(7);
       expect(b.daily.map((d: { date: string }) => d.date)).toEqual(windowDates('2027-02-10', 10));
       const total = b.daily.reduce((n: number, d: { snowfall: number }) => n + d.snowfall, 0);
@@ -90,9 +105,14 @@ describe('GET /api/resorts/{id}/history (simulated provider)', () => {
       expect((await getJson(app, `/api/resorts/alta/history?${ok}`)).status, ok).toBe(200);
     }
     const cases: [string, string, string][] = [
-      ['days=6', 'days', '>= 7'], ['days=91', 'days', '<= 90'], ['days=8.5', 'days', 'an integer'],
-      ['years=0', 'years', '>= 1'], ['years=11', 'years', '<= 10'],
-      ['radiusKm=0.9', 'radiusKm', '>= 1'], ['radiusKm=40.1', 'radiusKm', '<= 40'], ['radiusKm=far', 'radiusKm', 'a finite number'],
+      ['days=6', 'days', '>= 7'],
+      ['days=91', 'days', '<= 90'],
+      ['days=8.5', 'days', 'an integer'],
+      ['years=0', 'years', '>= 1'],
+      ['years=11', 'years', '<= 10'],
+      ['radiusKm=0.9', 'radiusKm', '>= 1'],
+      ['radiusKm=40.1', 'radiusKm', '<= 40'],
+      ['radiusKm=far', 'radiusKm', 'a finite number'],
     ];
     for (const [q, name, bound] of cases) {
       expect(expectProblem(await getJson(app, `/api/resorts/alta/history?${q}`), 400).errors, q).toContainEqual(expect.objectContaining({ name, bound }));
@@ -112,8 +132,16 @@ describe('history from Open-Meteo (a local server speaking its format)', () => {
     const base = loadConfig({});
     app = await startApp({
       config: {
-        ...base, port: 0, host: '127.0.0.1', dbPath, logLevel: 'info', apiKeys: [TEST_KEY], apiKeysQuota: 1e9, apiKeysRate: 1e6,
-        provider: 'open-meteo', openMeteo: { forecast: `${fake.url}/v1/forecast`, archive: `${fake.url}/v1/archive` },
+        ...base,
+        port: 0,
+        host: '127.0.0.1',
+        dbPath,
+        logLevel: 'info',
+        apiKeys: [TEST_KEY],
+        apiKeysQuota: 1e9,
+        apiKeysRate: 1e6,
+        provider: 'open-meteo',
+        openMeteo: { forecast: `${fake.url}/v1/forecast`, archive: `${fake.url}/v1/archive` },
         // The breaker never opens here (its own tests are in providers.test.ts): each failure below
         // reaches the provider, with no waiting for a circuit to close again.
         // A time-out a busy machine's answers stay well inside, that a hanging provider still reaches
@@ -123,7 +151,15 @@ describe('history from Open-Meteo (a local server speaking its format)', () => {
         syncIntervalMinutes: 0,
       },
       now: clockAt('2027-02-10T09:00:00Z'),
-      logger: pino({ level: 'info' }, new Writable({ write: (c, _e, done) => void (lines.push(String(c)), done()) })),
+      logger: pino(
+        { level: 'info' },
+        new Writable({
+          write: (c, _e, done) => {
+            lines.push(String(c));
+            done();
+          },
+        }),
+      ),
     });
   });
   afterAll(async () => {
@@ -158,7 +194,11 @@ describe('history from Open-Meteo (a local server speaking its format)', () => {
   });
 
   it('answers 502 "provider lookup error" when the provider fails, times out or talks nonsense', async () => {
-    for (const [mode, cause] of [['server-error', 'upstream temporarily unavailable'], ['hang', 'timed out'], ['not-json', 'malformed response']] as const) {
+    for (const [mode, cause] of [
+      ['server-error', 'upstream temporarily unavailable'],
+      ['hang', 'timed out'],
+      ['not-json', 'malformed response'],
+    ] as const) {
       fake.mode = mode;
       lines.length = 0;
       const r = await getJson(app, `/api/resorts/snowbird/history?days=${mode === 'hang' ? 9 : mode === 'not-json' ? 10 : 11}`);

@@ -69,8 +69,13 @@ describe('npm run import', () => {
     db.close();
     const r = importCli(dbPath, path.join(FIXTURES, 'ski_areas.geojson'));
     expect(r.status, r.out).toBe(0);
-    expect(r.out).toMatch(/openskimap: 2 added, 0 updated, 1 matched to curated resorts; skipped 1 not operating, 1 not downhill, 1 without country or position/);
-    const added = query<{ id: string; country_code: string; origin: string; lift_count: number; trail_count: number }>(dbPath, "SELECT id, country_code, origin, lift_count, trail_count FROM resorts WHERE origin = 'imported' ORDER BY id");
+    expect(r.out).toMatch(
+      /openskimap: 2 added, 0 updated, 1 matched to curated resorts; skipped 1 not operating, 1 not downhill, 1 without country or position/,
+    );
+    const added = query<{ id: string; country_code: string; origin: string; lift_count: number; trail_count: number }>(
+      dbPath,
+      "SELECT id, country_code, origin, lift_count, trail_count FROM resorts WHERE origin = 'imported' ORDER BY id",
+    );
     expect(added).toEqual([
       { id: 'testberg-alpin', country_code: 'AT', origin: 'imported', lift_count: 3, trail_count: 7 },
       { id: 'testberg-alpin-ch', country_code: 'CH', origin: 'imported', lift_count: 3, trail_count: 7 },
@@ -85,10 +90,17 @@ describe('npm run import', () => {
 
     const all = importCli(dbPath, path.join(FIXTURES, 'ski_areas.geojson'), '--include-non-operating', '--include-non-downhill');
     expect(all.out).toMatch(/2 added, 2 updated/);
-    expect(query<{ id: string }>(dbPath, "SELECT id FROM resorts WHERE origin = 'imported' ORDER BY id").map((x) => x.id)).toEqual(['altberg', 'loipenland', 'testberg-alpin', 'testberg-alpin-ch']);
+    expect(query<{ id: string }>(dbPath, "SELECT id FROM resorts WHERE origin = 'imported' ORDER BY id").map((x) => x.id)).toEqual([
+      'altberg',
+      'loipenland',
+      'testberg-alpin',
+      'testberg-alpin-ch',
+    ]);
     expect(query(dbPath, "SELECT * FROM zone_offsets WHERE zone = 'Europe/Vienna'")).toEqual(viennaBefore);
     // Every zone a resort lives in has its offsets to 2070 (src/data/db/zone-offsets.ts), the imported ones' too.
-    expect(query(dbPath, 'SELECT DISTINCT timezone FROM resorts WHERE timezone NOT IN (SELECT zone FROM zone_offsets WHERE offset_minutes IS NULL)')).toEqual([]);
+    expect(query(dbPath, 'SELECT DISTINCT timezone FROM resorts WHERE timezone NOT IN (SELECT zone FROM zone_offsets WHERE offset_minutes IS NULL)')).toEqual(
+      [],
+    );
   });
 
   it('loads runs and lifts as real inventory for the areas they cover, and the server serves it', async () => {
@@ -111,7 +123,14 @@ describe('npm run import', () => {
       expect(trails.trails[0].length).toBeGreaterThan(950);
       expect(trails.trails[0].length).toBeLessThan(1050);
       const lifts = (await getJson(app, '/api/resorts/testberg-alpin/lifts')).body;
-      expect(lifts.lifts.map((l: { name: string; type: string; seats: number | null; capacityPerHour: number | null }) => [l.name, l.type, l.seats, l.capacityPerHour])).toEqual([
+      expect(
+        lifts.lifts.map((l: { name: string; type: string; seats: number | null; capacityPerHour: number | null }) => [
+          l.name,
+          l.type,
+          l.seats,
+          l.capacityPerHour,
+        ]),
+      ).toEqual([
         ['Gipfelbahn', 'GONDOLA', 10, 2400],
         ['Almlift', 'T_BAR', null, null],
       ]);
@@ -120,7 +139,12 @@ describe('npm run import', () => {
       expect(vail.trails.map((t: { name: string }) => t.name)).toEqual(['Riva Ridge']);
       expect(vail.trails[0].rating).toBe('black');
       expect((await getJson(app, '/api/resorts/vail')).body.trails.total).toBe(1);
-      expect((await getJson(app, '/api/resorts/testberg-alpin')).body).toMatchObject({ country: 'AT', region: 'Tyrol', continent: 'Europe', inventorySource: 'openskimap' });
+      expect((await getJson(app, '/api/resorts/testberg-alpin')).body).toMatchObject({
+        country: 'AT',
+        region: 'Tyrol',
+        continent: 'Europe',
+        inventorySource: 'openskimap',
+      });
     } finally {
       await app.close();
     }
@@ -143,8 +167,12 @@ describe('npm run import', () => {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/ski-areas.json`;
       const r = await importCliAsync(dbPath, url);
       expect(r.status, r.out).toBe(0);
-      expect(r.out).toMatch(/openskistats: 1 added, 0 updated, 1 matched to curated resorts; skipped 0 not operating, 0 not downhill, 1 without country or position/);
-      expect(query(dbPath, "SELECT id, lift_count, trail_count FROM resorts WHERE origin = 'imported'")).toEqual([{ id: 'musterberg', lift_count: 4, trail_count: 9 }]);
+      expect(r.out).toMatch(
+        /openskistats: 1 added, 0 updated, 1 matched to curated resorts; skipped 0 not operating, 0 not downhill, 1 without country or position/,
+      );
+      expect(query(dbPath, "SELECT id, lift_count, trail_count FROM resorts WHERE origin = 'imported'")).toEqual([
+        { id: 'musterberg', lift_count: 4, trail_count: 9 },
+      ]);
       expect(query(dbPath, "SELECT resort_id FROM resort_sources WHERE source_id = 'oss-2'")).toEqual([{ resort_id: 'zermatt' }, { resort_id: 'zermatt' }]);
     } finally {
       server.close();
@@ -175,7 +203,12 @@ describe.skipIf(!existsSync(SHARED))('the shared OpenSkiStats file at full scale
       // As a load balancer would: traffic once /readyz says the weather window of all 7,000
       // resorts is written. (Before, an answer over every resort waits for it, and on a busy
       // machine may pass its deadline: a 503 TIMEOUT to try again, as designed.)
-      await until(() => getJson(app, '/readyz').then((r) => r.status), (s) => s === 200, 120_000, 200);
+      await until(
+        () => getJson(app, '/readyz').then((r) => r.status),
+        (s) => s === 200,
+        120_000,
+        200,
+      );
       const list = (await getJson(app, '/api/resorts?limit=200&offset=3000')).body;
       expect(list.total).toBe(241 + imported);
       const someImported = list.resorts[0].id as string;

@@ -26,9 +26,18 @@ const gql = async (query: string) => {
 describe('time zones', () => {
   it('every resort has its IANA zone, one on each continent with a ski resort', async () => {
     const expected: Record<string, string> = {
-      vail: 'America/Denver', 'whistler-blackcomb': 'America/Vancouver', zermatt: 'Europe/Zurich', chamonix: 'Europe/Paris', niseko: 'Asia/Tokyo',
-      gulmarg: 'Asia/Kolkata', thredbo: 'Australia/Sydney', 'coronet-peak': 'Pacific/Auckland', portillo: 'America/Santiago',
-      'cerro-catedral': 'America/Argentina/Salta', oukaimeden: 'Africa/Casablanca', afriski: 'Africa/Maseru',
+      vail: 'America/Denver',
+      'whistler-blackcomb': 'America/Vancouver',
+      zermatt: 'Europe/Zurich',
+      chamonix: 'Europe/Paris',
+      niseko: 'Asia/Tokyo',
+      gulmarg: 'Asia/Kolkata',
+      thredbo: 'Australia/Sydney',
+      'coronet-peak': 'Pacific/Auckland',
+      portillo: 'America/Santiago',
+      'cerro-catedral': 'America/Argentina/Salta',
+      oukaimeden: 'Africa/Casablanca',
+      afriski: 'Africa/Maseru',
     };
     for (const [id, zone] of Object.entries(expected)) {
       const r = await getJson(app, `/api/resorts/${id}`);
@@ -42,9 +51,16 @@ describe('time zones', () => {
 
   it('ZIP codes in every US time zone, Arizona and Hawaii included', async () => {
     const expected: [string, string][] = [
-      ['10001', 'America/New_York'], ['60601', 'America/Chicago'], ['80202', 'America/Denver'], ['85004', 'America/Phoenix'],
-      ['90210', 'America/Los_Angeles'], ['99501', 'America/Anchorage'], ['96813', 'Pacific/Honolulu'], ['46204', 'America/Indiana/Indianapolis'],
-      ['83702', 'America/Boise'], ['48201', 'America/Detroit'],
+      ['10001', 'America/New_York'],
+      ['60601', 'America/Chicago'],
+      ['80202', 'America/Denver'],
+      ['85004', 'America/Phoenix'],
+      ['90210', 'America/Los_Angeles'],
+      ['99501', 'America/Anchorage'],
+      ['96813', 'Pacific/Honolulu'],
+      ['46204', 'America/Indiana/Indianapolis'],
+      ['83702', 'America/Boise'],
+      ['48201', 'America/Detroit'],
     ];
     for (const [zip, zone] of expected) expect([zip, (await getJson(app, `/api/zip/${zip}`)).body.timezone]).toEqual([zip, zone]);
   });
@@ -61,7 +77,15 @@ describe('local days', () => {
     const vail = (await getJson(app, '/api/resorts/vail')).body;
     expect(vail.date).toBe('2027-01-15');
     expect(vail.updatedAt).toBe('2027-01-15T16:00:00-07:00');
-    expect(vail.forecast.map((d: { date: string }) => d.date)).toEqual(['2027-01-15', '2027-01-16', '2027-01-17', '2027-01-18', '2027-01-19', '2027-01-20', '2027-01-21']);
+    expect(vail.forecast.map((d: { date: string }) => d.date)).toEqual([
+      '2027-01-15',
+      '2027-01-16',
+      '2027-01-17',
+      '2027-01-18',
+      '2027-01-19',
+      '2027-01-20',
+      '2027-01-21',
+    ]);
   });
 
   it('the season follows local days: Thredbo’s opening day starts at local midnight', async () => {
@@ -117,7 +141,9 @@ describe('lookups', () => {
   });
 
   it('zipsNear and resortsNear: from any position, nearest first, within the radius', async () => {
-    const d = await gql('{ zipsNear(lat: 40.7506, lng: -73.9972, radiusMiles: 1, limit: 5) { zip distanceMiles } resortsNear(lat: 39.64, lng: -106.37, radiusKm: 60, limit: 5) { resort { id } distanceKm distanceMiles } }');
+    const d = await gql(
+      '{ zipsNear(lat: 40.7506, lng: -73.9972, radiusMiles: 1, limit: 5) { zip distanceMiles } resortsNear(lat: 39.64, lng: -106.37, radiusKm: 60, limit: 5) { resort { id } distanceKm distanceMiles } }',
+    );
     expect(d.zipsNear[0].zip).toBe('10001');
     expect(d.zipsNear.length).toBeGreaterThan(1);
     const miles = d.zipsNear.map((z: { distanceMiles: number }) => z.distanceMiles);
@@ -144,7 +170,9 @@ describe('lookups', () => {
   });
 
   it('cities(prefix) autocompletes, most ZIP codes first, within a state on request', async () => {
-    const d = await gql('{ all: cities(prefix: "St. Lo", limit: 3) { city stateCode zipCount } mo: cities(prefix: "saint l", state: "mo", limit: 1) { city stateCode zipCount } st: cities(prefix: "St", limit: 50) { city } }');
+    const d = await gql(
+      '{ all: cities(prefix: "St. Lo", limit: 3) { city stateCode zipCount } mo: cities(prefix: "saint l", state: "mo", limit: 1) { city stateCode zipCount } st: cities(prefix: "St", limit: 50) { city } }',
+    );
     expect(d.all[0]).toMatchObject({ city: 'Saint Louis', stateCode: 'MO' });
     expect(d.all[0].zipCount).toBeGreaterThan(40);
     const counts = d.all.map((c: { zipCount: number }) => c.zipCount);
@@ -176,7 +204,12 @@ describe('lookups', () => {
     for (const [query, name, bound] of cases) {
       const r = await getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
       const e = r.body.errors?.[0];
-      expect([query.slice(0, 40), e?.extensions?.code, e?.extensions?.errors?.[0]?.name, e?.extensions?.errors?.[0]?.bound]).toEqual([query.slice(0, 40), 'BAD_USER_INPUT', name, bound]);
+      expect([query.slice(0, 40), e?.extensions?.code, e?.extensions?.errors?.[0]?.name, e?.extensions?.errors?.[0]?.bound]).toEqual([
+        query.slice(0, 40),
+        'BAD_USER_INPUT',
+        name,
+        bound,
+      ]);
     }
   });
 });
@@ -211,7 +244,10 @@ describe('local time without ICU', () => {
       await get('/api/insights/snow?days=7');
       const list = (await get('/api/resorts?limit=20')).resorts as { name: string }[];
       expect(list.length).toBe(20);
-      await until(async () => (await fetch(`${base}/readyz`)).status, (status) => status === 200);
+      await until(
+        async () => (await fetch(`${base}/readyz`)).status,
+        (status) => status === 200,
+      );
       expect(server.output()).not.toMatch(/should not load ICU/);
     } finally {
       server.child.kill('SIGTERM');

@@ -24,7 +24,11 @@ const keyOf = (stdout: string) => stdout.match(/szg_[\w-]+/)![0];
 const usageOf = (dbPath: string, name: string) => {
   const db = new Database(dbPath, { readonly: true });
   try {
-    return (db.prepare('SELECT coalesce(sum(u.requests), 0) AS n FROM api_keys k LEFT JOIN key_usage u ON u.key_id = k.id WHERE k.name = ?').get(name) as { n: number }).n;
+    return (
+      db.prepare('SELECT coalesce(sum(u.requests), 0) AS n FROM api_keys k LEFT JOIN key_usage u ON u.key_id = k.id WHERE k.name = ?').get(name) as {
+        n: number;
+      }
+    ).n;
   } finally {
     db.close();
   }
@@ -129,7 +133,9 @@ describe('keys from the environment live while it names them', () => {
       const server = spawnServer(privateDatabase('gateway-env-keys-'), { NODE_ENV: 'production', API_ADMIN_KEYS: key });
       const { code } = await server.exited;
       expect(code).not.toBe(0);
-      expect(server.errors()).toMatch(/API_KEYS \/ API_ADMIN_KEYS: with NODE_ENV=production a key must be at least 16 characters and not an example's placeholder/);
+      expect(server.errors()).toMatch(
+        /API_KEYS \/ API_ADMIN_KEYS: with NODE_ENV=production a key must be at least 16 characters and not an example's placeholder/,
+      );
       expect(server.errors()).not.toContain(key);
       // A sentence for the operator, not a stack trace.
       expect(server.errors()).not.toMatch(/\n\s+at /);
@@ -150,7 +156,9 @@ describe('the keys command tells the truth', () => {
     const first = keyOf((await keysCli(dbPath, 'create', '--name', 'me')).stdout);
     const again = await keysCli(dbPath, 'create', '--name', 'me');
     expect(again.status).toBe(2);
-    expect(again.stderr).toMatch(/^A key named "me" exists already \(id \d+, created [^)]+\)\. Choose another --name, or make a new key under this name with --replace \(the old key is revoked\)\.\n$/);
+    expect(again.stderr).toMatch(
+      /^A key named "me" exists already \(id \d+, created [^)]+\)\. Choose another --name, or make a new key under this name with --replace \(the old key is revoked\)\.\n$/,
+    );
     expect(again.stderr).not.toMatch(/UNIQUE|constraint|SQLITE/);
     const replaced = await keysCli(dbPath, 'create', '--name', 'me', '--replace');
     expect(replaced.status).toBe(0);

@@ -36,7 +36,9 @@ describe('automatic persisted queries (Apollo protocol)', () => {
   it('a hash the server has not seen is PersistedQueryNotFound; with the text it runs and is kept; then the hash alone runs it, over POST and GET', async () => {
     const query = `${ZIP} # apq 1`;
     const first = await post(app, { extensions: persisted(query), variables: { zip: '90210' } });
-    expect(first.body.errors).toEqual([expect.objectContaining({ message: 'PersistedQueryNotFound', extensions: expect.objectContaining({ code: 'PERSISTED_QUERY_NOT_FOUND' }) })]);
+    expect(first.body.errors).toEqual([
+      expect.objectContaining({ message: 'PersistedQueryNotFound', extensions: expect.objectContaining({ code: 'PERSISTED_QUERY_NOT_FOUND' }) }),
+    ]);
     expect(first.body.data).toBeUndefined();
 
     const register = await post(app, { query, extensions: persisted(query), variables: { zip: '90210' } });
@@ -81,12 +83,16 @@ describe('automatic persisted queries (Apollo protocol)', () => {
     const recordingFetch: typeof fetch = async (input, init) => {
       const res = await fetch(input, init);
       const url = new URL(String(input));
-      calls.push(`${init?.method ?? 'GET'} ${url.searchParams.has('query') || (init?.body && String(init.body).includes('"query"')) ? 'text' : 'hash'} ${res.status}`);
+      calls.push(
+        `${init?.method ?? 'GET'} ${url.searchParams.has('query') || (init?.body && String(init.body).includes('"query"')) ? 'text' : 'hash'} ${res.status}`,
+      );
       return res;
     };
     const client = () =>
       new ApolloClient({
-        link: new PersistedQueryLink({ sha256, useGETForHashedQueries: true }).concat(new HttpLink({ uri: `${app.url}/graphql`, headers: { 'x-api-key': TEST_KEY }, fetch: recordingFetch })),
+        link: new PersistedQueryLink({ sha256, useGETForHashedQueries: true }).concat(
+          new HttpLink({ uri: `${app.url}/graphql`, headers: { 'x-api-key': TEST_KEY }, fetch: recordingFetch }),
+        ),
         cache: new InMemoryCache(),
       });
     const query = apolloGql`query ApqCity($zip: String!) { zip(zip: $zip) { zip city } }`;
@@ -116,7 +122,10 @@ describe('GET answers are versions of the data', () => {
     const etag = a.headers.get('etag');
     expect(etag).toMatch(/^"[^"]+"$/);
     // The answer is what the data decide, nothing of this request: the request id rides in its header.
-    expect(a.body).toEqual({ data: { zip: { zip: '05751', city: 'Killington', stateCode: 'VT' } }, extensions: { cost: { requestedQueryCost: expect.any(Number) } } });
+    expect(a.body).toEqual({
+      data: { zip: { zip: '05751', city: 'Killington', stateCode: 'VT' } },
+      extensions: { cost: { requestedQueryCost: expect.any(Number) } },
+    });
     expect(a.headers.get('x-request-id')).toMatch(/.+/);
     const b = await get(app, params);
     expect(b.headers.get('etag')).toBe(etag);
@@ -226,9 +235,16 @@ describe('costs a client can see (extensions.cost)', () => {
 
   it('answers served by Yoga (a request body our path leaves to it) carry it too', async () => {
     // A JSON body sent as application/graphql+json goes to Yoga.
-    const r = await getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': 'application/graphql+json' }, body: JSON.stringify({ query: ZIP, variables: { zip: '90210' } }) });
+    const r = await getJson(app, '/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/graphql+json' },
+      body: JSON.stringify({ query: ZIP, variables: { zip: '90210' } }),
+    });
     expect(r.body.data.zip.city).toBe('Beverly Hills');
-    expect(r.body.extensions.cost).toEqual({ requestedQueryCost: expect.any(Number), throttleStatus: expect.objectContaining({ maximumAvailable: 10 * 2000 * 3600 }) });
+    expect(r.body.extensions.cost).toEqual({
+      requestedQueryCost: expect.any(Number),
+      throttleStatus: expect.objectContaining({ maximumAvailable: 10 * 2000 * 3600 }),
+    });
   });
 
   it('a query over the cost limits says what it would have cost', async () => {

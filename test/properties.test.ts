@@ -37,7 +37,38 @@ const wildString = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 12 }),
   fc.integer().map(String),
   fc.double().map(String),
-  fc.constantFrom('', ' ', '-0', '0x10', '1e309', '-1e309', 'NaN', 'Infinity', '9'.repeat(40), '%', '%00', '..', '../..', "' OR 1=1 --", '<script>', '\u0000', '90210', 'CA', 'vail', 'METRIC', 'imperial', '200', '201', '0', '1', '-1', '60', '61', '100', '50.5'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '-0',
+    '0x10',
+    '1e309',
+    '-1e309',
+    'NaN',
+    'Infinity',
+    '9'.repeat(40),
+    '%',
+    '%00',
+    '..',
+    '../..',
+    "' OR 1=1 --",
+    '<script>',
+    '\u0000',
+    '90210',
+    'CA',
+    'vail',
+    'METRIC',
+    'imperial',
+    '200',
+    '201',
+    '0',
+    '1',
+    '-1',
+    '60',
+    '61',
+    '100',
+    '50.5',
+  ),
   fc.string({ maxLength: 300 }),
 );
 
@@ -63,7 +94,9 @@ function rawGet(target: Buffer): Promise<{ status: number; type: string; body: s
       const type = /^content-type: *(.*)$/im.exec(head)?.[1]?.trim() ?? '';
       resolve({ status, type, body: text.slice(head.length + 4) });
     });
-    socket.write(Buffer.concat([Buffer.from('GET '), target, Buffer.from(` HTTP/1.1\r\nhost: 127.0.0.1\r\nx-api-key: ${TEST_KEY}\r\nconnection: close\r\n\r\n`)]));
+    socket.write(
+      Buffer.concat([Buffer.from('GET '), target, Buffer.from(` HTTP/1.1\r\nhost: 127.0.0.1\r\nx-api-key: ${TEST_KEY}\r\nconnection: close\r\n\r\n`)]),
+    );
   });
 }
 
@@ -91,7 +124,9 @@ describe('REST: any value of any parameter of any documented path', () => {
       await fc.assert(
         fc.asyncProperty(
           fc.record(Object.fromEntries(pathParams.map((p) => [p, wildString]))),
-          fc.dictionary(fc.constantFrom(...queryParams, 'unknown', 'limit'), fc.oneof(wildString, fc.array(wildString, { minLength: 2, maxLength: 3 })), { maxKeys: 4 }),
+          fc.dictionary(fc.constantFrom(...queryParams, 'unknown', 'limit'), fc.oneof(wildString, fc.array(wildString, { minLength: 2, maxLength: 3 })), {
+            maxKeys: 4,
+          }),
           fc.constantFrom('', '/v1'),
           async (pathValues, query, prefix) => {
             const path = route.path.replace(/:(\w+)/g, (_, n: string) => encodeURIComponent(pathValues[n] as string));
@@ -181,7 +216,22 @@ describe('GraphQL: any value of any argument', () => {
 
   it('covers the documented arguments', () => {
     const names = cases.map((c) => c.name);
-    for (const n of ['Query.zip', 'Query.nearbyZips', 'Query.city', 'Query.resorts', 'Query.compareResorts', 'Query.topSnow', 'Query.openNow', 'Query.stormWatch', 'Query.snowInsights', 'Zip.nearby', 'Zip.nearbyResorts', 'State.zipcodes', 'Resort.nearbyZips', 'Resort.conditions']) {
+    for (const n of [
+      'Query.zip',
+      'Query.nearbyZips',
+      'Query.city',
+      'Query.resorts',
+      'Query.compareResorts',
+      'Query.topSnow',
+      'Query.openNow',
+      'Query.stormWatch',
+      'Query.snowInsights',
+      'Zip.nearby',
+      'Zip.nearbyResorts',
+      'State.zipcodes',
+      'Resort.nearbyZips',
+      'Resort.conditions',
+    ]) {
       expect(names).toContain(n);
     }
   });

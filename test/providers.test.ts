@@ -60,7 +60,11 @@ describe('Open-Meteo adapter', () => {
   });
 
   it('asks the archive for past years and every sample point in one call', async () => {
-    const points = [{ lat: 39.6, lng: -106.35 }, { lat: 39.7, lng: -106.35 }, { lat: 39.5, lng: -106.3 }];
+    const points = [
+      { lat: 39.6, lng: -106.35 },
+      { lat: 39.7, lng: -106.35 },
+      { lat: 39.5, lng: -106.3 },
+    ];
     const series = await meteo().history(vail, points, '2025-01-01', '2025-01-10', false);
     expect(series).toHaveLength(3);
     expect(series[0]).toHaveLength(10);
@@ -72,7 +76,9 @@ describe('Open-Meteo adapter', () => {
 
   it('reports the documented error body and does not retry a 400', async () => {
     fake.mode = 'bad-request';
-    const err = await meteo().daily(vail, '2027-01-10', TODAY, TODAY).catch((e: unknown) => e);
+    const err = await meteo()
+      .daily(vail, '2027-01-10', TODAY, TODAY)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UpstreamError);
     expect((err as Error).message).toMatch(/Cannot initialize WeatherVariable/);
     expect(fake.requests).toHaveLength(1);
@@ -114,19 +120,31 @@ describe('Open-Meteo adapter', () => {
     fake.mode = 'server-error';
     const defaults = () => createUpstream({ name: 'open-meteo', logger: silent, timeoutMs: 300, retries: 0, backoffMs: 5, concurrency: 4 });
     const four = defaults();
-    for (let i = 0; i < 4; i++) await meteo(four).daily(vail, '2027-01-10', TODAY, TODAY).catch(() => {});
+    for (let i = 0; i < 4; i++)
+      await meteo(four)
+        .daily(vail, '2027-01-10', TODAY, TODAY)
+        .catch(() => {});
     expect(four.breaker.opened).toBe(false);
     const five = defaults();
-    for (let i = 0; i < 5; i++) await meteo(five).daily(vail, '2027-01-10', TODAY, TODAY).catch(() => {});
+    for (let i = 0; i < 5; i++)
+      await meteo(five)
+        .daily(vail, '2027-01-10', TODAY, TODAY)
+        .catch(() => {});
     expect(five.breaker.opened).toBe(true);
     // 429s count as failures too; a 400 (the caller's mistake) does not.
     fake.mode = 'bad-request';
     const clientErrors = defaults();
-    for (let i = 0; i < 6; i++) await meteo(clientErrors).daily(vail, '2027-01-10', TODAY, TODAY).catch(() => {});
+    for (let i = 0; i < 6; i++)
+      await meteo(clientErrors)
+        .daily(vail, '2027-01-10', TODAY, TODAY)
+        .catch(() => {});
     expect(clientErrors.breaker.opened).toBe(false);
     fake.mode = 'rate-limited';
     const limited = defaults();
-    for (let i = 0; i < 5; i++) await meteo(limited).daily(vail, '2027-01-10', TODAY, TODAY).catch(() => {});
+    for (let i = 0; i < 5; i++)
+      await meteo(limited)
+        .daily(vail, '2027-01-10', TODAY, TODAY)
+        .catch(() => {});
     expect(limited.breaker.opened).toBe(true);
   });
 
@@ -192,7 +210,9 @@ describe('Liftie adapter', () => {
     fake.mode = 'wrong-shape';
     await expect(liftie().lifts('vail')).rejects.toBeInstanceOf(UpstreamError);
     fake.mode = 'hang';
-    await expect(liftie(createUpstream({ name: 'liftie', logger: silent, timeoutMs: 300, retries: 0, backoffMs: 5, concurrency: 2 })).lifts('vail')).rejects.toThrow(/timed out \(after 300 ms\)/);
+    await expect(
+      liftie(createUpstream({ name: 'liftie', logger: silent, timeoutMs: 300, retries: 0, backoffMs: 5, concurrency: 2 })).lifts('vail'),
+    ).rejects.toThrow(/timed out \(after 300 ms\)/);
     fake.mode = 'bad-request';
     await expect(liftie().lifts('vail')).rejects.toThrow(/liftie/);
   });

@@ -39,7 +39,14 @@ beforeEach(({ onTestFailed }) => {
   // (this test's replicas, which the cleanup after it has already taken out of `replicas`).
   const these = replicas;
   onTestFailed(() => {
-    for (const [i, r] of these.entries()) console.error(`replica-${i} said:\n${r.output().split('\n').filter((l) => /"level":[456]0|leader|window|sync run|redis/.test(l)).join('\n')}`);
+    for (const [i, r] of these.entries())
+      console.error(
+        `replica-${i} said:\n${r
+          .output()
+          .split('\n')
+          .filter((l) => /"level":[456]0|leader|window|sync run|redis/.test(l))
+          .join('\n')}`,
+      );
   });
   fake.mode = 'ok';
   fake.today = isoDate(runNow());
@@ -79,7 +86,6 @@ async function startReplicas(n: number, env: Record<string, string> = {}, { weat
 const call = (url: string, p: string, key = ADMIN, init: RequestInit = {}) => fetch(url + p, { ...init, headers: { 'x-api-key': key, ...init.headers } });
 const json = async (url: string, p: string, key = ADMIN, init: RequestInit = {}) => (await call(url, p, key, init)).json();
 
-
 /**
  * Two replicas on a slow provider (0.1 s an answer), and a run under way on the leader; the
  * follower has served the simulated window (and so has seen the key, which it then takes while
@@ -89,11 +95,17 @@ async function runUnderWayOnTwo(): Promise<{ leader: number; follower: string }>
   fake.mode = 'slow';
   fake.delayMs = 100;
   const urls = await startReplicas(2);
-  const leader = await until(async () => replicas.findIndex((r) => r.output().includes('this replica is now the sync leader')), (i) => i >= 0);
+  const leader = await until(
+    async () => replicas.findIndex((r) => r.output().includes('this replica is now the sync leader')),
+    (i) => i >= 0,
+  );
   const follower = urls[1 - leader]!;
   expect((await json(follower, '/api/resorts/vail')).source).toBe('simulated');
   await json(urls[leader]!, '/api/sync/run', ADMIN, { method: 'POST' });
-  await until(() => json(urls[leader]!, '/api/sync/status'), (x) => x.state === 'RUNNING' && x.progress.done >= 5);
+  await until(
+    () => json(urls[leader]!, '/api/sync/status'),
+    (x) => x.state === 'RUNNING' && x.progress.done >= 5,
+  );
   return { leader, follower };
 }
 
@@ -158,7 +170,10 @@ describe.skipIf(!haveRedis)('three replicas sharing one Redis', () => {
     fake.delayMs = 20;
     const [a, b] = await Promise.all([json(urls[0]!, '/api/sync/run', ADMIN, { method: 'POST' }), json(urls[1]!, '/api/sync/run', ADMIN, { method: 'POST' })]);
     expect([a.state, b.state]).toEqual(['RUNNING', 'RUNNING']);
-    await until(() => json(urls[2]!, '/api/sync/status'), (s) => s.state === 'IDLE' && s.lastRun !== null && !runsBefore.some((r) => r.id === s.lastRun.id));
+    await until(
+      () => json(urls[2]!, '/api/sync/status'),
+      (s) => s.state === 'IDLE' && s.lastRun !== null && !runsBefore.some((r) => r.id === s.lastRun.id),
+    );
     for (const url of urls) {
       const history = await json(url, '/api/sync/history');
       expect(history.runs).toHaveLength(runsBefore.length + 1);
@@ -167,7 +182,13 @@ describe.skipIf(!haveRedis)('three replicas sharing one Redis', () => {
     // One run's worth of provider calls, not one per replica.
     expect(fake.requests.filter((r) => r.startsWith('/v1/forecast')).length).toBe(241);
     const answers = await until(
-      () => Promise.all(urls.map(async (url) => { const r = await call(url, '/api/resorts/vail'); return { etag: r.headers.get('etag'), body: await r.json() }; })),
+      () =>
+        Promise.all(
+          urls.map(async (url) => {
+            const r = await call(url, '/api/resorts/vail');
+            return { etag: r.headers.get('etag'), body: await r.json() };
+          }),
+        ),
       (xs) => xs.every((x) => x.body.source === 'open-meteo'),
     );
     expect(new Set(answers.map((x) => x.etag)).size).toBe(1);
@@ -177,7 +198,10 @@ describe.skipIf(!haveRedis)('three replicas sharing one Redis', () => {
   it('a subscriber on one replica receives the progress of a run on another', async () => {
     fake.mode = 'slow';
     fake.delayMs = 10;
-    const leader = await until(async () => replicas.findIndex((r) => r.output().includes('this replica is now the sync leader')), (i) => i >= 0);
+    const leader = await until(
+      async () => replicas.findIndex((r) => r.output().includes('this replica is now the sync leader')),
+      (i) => i >= 0,
+    );
     const followers = urls.filter((_, i) => i !== leader);
     const follower = followers[0]!;
     const startedBefore = replicas.map((r) => r.output().split('sync run started').length);
@@ -188,7 +212,9 @@ describe.skipIf(!haveRedis)('three replicas sharing one Redis', () => {
       // Subscribed on the follower; the run goes on on the leader.
       const res = await subscribeToSync(follower, 'state progress { done total }', controller.signal);
       await json(urls[leader]!, '/api/sync/run', ADMIN, { method: 'POST' });
-      events.push(...(await readEvents<(typeof events)[number]>(res, 'syncProgress', (xs) => xs.some((e) => e.state === 'RUNNING') && xs.at(-1)!.state === 'IDLE')));
+      events.push(
+        ...(await readEvents<(typeof events)[number]>(res, 'syncProgress', (xs) => xs.some((e) => e.state === 'RUNNING') && xs.at(-1)!.state === 'IDLE')),
+      );
     } finally {
       clearTimeout(timer);
       controller.abort();
@@ -198,7 +224,7 @@ describe.skipIf(!haveRedis)('three replicas sharing one Redis', () => {
     expect(running.at(-1)!.progress.done).toBe(241);
     // This run, too, went on on the leader alone.
     const started = replicas.map((r, i) => r.output().split('sync run started').length - startedBefore[i]!);
-    expect(started.filter((n, i) => i !== leader)).toEqual([0, 0]);
+    expect(started.filter((_n, i) => i !== leader)).toEqual([0, 0]);
     expect(started[leader]).toBe(1);
   });
 
@@ -233,7 +259,6 @@ describe.skipIf(!haveRedis)('three replicas sharing one Redis', () => {
 describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Redis goes away', () => {
   afterEach(stopReplicas);
 
-
   it('the leader killed mid-run: the run ends FAILED, another replica leads, and the next scheduled run succeeds', async () => {
     fake.mode = 'slow';
     fake.delayMs = 150;
@@ -244,7 +269,10 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
       (i) => i >= 0,
     );
     const survivor = urls[1 - leaderIndex]!;
-    await until(() => json(survivor, '/api/sync/status'), (s) => s.state === 'RUNNING' && s.progress.done >= 5);
+    await until(
+      () => json(survivor, '/api/sync/status'),
+      (s) => s.state === 'RUNNING' && s.progress.done >= 5,
+    );
     replicas[leaderIndex]!.child.kill('SIGKILL');
     await replicas[leaderIndex]!.exited;
     fake.mode = 'ok';
@@ -266,14 +294,25 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
   it('a replica that missed the announcement of a window catches up at its next tick, and one that reconnects registers the environment keys again', async () => {
     const urls = await startReplicas(2);
     await json(urls[0]!, '/api/sync/run', ADMIN, { method: 'POST' });
-    const s = await until(() => json(urls[1]!, '/api/sync/status'), (x) => x.state === 'IDLE' && x.lastRun?.status === 'SUCCEEDED');
+    const s = await until(
+      () => json(urls[1]!, '/api/sync/status'),
+      (x) => x.state === 'IDLE' && x.lastRun?.status === 'SUCCEEDED',
+    );
     const version = Number((await run('redis-cli', [...redis.cliArgs, 'GET', 'szg:sync:window-version'])).stdout.trim());
     expect(version).toBe(s.lastRun.id);
-    const applied = (r: ServerProcess, v: number) => r.output().split('\n').some((l) => l.includes('applied the window another replica published') && l.includes(`"syncRun":${v}`));
+    const applied = (r: ServerProcess, v: number) =>
+      r
+        .output()
+        .split('\n')
+        .some((l) => l.includes('applied the window another replica published') && l.includes(`"syncRun":${v}`));
     // A newer window version with no announcement: as if every replica had missed it (pub/sub
     // keeps nothing for a subscriber that is reconnecting). Each finds it on its own.
     expect((await run('redis-cli', [...redis.cliArgs, 'SET', 'szg:sync:window-version', String(version + 1)])).stdout.trim()).toBe('OK');
-    await until(async () => replicas.map((r) => applied(r, version + 1)), (xs) => xs.every(Boolean), 20_000);
+    await until(
+      async () => replicas.map((r) => applied(r, version + 1)),
+      (xs) => xs.every(Boolean),
+      20_000,
+    );
     // ... without a reconnection (each connected once).
     for (const r of replicas) expect(r.output().split('"msg":"redis connected"').length - 1).toBe(1);
     for (const url of urls) expect((await json(url, '/api/resorts/vail')).source).toBe('open-meteo');
@@ -282,7 +321,12 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
     expect((await run('redis-cli', [...redis.cliArgs, 'FLUSHALL'])).stdout.trim()).toBe('OK');
     expect((await call(urls[0]!, '/api/stats')).status).toBe(401);
     await run('redis-cli', [...redis.cliArgs, 'CLIENT', 'KILL', 'TYPE', 'normal']);
-    for (const url of urls) await until(() => call(url, '/api/stats').then((r) => r.status), (st) => st === 200, 20_000);
+    for (const url of urls)
+      await until(
+        () => call(url, '/api/stats').then((r) => r.status),
+        (st) => st === 200,
+        20_000,
+      );
   }, 60_000);
 
   it('a run that finishes while Redis is away is shared once it is back: its window, its status and its record', async () => {
@@ -291,14 +335,23 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
     await redis.stop();
     fake.delayMs = 0;
     try {
-      await until(async () => replicas[leader]!.output(), (out) => out.includes('could not share the published window yet'));
+      await until(
+        async () => replicas[leader]!.output(),
+        (out) => out.includes('could not share the published window yet'),
+      );
       expect((await json(follower, '/api/resorts/vail')).source).toBe('simulated');
     } finally {
       await redis.start();
     }
     // No new run: the leader shares what it published once Redis is back.
-    await until(() => json(follower, '/api/resorts/vail'), (b) => b.source === 'open-meteo');
-    const status = await until(() => json(follower, '/api/sync/status'), (x) => x.state === 'IDLE' && x.lastRun !== null);
+    await until(
+      () => json(follower, '/api/resorts/vail'),
+      (b) => b.source === 'open-meteo',
+    );
+    const status = await until(
+      () => json(follower, '/api/sync/status'),
+      (x) => x.state === 'IDLE' && x.lastRun !== null,
+    );
     expect(status.lastRun).toMatchObject({ status: 'SUCCEEDED', resortsUpdated: 241 });
     expect((await json(follower, '/api/sync/history')).runs).toEqual([status.lastRun]);
     expect(fake.requests.filter((r) => r.startsWith('/v1/forecast')).length).toBe(241);
@@ -310,7 +363,10 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
     replicas[leader]!.child.kill('SIGSTOP');
     let runId: number;
     try {
-      await until(async () => replicas[1 - leader]!.output(), (out) => out.includes('a sync run of a stopped replica marked FAILED'));
+      await until(
+        async () => replicas[1 - leader]!.output(),
+        (out) => out.includes('a sync run of a stopped replica marked FAILED'),
+      );
       const marked = (await json(follower, '/api/sync/history')).runs;
       expect(marked).toMatchObject([{ status: 'FAILED', error: expect.stringContaining('interrupted') }]);
       runId = marked[0].id;
@@ -318,17 +374,27 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
       fake.delayMs = 0;
       replicas[leader]!.child.kill('SIGCONT');
     }
-    const history = await until(() => json(follower, '/api/sync/history'), (h) => h.runs[0]?.status !== 'FAILED');
+    const history = await until(
+      () => json(follower, '/api/sync/history'),
+      (h) => h.runs[0]?.status !== 'FAILED',
+    );
     expect(history.runs).toHaveLength(1);
     expect(history.runs[0]).toMatchObject({ id: runId!, status: 'SUCCEEDED', resortsUpdated: 241 });
     expect((await json(follower, '/api/sync/status')).lastRun).toEqual(history.runs[0]);
-    await until(() => json(follower, '/api/resorts/vail'), (b) => b.source === 'open-meteo');
+    await until(
+      () => json(follower, '/api/resorts/vail'),
+      (b) => b.source === 'open-meteo',
+    );
   }, 60_000);
 
   it('Redis stopped and started again: replicas keep answering, say so in /readyz, and recover without a restart', async () => {
     // The offline provider: each replica fills its own window, so it is ready without a run.
     const urls = await startReplicas(2, { PROVIDER: 'simulated' });
-    for (const url of urls) await until(() => call(url, '/readyz', '').then((r) => r.status), (s) => s === 200);
+    for (const url of urls)
+      await until(
+        () => call(url, '/readyz', '').then((r) => r.status),
+        (s) => s === 200,
+      );
     for (const url of urls) expect((await call(url, '/api/zip/90210')).status).toBe(200);
     const count = (r: ServerProcess, line: string) => r.output().split(line).length - 1;
     const leadersBefore = replicas.map((r) => count(r, 'this replica is now the sync leader'));
@@ -340,7 +406,11 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
         expect([seen.status, seen.status === 200 ? '' : await seen.text()]).toEqual([200, '']);
         expect((await call(url, '/api/resorts/vail')).status).toBe(200);
         // A GraphQL answer (never one the cache kept) is charged to the key's budget in memory.
-        const gql = await call(url, '/graphql', ADMIN, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ zip(zip: "90210") { city } }' }) });
+        const gql = await call(url, '/graphql', ADMIN, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query: '{ zip(zip: "90210") { city } }' }),
+        });
         expect([gql.status, (await gql.json()).extensions?.cost?.requestedQueryCost]).toEqual([200, expect.any(Number)]);
         const unknown = await call(url, '/api/zip/90210', 'szg_never_seen_here');
         expect(unknown.status).toBe(503);
@@ -355,7 +425,10 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
       await redis.start();
     }
     for (const url of urls) {
-      await until(() => call(url, '/readyz', '').then((r) => r.json()), (b) => b.notes === undefined);
+      await until(
+        () => call(url, '/readyz', '').then((r) => r.json()),
+        (b) => b.notes === undefined,
+      );
       expect((await call(url, '/api/zip/90210')).status).toBe(200);
       expect((await call(url, '/api/zip/90210', 'szg_never_seen_here')).status).toBe(401);
     }
@@ -374,7 +447,9 @@ describe.skipIf(!haveRedis)('cost budgets with replicas', () => {
     // A budget of 20 requests/s x 100 units x 60 s = 120,000 units a minute, shared through Redis.
     const urls = await startReplicas(2, { COST_UNITS_PER_REQUEST: '100', COST_WINDOW_SECONDS: '60' });
     const key = (await keys('create', '--name', 'heavy', '--rate', '20')).match(/szg_[\w-]+/)![0];
-    const heavy = JSON.stringify({ query: `{ ${['CA', 'TX'].map((s) => `${s}: state(code: "${s}") { zipcodes(limit: 1000) { zip city county lat lng } }`).join(' ')} }` });
+    const heavy = JSON.stringify({
+      query: `{ ${['CA', 'TX'].map((s) => `${s}: state(code: "${s}") { zipcodes(limit: 1000) { zip city county lat lng } }`).join(' ')} }`,
+    });
     const ask = (url: string) => call(url, '/graphql', key, { method: 'POST', headers: { 'content-type': 'application/json' }, body: heavy });
     let accepted = 0;
     let cost = 0;

@@ -26,7 +26,19 @@ describe.each(['', '/v1'])('resort REST paths under "%s"', (prefix) => {
     expect(first.body.total).toBe(241);
     expect(first.body.resorts).toHaveLength(20);
     const r = first.body.resorts[0];
-    expect(Object.keys(r.conditions).sort()).toEqual(['newSnow24h', 'newSnow72h', 'openLifts', 'openTrails', 'snowDepthBase', 'snowDepthSummit', 'status', 'surface', 'temperature', 'totalLifts', 'totalTrails']);
+    expect(Object.keys(r.conditions).sort()).toEqual([
+      'newSnow24h',
+      'newSnow72h',
+      'openLifts',
+      'openTrails',
+      'snowDepthBase',
+      'snowDepthSummit',
+      'status',
+      'surface',
+      'temperature',
+      'totalLifts',
+      'totalTrails',
+    ]);
     expect(r.source).toBe('simulated');
     const names = first.body.resorts.map((x: { name: string }) => x.name);
     expect(names).toEqual([...names].sort((a: string, b: string) => a.localeCompare(b, 'en', { sensitivity: 'base' })));
@@ -83,7 +95,17 @@ describe.each(['', '/v1'])('resort REST paths under "%s"', (prefix) => {
     const r = await get('/api/resorts/vail');
     expect(r.status).toBe(200);
     const b = r.body;
-    expect(b).toMatchObject({ id: 'vail', name: 'Vail', country: 'US', countryName: 'United States', region: 'Colorado', continent: 'North America', source: 'simulated', inventorySource: 'generated', date: '2027-01-15' });
+    expect(b).toMatchObject({
+      id: 'vail',
+      name: 'Vail',
+      country: 'US',
+      countryName: 'United States',
+      region: 'Colorado',
+      continent: 'North America',
+      source: 'simulated',
+      inventorySource: 'generated',
+      date: '2027-01-15',
+    });
     expect(b.elevation).toEqual({ base: 2475, summit: 3527, vertical: 1052 });
     expect(b.operation.status).toMatch(/^(OPEN|CLOSED)$/);
     expect(b.operation.seasonOpens < '2027-01-15' && b.operation.seasonCloses > '2027-01-15').toBe(true);
@@ -117,7 +139,15 @@ describe.each(['', '/v1'])('resort REST paths under "%s"', (prefix) => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ resortId: 'thredbo', source: 'simulated' });
     expect(r.body.current.time).toBe('2027-01-15T12:00:00.000Z');
-    expect(r.body.forecast.map((d: { date: string }) => d.date)).toEqual(['2027-01-15', '2027-01-16', '2027-01-17', '2027-01-18', '2027-01-19', '2027-01-20', '2027-01-21']);
+    expect(r.body.forecast.map((d: { date: string }) => d.date)).toEqual([
+      '2027-01-15',
+      '2027-01-16',
+      '2027-01-17',
+      '2027-01-18',
+      '2027-01-19',
+      '2027-01-20',
+      '2027-01-21',
+    ]);
     for (const d of r.body.forecast) {
       expect(d.precipitationProbability).toBeGreaterThanOrEqual(0);
       expect(d.precipitationProbability).toBeLessThanOrEqual(100);
@@ -196,7 +226,11 @@ describe.each(['', '/v1'])('resort REST paths under "%s"', (prefix) => {
     });
     const fifty = await get('/api/conditions/top-snow?limit=50');
     expect(fifty.body.resorts.slice(0, list.length)).toEqual(list);
-    for (const [q, bound] of [['limit=0', '>= 1'], ['limit=51', '<= 50'], ['limit=x', 'an integer']]) {
+    for (const [q, bound] of [
+      ['limit=0', '>= 1'],
+      ['limit=51', '<= 50'],
+      ['limit=x', 'an integer'],
+    ]) {
       expect(expectProblem(await get(`/api/conditions/top-snow?${q}`), 400).errors![0]!.bound).toBe(bound);
     }
     expect((await get('/api/conditions/top-snow?limit=1')).body.resorts).toHaveLength(1);
@@ -219,7 +253,11 @@ describe.each(['', '/v1'])('resort REST paths under "%s"', (prefix) => {
     expect(strict.body.resorts.every((e: { openTrailsPct: number }) => e.openTrailsPct === 100)).toBe(true);
     expect(strict.body.count).toBeLessThan(r.body.count);
     expect((await get('/api/conditions/open-now?minOpenTrailsPct=99.5')).status).toBe(200);
-    for (const [q, bound] of [['minOpenTrailsPct=-0.1', '>= 0'], ['minOpenTrailsPct=100.1', '<= 100'], ['minOpenTrailsPct=lots', 'a finite number']]) {
+    for (const [q, bound] of [
+      ['minOpenTrailsPct=-0.1', '>= 0'],
+      ['minOpenTrailsPct=100.1', '<= 100'],
+      ['minOpenTrailsPct=lots', 'a finite number'],
+    ]) {
       expect(expectProblem(await get(`/api/conditions/open-now?${q}`), 400).errors![0]!.bound).toBe(bound);
     }
   });
@@ -255,7 +293,11 @@ describe.each(['', '/v1'])('resort REST paths under "%s"', (prefix) => {
     expect(sixty.body.from).toBe('2026-11-17');
     expect(vail(sixty).totalSnowfall).toBeGreaterThanOrEqual(vail(week).totalSnowfall);
     expect((await get('/api/insights/snow?days=1')).status).toBe(200);
-    for (const [q, bound] of [['days=0', '>= 1'], ['days=61', '<= 60'], ['days=7.5', 'an integer']]) {
+    for (const [q, bound] of [
+      ['days=0', '>= 1'],
+      ['days=61', '<= 60'],
+      ['days=7.5', 'an integer'],
+    ]) {
       expect(expectProblem(await get(`/api/insights/snow?${q}`), 400).errors![0]!.bound).toBe(bound);
     }
   });

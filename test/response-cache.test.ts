@@ -20,14 +20,17 @@ const DAY = '2027-01-15';
 
 const privateDb = (): string => privateDatabase('gateway-cache-');
 
-
 describe('ETags and conditional requests', () => {
   let app: RunningApp;
   let now = new Date(`${DAY}T12:00:00Z`);
   const apiKey = 'szg_cache_test_key';
   const adminKey = 'szg_cache_admin_key';
   beforeAll(async () => {
-    app = await startTestServer({ privateDb: true, now: () => now, config: { apiKeys: [apiKey, adminKey], apiAdminKeys: [adminKey], apiKeysQuota: 1000, apiKeysRate: 1000 } });
+    app = await startTestServer({
+      privateDb: true,
+      now: () => now,
+      config: { apiKeys: [apiKey, adminKey], apiAdminKeys: [adminKey], apiKeysQuota: 1000, apiKeysRate: 1000 },
+    });
   });
   afterAll(() => app.close());
 
@@ -151,12 +154,17 @@ describe('data versions that come from outside the request', () => {
       expect(before.body.source).toBe('simulated');
       expect((await getJson(app, '/api/resorts/vail')).headers.get('etag')).toBe(before.headers.get('etag'));
       expect((await getJson(app, '/api/sync/run', { method: 'POST' })).status).toBe(200);
-      await until(() => getJson(app, '/api/sync/status').then((r) => r.body), (s) => s.state === 'IDLE' && s.lastRun?.status === 'SUCCEEDED');
+      await until(
+        () => getJson(app, '/api/sync/status').then((r) => r.body),
+        (s) => s.state === 'IDLE' && s.lastRun?.status === 'SUCCEEDED',
+      );
       const after = await getJson(app, '/api/resorts/vail');
       expect(after.body.source).toBe('open-meteo');
       expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
       // The old tag no longer matches: a client revalidating gets the new answer.
-      const revalidated = await fetch(`${app.url}/api/resorts/vail`, { headers: { 'x-api-key': 'szg_test_key_for_the_suite', 'if-none-match': before.headers.get('etag')! } });
+      const revalidated = await fetch(`${app.url}/api/resorts/vail`, {
+        headers: { 'x-api-key': 'szg_test_key_for_the_suite', 'if-none-match': before.headers.get('etag')! },
+      });
       expect(revalidated.status).toBe(200);
     } finally {
       await app.close();

@@ -47,7 +47,10 @@ describe('shutdown', () => {
     const reader = stream.body!.getReader();
     await reader.read();
     server.child.kill('SIGTERM');
-    await until(async () => server.output(), (o) => o.includes('"msg":"shutting down"'));
+    await until(
+      async () => server.output(),
+      (o) => o.includes('"msg":"shutting down"'),
+    );
     // The stream holds the process for the grace period; meanwhile nobody new gets in.
     const refused = await fetch(`${base}/livez`).then(
       () => 'answered',
@@ -93,7 +96,10 @@ describe('shutdown', () => {
     });
     await stream.body!.getReader().read();
     server.child.kill('SIGTERM');
-    await until(async () => server.output(), (o) => o.includes('"msg":"shutting down"'));
+    await until(
+      async () => server.output(),
+      (o) => o.includes('"msg":"shutting down"'),
+    );
     server.child.kill('SIGINT');
     const { code } = await server.exited;
     // 1 with the second signal's line: not the graceful path (0, "shut down") nor the timer's.

@@ -6,7 +6,20 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * fresh clone (CI) does not have; this list is what those durations say (import of 6,990 areas,
  * property runs, spawned CLIs and servers).
  */
-const SLOWEST = ['sync', 'replicas', 'abuse', 'importer', 'auth', 'bounded-work', 'properties', 'browser', 'shutdown', 'first-hour', 'response-cache', 'db-build'];
+const SLOWEST = [
+  'sync',
+  'replicas',
+  'abuse',
+  'importer',
+  'auth',
+  'bounded-work',
+  'properties',
+  'browser',
+  'shutdown',
+  'first-hour',
+  'response-cache',
+  'db-build',
+];
 
 const rank = (file: TestSpecification) => {
   const i = SLOWEST.findIndex((name) => file.moduleId.endsWith(`/${name}.test.ts`));

@@ -43,7 +43,6 @@ const meteo = (): Partial<Config> => ({
   syncIntervalMinutes: 0,
 });
 
-
 /** Every stored weather row, read through SQLite (WAL included). */
 const weatherRows = (file: string) => {
   const db = new Database(file, { readonly: true });
@@ -79,7 +78,10 @@ describe('sync runs against Open-Meteo and Liftie (local fakes)', () => {
   };
   const runToEnd = async (app: RunningApp) => {
     expect((await post(app)).body.state).toBe('RUNNING');
-    return until(() => status(app), (x) => x.state === 'IDLE');
+    return until(
+      () => status(app),
+      (x) => x.state === 'IDLE',
+    );
   };
 
   it('reports IDLE with the provider before any run', async () => {
@@ -98,7 +100,10 @@ describe('sync runs against Open-Meteo and Liftie (local fakes)', () => {
     expect(a.body.state).toBe('RUNNING');
     expect(b.body.state).toBe('RUNNING');
     expect(a.body.progress.total).toBe(241);
-    const done = await until(() => status(app), (s) => s.state === 'IDLE');
+    const done = await until(
+      () => status(app),
+      (s) => s.state === 'IDLE',
+    );
     expect(done.lastRun).toMatchObject({ trigger: 'MANUAL', status: 'SUCCEEDED', resortsUpdated: 241, resortsFailed: 0, error: null, provider: 'open-meteo' });
     const history = (await getJson(app, '/api/sync/history')).body;
     expect(history.runs).toHaveLength(1);
@@ -130,7 +135,11 @@ describe('sync runs against Open-Meteo and Liftie (local fakes)', () => {
 
   it('a run where some resorts fail is PARTIAL: it publishes the rest and keeps the failed ones’ rows', async () => {
     const { app, dbPath } = await syncingServer();
-    const southIds = new Set(loadResortCatalogue().filter((r) => r.lat < 0).map((r) => r.id));
+    const southIds = new Set(
+      loadResortCatalogue()
+        .filter((r) => r.lat < 0)
+        .map((r) => r.id),
+    );
     const southRows = () => weatherRows(dbPath).filter((r) => southIds.has(r.resort_id));
     const before = southRows();
     expect(before.length).toBeGreaterThan(20 * 60);
@@ -181,7 +190,12 @@ describe('sync runs against Open-Meteo and Liftie (local fakes)', () => {
   it('checks the history limit', async () => {
     const { app } = await syncingServer();
     for (const ok of ['limit=1', 'limit=100']) expect((await getJson(app, `/api/sync/history?${ok}`)).status).toBe(200);
-    for (const [q, bound] of [['limit=0', '>= 1'], ['limit=101', '<= 100'], ['limit=two', 'an integer'], ['limit=1.5', 'an integer']]) {
+    for (const [q, bound] of [
+      ['limit=0', '>= 1'],
+      ['limit=101', '<= 100'],
+      ['limit=two', 'an integer'],
+      ['limit=1.5', 'an integer'],
+    ]) {
       expect(expectProblem(await getJson(app, `/api/sync/history?${q}`), 400).errors![0]!.bound).toBe(bound);
     }
     expectProblem(await getJson(app, '/api/sync/run'), 405);
@@ -201,7 +215,11 @@ describe('sync runs against Open-Meteo and Liftie (local fakes)', () => {
       signal: controller.signal,
     });
     expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
-    const mutation = await getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'mutation { runSync { state } }' }) });
+    const mutation = await getJson(app, '/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'mutation { runSync { state } }' }),
+    });
     expect(mutation.body.data.runSync.state).toBe('RUNNING');
     type Event = { state: string; progress: { done: number; total: number }; lastRun: { status: string } | null };
     const events = await readEvents<Event>(res, 'syncProgress', (xs) => xs.length > 2 && xs.at(-1)!.state === 'IDLE');
@@ -222,7 +240,11 @@ describe('while a run publishes', () => {
     // Snapshots built 25 resorts per turn of the event loop, as a list of thousands of imported
     // resorts is: a publish can land between two chunks of one answer.
     // Time-outs no busy machine reaches: every resort is updated, so the run is whole.
-    const app = await startTestServer({ dbPath, now: clock, config: { ...meteo(), upstream: { ...meteo().upstream!, concurrency: 16, timeoutMs: 60_000 }, snapshotChunk: 25 } });
+    const app = await startTestServer({
+      dbPath,
+      now: clock,
+      config: { ...meteo(), upstream: { ...meteo().upstream!, concurrency: 16, timeoutMs: 60_000 }, snapshotChunk: 25 },
+    });
     try {
       // Where each of 200 resorts' conditions come from, in one answer.
       const query = '{ resorts(paging: { limit: 200 }) { resorts { id conditions { source } } } }';
@@ -259,7 +281,10 @@ describe('one list, one version of the data', () => {
   it('a publish between two chunks of one list starts the list again on the new data', async () => {
     const app = await startTestServer({ privateDb: true, now: clock });
     try {
-      const ids = app.repos.resorts.all().slice(0, 200).map((r) => r.id);
+      const ids = app.repos.resorts
+        .all()
+        .slice(0, 200)
+        .map((r) => r.id);
       // The request's loaders over the server's own repositories, 25 resorts per turn of the event loop.
       const services = {
         repos: app.repos,
@@ -299,7 +324,10 @@ describe('a real provider', () => {
       const starting = await getJson(first, '/readyz', { apiKey: null });
       expect([starting.status, starting.body]).toEqual([503, { status: 'starting', waiting: ['the weather window of today'] }]);
       release();
-      const s = await until(() => status(first), (x) => x.lastRun !== null && x.state === 'IDLE');
+      const s = await until(
+        () => status(first),
+        (x) => x.lastRun !== null && x.state === 'IDLE',
+      );
       expect(s.lastRun).toMatchObject({ trigger: 'SCHEDULED', status: 'SUCCEEDED', resortsUpdated: 241 });
       expect(fake.requests.length).toBeGreaterThanOrEqual(241);
       expect((await getJson(first, '/readyz')).status).toBe(200);
@@ -312,7 +340,13 @@ describe('a real provider', () => {
     try {
       const s = await status(second);
       expect(s.state).toBe('IDLE');
-      const runs = (await getJson(second, '/api/sync/history')).body.runs as { id: number; trigger: string; status: string; resortsUpdated: number; startedAt: string }[];
+      const runs = (await getJson(second, '/api/sync/history')).body.runs as {
+        id: number;
+        trigger: string;
+        status: string;
+        resortsUpdated: number;
+        startedAt: string;
+      }[];
       expect(runs.map((r) => `${r.trigger} ${r.status} ${r.resortsUpdated}`)).toEqual(['SCHEDULED SUCCEEDED 241']);
       expect(fake.requests).toEqual([]);
     } finally {
@@ -327,7 +361,11 @@ describe('scheduled runs', () => {
     const app = await startTestServer({ privateDb: true, now: clock, config: { syncIntervalMinutes: 0.01 } });
     try {
       expect((await status(app)).nextScheduledRun).toBe(new Date(clock().getTime() + 600).toISOString());
-      const s = await until(() => status(app), (x) => x.lastRun?.trigger === 'SCHEDULED', 10_000);
+      const s = await until(
+        () => status(app),
+        (x) => x.lastRun?.trigger === 'SCHEDULED',
+        10_000,
+      );
       expect(s.lastRun.status).toBe('SUCCEEDED');
       expect(Date.parse(s.nextScheduledRun) - Date.parse(s.lastRun.startedAt)).toBe(600);
     } finally {
@@ -377,7 +415,10 @@ describe('crash consistency', () => {
       const url = await server.url;
       const call = (p: string, init: RequestInit = {}) => fetch(url + p, { ...init, headers: { 'x-api-key': TEST_KEY } }).then((r) => r.json());
       expect((await call('/api/sync/run', { method: 'POST' })).state).toBe('RUNNING');
-      await until(() => call('/api/sync/status'), (s) => s.progress.done >= 10);
+      await until(
+        () => call('/api/sync/status'),
+        (s) => s.progress.done >= 10,
+      );
       // The run has staged resorts (the fake has answered for them): none of that may show.
       expect(fake.requests.length).toBeGreaterThanOrEqual(10);
     } finally {
@@ -413,7 +454,11 @@ describe('crash consistency', () => {
       const url = await server.url;
       const call = (p: string, init: RequestInit = {}) => fetch(url + p, { ...init, headers: { 'x-api-key': TEST_KEY } }).then((r) => r.json());
       await call('/api/sync/run', { method: 'POST' });
-      const s = await until(() => call('/api/sync/status'), (x) => x.state === 'IDLE' && x.lastRun !== null, 20_000);
+      const s = await until(
+        () => call('/api/sync/status'),
+        (x) => x.state === 'IDLE' && x.lastRun !== null,
+        20_000,
+      );
       expect(s.lastRun.status).toBe('SUCCEEDED');
     } finally {
       // No shutdown: what the run wrote must already be on disk.

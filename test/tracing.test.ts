@@ -41,11 +41,22 @@ beforeAll(async () => {
     req.on('data', (d) => (body += d));
     req.on('end', () => {
       expect(req.url).toBe('/v1/traces');
-      const sent = JSON.parse(body) as { resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { spans: (Omit<ReceivedSpan, 'attributes' | 'service'> & { attributes?: { key: string; value: Record<string, unknown> }[] })[] }[] }[] };
+      const sent = JSON.parse(body) as {
+        resourceSpans: {
+          resource: { attributes: { key: string; value: { stringValue?: string } }[] };
+          scopeSpans: { spans: (Omit<ReceivedSpan, 'attributes' | 'service'> & { attributes?: { key: string; value: Record<string, unknown> }[] })[] }[];
+        }[];
+      };
       for (const rs of sent.resourceSpans) {
         const service = rs.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
         for (const ss of rs.scopeSpans) {
-          for (const s of ss.spans) spans.push({ ...s, events: s.events ?? [], service, attributes: Object.fromEntries((s.attributes ?? []).map((a) => [a.key, Object.values(a.value)[0]])) });
+          for (const s of ss.spans)
+            spans.push({
+              ...s,
+              events: s.events ?? [],
+              service,
+              attributes: Object.fromEntries((s.attributes ?? []).map((a) => [a.key, Object.values(a.value)[0]])),
+            });
         }
       }
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -80,13 +91,20 @@ describe('traces over OTLP/HTTP', () => {
     const url = await server.url;
     const call = (path: string, init: RequestInit = {}) => fetch(url + path, { ...init, headers: { 'x-api-key': KEY, ...init.headers } });
     responses.zip = await call('/api/zip/90210', { headers: { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` } });
-    responses.graphql = await call('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'query NearVail { zip(zip: "81657") { city nearbyResorts(radiusMiles: 40, limit: 2) { resort { name } } } }' }) });
+    responses.graphql = await call('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'query NearVail { zip(zip: "81657") { city nearbyResorts(radiusMiles: 40, limit: 2) { resort { name } } } }' }),
+    });
     responses.history = await call('/api/resorts/vail/history?days=7&years=1');
     // A provider that fails once and then answers: the call's span records the retry.
     fake.mode = 'rate-limited-once';
     responses.retried = await call('/api/resorts/alta/history?days=7&years=1');
     responses.sync = await call('/api/sync/run', { method: 'POST' });
-    await until(() => call('/api/sync/status').then((r) => r.json()), (s: { state: string; lastRun: unknown }) => s.state === 'IDLE' && s.lastRun !== null);
+    await until(
+      () => call('/api/sync/status').then((r) => r.json()),
+      (s: { state: string; lastRun: unknown }) => s.state === 'IDLE' && s.lastRun !== null,
+    );
     for (const r of Object.values(responses)) await r.arrayBuffer();
     // What was recorded is exported when the process shuts down.
     server.child.kill('SIGTERM');
@@ -107,7 +125,11 @@ describe('traces over OTLP/HTTP', () => {
 
   it('under the request: the key check, the GraphQL operation with its cost, and each loader batch (not each field)', () => {
     const [http] = named('GET /api/zip/{zip}');
-    expect(childrenOf(http!).map((s) => s.name).sort()).toEqual(['graphql query RestZip', 'key check']);
+    expect(
+      childrenOf(http!)
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(['graphql query RestZip', 'key check']);
     const [operation] = named('graphql query RestZip').filter((s) => s.traceId === CALLER_TRACE);
     expect(operation!.attributes).toMatchObject({ 'graphql.operation.type': 'query', 'graphql.operation.name': 'RestZip', 'graphql.operation.cost': 11 });
     expect(childrenOf(operation!).map((s) => s.name)).toEqual(['load zipByCode']);

@@ -70,29 +70,36 @@ describe.each(rows)('%s', (_name, t) => {
     expect(ok.body.data).toEqual({ zip: { city: 'Burlington', stateCode: 'VT' } });
   });
 
-  if (t.params) it('trusted-only: a trusted document runs by its id', async () => {
-    const ok = await t.send(trusted, { documentId: `sha256:${sha256(TRUSTED)}` });
-    expect(ok.body.data).toEqual({ zip: { city: 'Burlington', stateCode: 'VT' } });
-  });
+  if (t.params)
+    it('trusted-only: a trusted document runs by its id', async () => {
+      const ok = await t.send(trusted, { documentId: `sha256:${sha256(TRUSTED)}` });
+      expect(ok.body.data).toEqual({ zip: { city: 'Burlington', stateCode: 'VT' } });
+    });
 
-  if (t.params) it('automatic persisted queries: an unknown hash is not found; sent with its text it runs and is kept; then the hash alone runs', async () => {
-    const query = `query Apq { zip(zip: "81657") { city } } # ${t.name}`;
-    const extensions = { persistedQuery: { version: 1, sha256Hash: sha256(query) } };
-    const miss = await t.send(app, { extensions });
-    // A plain JSON client of Apollo's protocol gets the miss with 200, a GraphQL-over-HTTP one with 400.
-    expect(miss.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
-    expect(miss.body.data ?? null).toBeNull();
-    const register = await t.send(app, { query, extensions });
-    expect(register.body.data).toEqual({ zip: { city: 'Vail' } });
-    const hit = await t.send(app, { extensions });
-    expect(hit.body.data).toEqual({ zip: { city: 'Vail' } });
-  });
+  if (t.params)
+    it('automatic persisted queries: an unknown hash is not found; sent with its text it runs and is kept; then the hash alone runs', async () => {
+      const query = `query Apq { zip(zip: "81657") { city } } # ${t.name}`;
+      const extensions = { persistedQuery: { version: 1, sha256Hash: sha256(query) } };
+      const miss = await t.send(app, { extensions });
+      // A plain JSON client of Apollo's protocol gets the miss with 200, a GraphQL-over-HTTP one with 400.
+      expect(miss.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+      expect(miss.body.data ?? null).toBeNull();
+      const register = await t.send(app, { query, extensions });
+      expect(register.body.data).toEqual({ zip: { city: 'Vail' } });
+      const hit = await t.send(app, { extensions });
+      expect(hit.body.data).toEqual({ zip: { city: 'Vail' } });
+    });
 
-  it(t.get ? 'a mutation over GET is 405 METHOD_NOT_ALLOWED, whatever the client accepts' : 'a mutation runs (and its resolver says the key lacks the admin scope)', async () => {
-    const a = await t.send(app, { query: 'mutation { runSync { state } }' }, { key: PLAIN_KEY });
-    if (t.get) expectRefused(t, a, 'METHOD_NOT_ALLOWED', 405);
-    else expect(a.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
-  });
+  it(
+    t.get
+      ? 'a mutation over GET is 405 METHOD_NOT_ALLOWED, whatever the client accepts'
+      : 'a mutation runs (and its resolver says the key lacks the admin scope)',
+    async () => {
+      const a = await t.send(app, { query: 'mutation { runSync { state } }' }, { key: PLAIN_KEY });
+      if (t.get) expectRefused(t, a, 'METHOD_NOT_ALLOWED', 405);
+      else expect(a.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    },
+  );
 
   it('a wrong key is refused before anything runs: 401 over HTTP, 4403 over a WebSocket', async () => {
     const a = await t.send(app, { query: ARBITRARY }, { key: 'szg_not_a_key_anybody_has' });
@@ -114,41 +121,55 @@ describe.each(rows)('%s', (_name, t) => {
     expect(expectRefused(t, await t.send(app, { query: nested(6) }), 'GRAPHQL_VALIDATION_FAILED', 400)).toMatch(/depth limit of 12 exceeded/);
     // (Aliases of __typename are not counted: clients add them.)
     const aliases = Array.from({ length: 16 }, (_, i) => `a${i}: city`).join(' ');
-    expect(expectRefused(t, await t.send(app, { query: `{ zip(zip: "90210") { ${aliases} } }` }), 'GRAPHQL_VALIDATION_FAILED', 400)).toMatch(/Aliases limit of 15 exceeded, found 16/);
+    expect(expectRefused(t, await t.send(app, { query: `{ zip(zip: "90210") { ${aliases} } }` }), 'GRAPHQL_VALIDATION_FAILED', 400)).toMatch(
+      /Aliases limit of 15 exceeded, found 16/,
+    );
     const directives = Array.from({ length: 21 }, () => '@include(if: true)').join(' ');
-    expect(expectRefused(t, await t.send(app, { query: `{ __typename ${directives} }` }), 'GRAPHQL_VALIDATION_FAILED', 400)).toMatch(/Directives limit of 20 exceeded, found 21/);
+    expect(expectRefused(t, await t.send(app, { query: `{ __typename ${directives} }` }), 'GRAPHQL_VALIDATION_FAILED', 400)).toMatch(
+      /Directives limit of 20 exceeded, found 21/,
+    );
     // `{` `zip` … `}`: 2001 tokens.
     expect(expectRefused(t, await t.send(app, { query: `{ ${'zip '.repeat(1999)}}` }), 'GRAPHQL_PARSE_FAILED', 400)).toMatch(/Token limit of 2000 exceeded/);
   });
 
   it('the cost limit refuses before anything runs (QUERY_TOO_COMPLEX)', async () => {
-    const a = await t.send(app, { query: '{ states { zipcodes(limit: 1000) { nearby(limit: 200) { details { state { zipcodes(limit: 1000) { zip } } } } } } }' });
+    const a = await t.send(app, {
+      query: '{ states { zipcodes(limit: 1000) { nearby(limit: 200) { details { state { zipcodes(limit: 1000) { zip } } } } } } }',
+    });
     expect(expectRefused(t, a, 'QUERY_TOO_COMPLEX', 400)).toMatch(/complexity \d+ is over the limit of 250000/);
   });
 
   it('introspection follows the setting (off in production), and with it off no "Did you mean" hint', async () => {
     const on = await t.send(app, { query: '{ __schema { queryType { name } } }' });
     expect(on.body.data).toEqual({ __schema: { queryType: { name: 'Query' } } });
-    expect(expectRefused(t, await t.send(prod, { query: '{ __schema { queryType { name } } }' }), 'GRAPHQL_VALIDATION_FAILED', 400)).toMatch(/introspection has been disabled/);
+    expect(expectRefused(t, await t.send(prod, { query: '{ __schema { queryType { name } } }' }), 'GRAPHQL_VALIDATION_FAILED', 400)).toMatch(
+      /introspection has been disabled/,
+    );
     const hinted = await t.send(app, { query: '{ zipStat { totalZips } }' });
     expect(hinted.body.errors?.[0]?.message).toMatch(/Did you mean "zipStats"/);
     const hidden = await t.send(prod, { query: '{ zipStat { totalZips } }' });
     expect(expectRefused(t, hidden, 'GRAPHQL_VALIDATION_FAILED', 400)).toBe('Cannot query field "zipStat" on type "Query".');
   });
 
-  it(t.name === 'POST application/graphql' || t.name === 'batch (JSON array)' ? 'a subscription needs a stream: 406 NOT_ACCEPTABLE' : 'a subscription: the first event, or 406 where no stream can carry it', async () => {
-    const a = await t.send(app, { query: 'subscription { syncProgress { state } }' });
-    const streams = /SSE|multipart|WebSocket/.test(t.name);
-    if (streams) expect(a.body.data).toEqual({ syncProgress: { state: 'IDLE' } });
-    else expectRefused(t, a, 'NOT_ACCEPTABLE', 406);
-  });
+  it(
+    t.name === 'POST application/graphql' || t.name === 'batch (JSON array)'
+      ? 'a subscription needs a stream: 406 NOT_ACCEPTABLE'
+      : 'a subscription: the first event, or 406 where no stream can carry it',
+    async () => {
+      const a = await t.send(app, { query: 'subscription { syncProgress { state } }' });
+      const streams = /SSE|multipart|WebSocket/.test(t.name);
+      if (streams) expect(a.body.data).toEqual({ syncProgress: { state: 'IDLE' } });
+      else expectRefused(t, a, 'NOT_ACCEPTABLE', 406);
+    },
+  );
 
-  if (t.get) it('CSRF: a GET with no header a cross-site page cannot send is refused, with AUTH=off too', async () => {
-    const forged = await t.send(open, { query: '{ __typename }' }, { key: null });
-    expectRefused(t, forged, 'FORBIDDEN', 403);
-    const ok = await t.send(open, { query: '{ __typename }' }, { key: null, headers: { 'x-graphql-yoga-csrf': '1' } });
-    expect(ok.body.data).toEqual({ __typename: 'Query' });
-  });
+  if (t.get)
+    it('CSRF: a GET with no header a cross-site page cannot send is refused, with AUTH=off too', async () => {
+      const forged = await t.send(open, { query: '{ __typename }' }, { key: null });
+      expectRefused(t, forged, 'FORBIDDEN', 403);
+      const ok = await t.send(open, { query: '{ __typename }' }, { key: null, headers: { 'x-graphql-yoga-csrf': '1' } });
+      expect(ok.body.data).toEqual({ __typename: 'Query' });
+    });
 });
 
 describe('the REST routes run through the same pipeline', () => {

@@ -80,7 +80,9 @@ describe('GraphQL over WebSocket', () => {
       },
       retryAttempts: 0,
     });
-    const result = await new Promise((resolve, reject) => headerClient.subscribe({ query: '{ zip(zip: "90210") { city } }' }, { next: resolve, error: reject, complete: () => undefined }));
+    const result = await new Promise((resolve, reject) =>
+      headerClient.subscribe({ query: '{ zip(zip: "90210") { city } }' }, { next: resolve, error: reject, complete: () => undefined }),
+    );
     expect(result).toMatchObject({ data: { zip: { city: 'Beverly Hills' } } });
     await headerClient.dispose();
   });
@@ -116,9 +118,15 @@ describe('GraphQL over WebSocket', () => {
     const busy = rawSocket(app);
     await Promise.all([idle.opened, busy.opened]);
     for (const s of [idle, busy]) s.send({ type: 'connection_init', payload: { 'x-api-key': TEST_KEY } });
-    await until(async () => idle.messages.length + busy.messages.length, (n) => n === 2);
+    await until(
+      async () => idle.messages.length + busy.messages.length,
+      (n) => n === 2,
+    );
     busy.send({ id: 's', type: 'subscribe', payload: { query: 'subscription { syncProgress { state } }' } });
-    await until(async () => busy.messages.filter((m) => m.type === 'next').length, (n) => n > 0);
+    await until(
+      async () => busy.messages.filter((m) => m.type === 'next').length,
+      (n) => n > 0,
+    );
     clock.advance(60_001);
     expect((await idle.closed).code).toBe(1000);
     expect(busy.socket.readyState).toBe(WebSocket.OPEN);
@@ -126,12 +134,19 @@ describe('GraphQL over WebSocket', () => {
   });
 
   it('each socket counts against its key’s streams with SSE: over the cap, closed with 1013', async () => {
-    const sse = await fetch(`${app.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': TEST_KEY }, body: JSON.stringify({ query: 'subscription { syncProgress { state } }' }) });
+    const sse = await fetch(`${app.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': TEST_KEY },
+      body: JSON.stringify({ query: 'subscription { syncProgress { state } }' }),
+    });
     expect(sse.status).toBe(200);
     const first = rawSocket(app);
     await first.opened;
     first.send({ type: 'connection_init', payload: { 'x-api-key': TEST_KEY } });
-    await until(async () => first.messages.length, (n) => n === 1);
+    await until(
+      async () => first.messages.length,
+      (n) => n === 1,
+    );
     expect(first.messages[0]).toEqual({ type: 'connection_ack' });
     const second = rawSocket(app);
     await second.opened;
@@ -169,9 +184,15 @@ describe('a WebSocket holds no key past its revocation, and counts every operati
       const s = rawSocket(app);
       await s.opened;
       s.send({ type: 'connection_init', payload: { 'x-api-key': key } });
-      await until(async () => s.messages.length, (n) => n === 1);
+      await until(
+        async () => s.messages.length,
+        (n) => n === 1,
+      );
       s.send({ id: 'a', type: 'subscribe', payload: { query: '{ zip(zip: "90210") { city } }' } });
-      await until(async () => s.messages.filter((m) => m.type === 'complete').length, (n) => n === 1);
+      await until(
+        async () => s.messages.filter((m) => m.type === 'complete').length,
+        (n) => n === 1,
+      );
       expect(s.messages.find((m) => m.type === 'next').payload.data).toEqual({ zip: { city: 'Beverly Hills' } });
       expect((await keysCli(dbPath, 'revoke', 'ws-client')).status).toBe(0);
       s.send({ id: 'b', type: 'subscribe', payload: { query: '{ zip(zip: "90210") { city } }' } });
@@ -190,9 +211,15 @@ describe('a WebSocket holds no key past its revocation, and counts every operati
       const s = rawSocket(app);
       await s.opened;
       s.send({ type: 'connection_init', payload: { 'x-api-key': key } });
-      await until(async () => s.messages.length, (n) => n === 1);
+      await until(
+        async () => s.messages.length,
+        (n) => n === 1,
+      );
       for (const id of ['1', '2']) s.send({ id, type: 'subscribe', payload: { query: '{ __typename }' } });
-      await until(async () => s.messages.filter((m) => m.type === 'complete' || m.type === 'error').length, (n) => n === 2);
+      await until(
+        async () => s.messages.filter((m) => m.type === 'complete' || m.type === 'error').length,
+        (n) => n === 2,
+      );
       expect(s.messages.find((m) => m.id === '1' && m.type === 'next').payload.data).toEqual({ __typename: 'Query' });
       expect(s.messages.find((m) => m.id === '2')).toMatchObject({ type: 'error', payload: [{ extensions: { code: 'RATE_LIMITED' } }] });
       s.socket.close();

@@ -96,7 +96,9 @@ describe('GraphQL ZIP queries', () => {
     expect(bad.errors![0]!.message).toBe('radiusMiles must be <= 200; limit must be >= 1');
     const rest = await getJson(app, '/api/zip/10001/nearby?radiusMiles=201&limit=0');
     expect(rest.body.detail).toBe(bad.errors![0]!.message);
-    expect(bad.errors![0]!.extensions!.errors).toEqual(rest.body.errors.map((e: object) => ({ ...e, value: (e as { value: string }).value === '201' ? 201 : 0 })));
+    expect(bad.errors![0]!.extensions!.errors).toEqual(
+      rest.body.errors.map((e: object) => ({ ...e, value: (e as { value: string }).value === '201' ? 201 : 0 })),
+    );
 
     const malformed = await gql(app, ZipQuery, { zip: '123' });
     expect(malformed.errors![0]!.extensions!.code).toBe('BAD_USER_INPUT');

@@ -50,7 +50,14 @@ describe.each(['', '/v1'])('ZIP REST paths under "%s"', (prefix) => {
     expect(bh.status).toBe(200);
     expect(bh.contentType).toMatch(/^application\/json/);
     expect(Object.keys(bh.body).sort()).toEqual(ZIP_RECORD_KEYS);
-    expect(bh.body).toMatchObject({ zip: '90210', city: 'Beverly Hills', stateCode: 'CA', stateName: 'California', county: 'Los Angeles', countyFips: '06037' });
+    expect(bh.body).toMatchObject({
+      zip: '90210',
+      city: 'Beverly Hills',
+      stateCode: 'CA',
+      stateName: 'California',
+      county: 'Los Angeles',
+      countyFips: '06037',
+    });
     // An ISO 8601 timestamp, as the ZIP document says: the dataset's date at midnight UTC.
     expect(bh.body.lastUpdated).toBe('2026-03-11T00:00:00.000Z');
     expect(bh.body.timezone).toBe('America/Los_Angeles');
@@ -69,7 +76,11 @@ describe.each(['', '/v1'])('ZIP REST paths under "%s"', (prefix) => {
     // The REST shim answers its own 400 (no error thrown); the body says what GraphQL says.
     const rest = await getJson(app, `${prefix}/api/zip/9021`);
     expect(Object.keys(rest.body)).toEqual(['type', 'title', 'status', 'detail', 'instance', 'code', 'requestId', 'errors']);
-    const gql = await getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ zip(zip: "9021") { zip } }' }) });
+    const gql = await getJson(app, '/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ zip(zip: "9021") { zip } }' }),
+    });
     expect(gql.body.errors[0]).toMatchObject({ message: rest.body.detail, extensions: { code: 'BAD_USER_INPUT', errors: rest.body.errors } });
     const nf = expectProblem(await getJson(app, `${prefix}/api/zip/00000`), 404);
     expect(nf.code).toBe('NOT_FOUND');
@@ -228,7 +239,13 @@ describe('HTTP edges', () => {
     const { port } = new URL(app.url);
     const socket = connect(Number(port), '127.0.0.1');
     // All five in one write: the server reads them in one turn and ends their answers together.
-    socket.write(ask('/api/zip/90210') + ask('/api/zip/9021x') + ask('/api/zip/10001', `if-none-match: ${etag}\r\n`) + ask('/api/zip/00000') + ask('/api/zip/05001', 'connection: close\r\n'));
+    socket.write(
+      ask('/api/zip/90210') +
+        ask('/api/zip/9021x') +
+        ask('/api/zip/10001', `if-none-match: ${etag}\r\n`) +
+        ask('/api/zip/00000') +
+        ask('/api/zip/05001', 'connection: close\r\n'),
+    );
     const chunks: Buffer[] = [];
     socket.on('data', (c: Buffer) => chunks.push(c));
     await new Promise((resolve) => socket.on('close', resolve));
@@ -298,7 +315,8 @@ describe('leaf serializers skipped only where they change nothing', () => {
     // The REST nearby operation selects only strings and floats, so graphql-jit runs it without its
     // leaf serializers; asking for the center's `details { id }` as well keeps them on.
     const fields = 'center { zip lat lng } radiusMiles results { zip city stateCode county lat lng distanceMiles }';
-    const post = (query: string) => getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    const post = (query: string) =>
+      getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
     for (const zip of ['90210', '10001', '99501', '96812']) {
       const rest = await getJson(app, `/api/zip/${zip}/nearby?radiusMiles=30&limit=100`);
       const plain = await post(`{ nearbyZips(zip: "${zip}", radiusMiles: 30, limit: 100) { ${fields} } }`);
@@ -314,7 +332,8 @@ describe('leaf serializers skipped only where they change nothing', () => {
   it('a lookup with a DateTime among plain leaves skips only the built-in serializers: the same bytes as with an ID beside it', async () => {
     // No ID, no enum: the strings and floats go out as resolved, lastUpdated through its scalar.
     const fields = 'zip city stateCode stateName county countyFips lat lng timezone lastUpdated';
-    const post = (query: string) => getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    const post = (query: string) =>
+      getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
     for (const zip of ['90210', '10001', '99501', '96812']) {
       const rest = await getJson(app, `/api/zip/${zip}`);
       const plain = await post(`{ zip(zip: "${zip}") { ${fields} } }`);

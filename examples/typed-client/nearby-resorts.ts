@@ -80,7 +80,9 @@ try {
   console.log(`Ski resorts within 60 miles of ${zip} (${data.zip.city}, ${data.zip.stateCode}):`);
   for (const { distanceMiles, resort } of data.zip.nearbyResorts ?? []) {
     const snow = resort.conditions;
-    console.log(`  ${resort.name.padEnd(28)} ${distanceMiles.toFixed(1).padStart(5)} mi  base ${snow.snowDepthBase} ${snow.units.depth}, new ${snow.newSnow24h} ${snow.units.depth} (${snow.date})`);
+    console.log(
+      `  ${resort.name.padEnd(28)} ${distanceMiles.toFixed(1).padStart(5)} mi  base ${snow.snowDepthBase} ${snow.units.depth}, new ${snow.newSnow24h} ${snow.units.depth} (${snow.date})`,
+    );
   }
 } catch (err) {
   console.error((err as Error).message);

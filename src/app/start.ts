@@ -53,7 +53,6 @@ import { WindowStore } from '../cluster/window-store.js';
 import { API_VERSION } from '../lib/version.js';
 import { nextTurn } from '../lib/turn.js';
 
-
 export interface AppOptions {
   config: Config;
   logger?: Logger;
@@ -283,7 +282,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
     const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     const status = tooLarge ? 431 : timedOut ? 408 : 400;
-    const detail = tooLarge ? 'The request line or headers are too large.' : timedOut ? 'The request was not received in time.' : 'The request could not be parsed as HTTP.';
+    const detail = tooLarge
+      ? 'The request line or headers are too large.'
+      : timedOut
+        ? 'The request was not received in time.'
+        : 'The request could not be parsed as HTTP.';
     // Then close for good: a client still trickling bytes must not keep a half-closed socket open.
     const code = tooLarge ? 'HEADERS_TOO_LARGE' : timedOut ? 'REQUEST_TIMEOUT' : 'BAD_REQUEST';
     socket.end(rawProblemResponse({ status, code, detail }, randomUUID()), () => socket.destroy());
@@ -313,7 +316,13 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     const resorts = repos.resorts.all();
     const samplesOf = (round: number) => {
       const row = (round * 997) % zips.size;
-      return { zip: zips.zipAt(row), state: zips.stateCodeAt(row), city: zips.cityAt(row), id: resorts[round % resorts.length]!.id, with: resorts[(round + 1) % resorts.length]!.id };
+      return {
+        zip: zips.zipAt(row),
+        state: zips.stateCodeAt(row),
+        city: zips.cityAt(row),
+        id: resorts[round % resorts.length]!.id,
+        with: resorts[(round + 1) % resorts.length]!.id,
+      };
     };
     if (zips.size > 0 && resorts.length > 1) await warmUp(routes, pipeline, newContext, samplesOf, config.warmUpRounds);
   })()

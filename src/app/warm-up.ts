@@ -24,8 +24,21 @@ export interface WarmUpSamples {
  * route per turn of the event loop, so requests are served in between. Histories (provider calls,
  * costed per point) and routes that change things are left out.
  */
-export async function warmUp(routes: readonly RestRoute[], pipeline: Pipeline, newContext: (request: RequestInfo) => GraphQLContext, samplesOf: (round: number) => WarmUpSamples, rounds: number): Promise<void> {
-  const request: RequestInfo = { requestId: 'warm-up', signal: new AbortController().signal, scopes: '', keyId: null, keyRate: 0, due: Number.POSITIVE_INFINITY };
+export async function warmUp(
+  routes: readonly RestRoute[],
+  pipeline: Pipeline,
+  newContext: (request: RequestInfo) => GraphQLContext,
+  samplesOf: (round: number) => WarmUpSamples,
+  rounds: number,
+): Promise<void> {
+  const request: RequestInfo = {
+    requestId: 'warm-up',
+    signal: new AbortController().signal,
+    scopes: '',
+    keyId: null,
+    keyRate: 0,
+    due: Number.POSITIVE_INFINITY,
+  };
   for (let round = 0; round < rounds; round++) await warmUpRound(routes, pipeline, newContext(request), samplesOf(round));
 }
 

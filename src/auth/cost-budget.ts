@@ -16,10 +16,14 @@ export class CostLimitedError extends ClientError {
       { extensions: { code: 'RATE_LIMITED', status: 429 } },
     );
     this.headers = [
-      'retry-after', String(retryAfterSeconds),
-      'ratelimit-limit', String(budget),
-      'ratelimit-remaining', String(remaining),
-      'ratelimit-reset', String(retryAfterSeconds),
+      'retry-after',
+      String(retryAfterSeconds),
+      'ratelimit-limit',
+      String(budget),
+      'ratelimit-remaining',
+      String(remaining),
+      'ratelimit-reset',
+      String(retryAfterSeconds),
     ];
   }
 

@@ -30,5 +30,9 @@ export async function registerEnvKeys(keys: EnvKeyStore, config: Config, now: ()
     };
   });
   const retired = await keys.syncEnvKeys(named, now().toISOString());
-  if (retired > 0) logger.info({ retired }, `${retired} key${retired === 1 ? '' : 's'} from an earlier API_KEYS or API_ADMIN_KEYS retired: the environment no longer names ${retired === 1 ? 'it' : 'them'}`);
+  if (retired > 0)
+    logger.info(
+      { retired },
+      `${retired} key${retired === 1 ? '' : 's'} from an earlier API_KEYS or API_ADMIN_KEYS retired: the environment no longer names ${retired === 1 ? 'it' : 'them'}`,
+    );
 }

@@ -60,5 +60,8 @@ export async function ensureFirstKey(keys: FirstKeyStore, config: Config, logger
     `No API key existed, so one was created (name "first-key", admin scope): ${key}\n` +
     'It is shown this once: store it, send it as the x-api-key header, and make more with: npm run keys -- create --name NAME';
   const file = show(key, text);
-  logger.warn({ file }, `No API key existed, so one was created (name "first-key", admin scope); it was printed on stderr and written to ${file} (readable by its owner only): store it, then delete the file`);
+  logger.warn(
+    { file },
+    `No API key existed, so one was created (name "first-key", admin scope); it was printed on stderr and written to ${file} (readable by its owner only): store it, then delete the file`,
+  );
 }

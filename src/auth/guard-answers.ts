@@ -6,9 +6,7 @@ import type { Problem } from '../lib/errors.js';
  * revoked key and for each limit, and the RateLimit headers of an allowed request.
  */
 
-export type GuardResult =
-  | { ok: true; key: ApiKeyRecord | null; headers: string[] }
-  | { ok: false; problem: Problem };
+export type GuardResult = { ok: true; key: ApiKeyRecord | null; headers: string[] } | { ok: false; problem: Problem };
 
 /** Seconds from `now` to the first instant of next month (UTC), when monthly usage resets. */
 export function secondsToMonthEnd(now: Date): number {
@@ -57,22 +55,32 @@ export const revokedKey = (): GuardResult => deny(401, 'UNAUTHENTICATED', 'The A
 export function rateLimited(key: Pick<ApiKeyRecord, 'ratePerSecond'>, policy: string): GuardResult {
   // The window is one second; the next one starts within a second.
   return deny(429, 'RATE_LIMITED', `Rate limit of ${key.ratePerSecond} requests per second exceeded.`, [
-    'retry-after', '1',
-    'ratelimit-limit', String(key.ratePerSecond),
-    'ratelimit-remaining', '0',
-    'ratelimit-reset', '1',
-    'ratelimit-policy', policy,
+    'retry-after',
+    '1',
+    'ratelimit-limit',
+    String(key.ratePerSecond),
+    'ratelimit-remaining',
+    '0',
+    'ratelimit-reset',
+    '1',
+    'ratelimit-policy',
+    policy,
   ]);
 }
 
 export function quotaUsedUp(key: Pick<ApiKeyRecord, 'monthlyQuota'>, policy: string, now: Date): GuardResult {
   const reset = String(secondsToMonthEnd(now));
   return deny(429, 'RATE_LIMITED', `Monthly quota of ${key.monthlyQuota} requests used up; it resets at the start of next month (UTC).`, [
-    'retry-after', reset,
-    'ratelimit-limit', String(key.monthlyQuota),
-    'ratelimit-remaining', '0',
-    'ratelimit-reset', reset,
-    'ratelimit-policy', policy,
+    'retry-after',
+    reset,
+    'ratelimit-limit',
+    String(key.monthlyQuota),
+    'ratelimit-remaining',
+    '0',
+    'ratelimit-reset',
+    reset,
+    'ratelimit-policy',
+    policy,
   ]);
 }
 
@@ -81,10 +89,14 @@ export function allowed(key: ApiKeyRecord, used: number, policy: string, now: Da
     ok: true,
     key,
     headers: [
-      'ratelimit-limit', quota,
-      'ratelimit-remaining', String(Math.max(0, key.monthlyQuota - used)),
-      'ratelimit-reset', String(secondsToMonthEnd(now)),
-      'ratelimit-policy', policy,
+      'ratelimit-limit',
+      quota,
+      'ratelimit-remaining',
+      String(Math.max(0, key.monthlyQuota - used)),
+      'ratelimit-reset',
+      String(secondsToMonthEnd(now)),
+      'ratelimit-policy',
+      policy,
     ],
   };
 }

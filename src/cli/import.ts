@@ -35,9 +35,15 @@ async function load(source: string): Promise<unknown> {
   }
 }
 
-let args;
+let args: ReturnType<typeof parseOptions>;
 try {
-  args = parseArgs({
+  args = parseOptions();
+} catch (err) {
+  fail((err as Error).message);
+}
+
+function parseOptions() {
+  return parseArgs({
     allowPositionals: true,
     options: {
       runs: { type: 'string' },
@@ -46,8 +52,6 @@ try {
       'include-non-downhill': { type: 'boolean', default: false },
     },
   });
-} catch (err) {
-  fail((err as Error).message);
 }
 const { positionals, values } = args;
 if (positionals.length === 0 && !values.runs && !values.lifts) fail('nothing to import');

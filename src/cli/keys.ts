@@ -128,7 +128,16 @@ switch (positionals[0]) {
       );
     }
     const key = generateApiKey();
-    const record: NewKey = { name, plan: values.plan!, keyHash: hashApiKey(key), createdAt: now.toISOString(), monthlyQuota: quota, ratePerSecond: rate, scopes: scopes.join(' '), origin: 'cli' };
+    const record: NewKey = {
+      name,
+      plan: values.plan!,
+      keyHash: hashApiKey(key),
+      createdAt: now.toISOString(),
+      monthlyQuota: quota,
+      ratePerSecond: rate,
+      scopes: scopes.join(' '),
+      origin: 'cli',
+    };
     const made = await attempt('create the key', () => (taken ? keys.replace(record, now.toISOString()) : keys.create(record)));
     if (!made) fail('Could not create the key: another key has the same secret (try again).', false);
     if (taken) console.log(`revoked the earlier key "${name}" (id ${taken.id}); it is listed as "${name}~replaced-${taken.id}"`);
@@ -142,14 +151,17 @@ switch (positionals[0]) {
     for (const k of rows) {
       const state = k.revokedAt ? `revoked ${k.revokedAt}` : 'active';
       const origin = k.origin === 'env' ? '  from API_KEYS' : k.origin === 'first-key' ? '  made at first start' : '';
-      console.log(`${String(k.id).padStart(4)}  ${k.name.padEnd(24)} ${k.plan.padEnd(12)} ${String(k.requests).padStart(8)}/${k.monthlyQuota} this month  ${k.ratePerSecond}/s  ${state}  ${k.scopes ? `scopes: ${k.scopes}  ` : ''}created ${k.createdAt}${origin}`);
+      console.log(
+        `${String(k.id).padStart(4)}  ${k.name.padEnd(24)} ${k.plan.padEnd(12)} ${String(k.requests).padStart(8)}/${k.monthlyQuota} this month  ${k.ratePerSecond}/s  ${state}  ${k.scopes ? `scopes: ${k.scopes}  ` : ''}created ${k.createdAt}${origin}`,
+      );
     }
     break;
   }
   case 'revoke': {
     const ref = positionals[1];
     if (!ref) fail('revoke needs a key name or id');
-    if (!(await attempt('revoke the key', () => keys.revoke(ref, now.toISOString())))) fail(`No active key is named or numbered ${ref}: \`npm run keys -- list\` shows them.`, false);
+    if (!(await attempt('revoke the key', () => keys.revoke(ref, now.toISOString()))))
+      fail(`No active key is named or numbered ${ref}: \`npm run keys -- list\` shows them.`, false);
     console.log(`revoked ${ref}`);
     break;
   }

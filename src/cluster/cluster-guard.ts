@@ -35,7 +35,7 @@ export class ClusterGuard {
     const now = this.now();
     const month = monthOf(now);
     const second = Math.floor(now.getTime() / 1000);
-    let outcome;
+    let outcome: Awaited<ReturnType<RedisKeyStore['check']>>;
     try {
       outcome = await this.store.check(hash, month, second);
     } catch (err) {

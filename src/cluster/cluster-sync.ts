@@ -199,12 +199,28 @@ export class ClusterSync implements SyncService {
     if (shared?.state === 'RUNNING' && shared.owner !== this.deps.replicaId && shared.currentRun && !this.deps.runner.busy) {
       const run = shared.currentRun;
       const failed: SyncRunRecord = {
-        id: run.id, trigger: run.trigger, provider: shared.provider, startedAt: run.startedAt, finishedAt: this.deps.now().toISOString(),
-        status: 'FAILED', resortsTotal: shared.progress.total, resortsUpdated: 0, resortsFailed: 0,
+        id: run.id,
+        trigger: run.trigger,
+        provider: shared.provider,
+        startedAt: run.startedAt,
+        finishedAt: this.deps.now().toISOString(),
+        status: 'FAILED',
+        resortsTotal: shared.progress.total,
+        resortsUpdated: 0,
+        resortsFailed: 0,
         error: 'interrupted: the replica running it stopped (nothing it fetched was published)',
       };
       const idle: SharedStatus = { ...shared, state: 'IDLE', progress: { done: 0, total: 0 }, currentRun: null, lastRun: failed, owner: this.deps.replicaId };
-      const marked = await cmd.szgMarkInterrupted(K.status, K.runs, shared.owner, run.id, JSON.stringify(failed), JSON.stringify(idle), HISTORY, K.statusChannel);
+      const marked = await cmd.szgMarkInterrupted(
+        K.status,
+        K.runs,
+        shared.owner,
+        run.id,
+        JSON.stringify(failed),
+        JSON.stringify(idle),
+        HISTORY,
+        K.statusChannel,
+      );
       if (marked) this.deps.logger.warn({ syncRun: run.id, replica: shared.owner }, 'a sync run of a stopped replica marked FAILED');
     }
     if (this.deps.windowMissing()) this.deps.runner.start('SCHEDULED');
@@ -250,7 +266,8 @@ export class ClusterSync implements SyncService {
       if (!stored) this.deps.logger.warn({ syncRun: runId }, 'a newer window was shared meanwhile; this one is not');
       if (this.unshared?.runId === runId) this.unshared = null;
     } catch (err) {
-      if (!this.unshared) this.deps.logger.warn({ syncRun: runId, cause: (err as Error).message }, 'could not share the published window yet; trying again every 2 s');
+      if (!this.unshared)
+        this.deps.logger.warn({ syncRun: runId, cause: (err as Error).message }, 'could not share the published window yet; trying again every 2 s');
       if (!this.unshared || this.unshared.runId <= runId) this.unshared = { runId, gz };
     }
   }

@@ -36,9 +36,7 @@ redis.call('EXPIRE', usageKey, 34560000)
 return {4, fields, used}
 `;
 
-export type CheckOutcome =
-  | { kind: 'unknown' }
-  | { kind: 'revoked' | 'rate-limited' | 'quota-used-up' | 'allowed'; key: ApiKeyRecord; used: number };
+export type CheckOutcome = { kind: 'unknown' } | { kind: 'revoked' | 'rate-limited' | 'quota-used-up' | 'allowed'; key: ApiKeyRecord; used: number };
 
 const KINDS = ['unknown', 'revoked', 'rate-limited', 'quota-used-up', 'allowed'] as const;
 
@@ -80,7 +78,16 @@ export class RedisKeyStore {
     if (!added) return false;
     await this.link.cmd
       .multi()
-      .hset(K.key(key.keyHash), { name: key.name, plan: key.plan, createdAt: key.createdAt, revokedAt: '', monthlyQuota: key.monthlyQuota, ratePerSecond: key.ratePerSecond, scopes: key.scopes, origin: key.origin ?? 'cli' })
+      .hset(K.key(key.keyHash), {
+        name: key.name,
+        plan: key.plan,
+        createdAt: key.createdAt,
+        revokedAt: '',
+        monthlyQuota: key.monthlyQuota,
+        ratePerSecond: key.ratePerSecond,
+        scopes: key.scopes,
+        origin: key.origin ?? 'cli',
+      })
       .hset(K.ids, String(id), key.keyHash)
       .exec();
     return true;
@@ -97,7 +104,8 @@ export class RedisKeyStore {
       named.add(key.keyHash);
       if (await this.create({ ...key, origin: 'env' })) continue;
       const origin = await this.link.cmd.hget(K.key(key.keyHash), 'origin');
-      if (origin === 'env') await this.link.cmd.hset(K.key(key.keyHash), { monthlyQuota: key.monthlyQuota, ratePerSecond: key.ratePerSecond, scopes: key.scopes, revokedAt: '' });
+      if (origin === 'env')
+        await this.link.cmd.hset(K.key(key.keyHash), { monthlyQuota: key.monthlyQuota, ratePerSecond: key.ratePerSecond, scopes: key.scopes, revokedAt: '' });
     }
     let retired = 0;
     for (const key of await this.list('')) {
@@ -136,7 +144,13 @@ export class RedisKeyStore {
     for (const [id, hash] of Object.entries(byId)) {
       const h = await this.link.cmd.hgetall(K.key(hash));
       const requests = Number((await this.link.cmd.get(K.usage(Number(id), month))) ?? 0);
-      out.push({ ...recordOf([h.id!, h.revokedAt ?? '', h.monthlyQuota!, h.ratePerSecond!, h.scopes ?? '', h.name ?? '', h.plan ?? '', h.createdAt ?? '', h.origin ?? ''], hash), requests });
+      out.push({
+        ...recordOf(
+          [h.id!, h.revokedAt ?? '', h.monthlyQuota!, h.ratePerSecond!, h.scopes ?? '', h.name ?? '', h.plan ?? '', h.createdAt ?? '', h.origin ?? ''],
+          hash,
+        ),
+        requests,
+      });
     }
     return out.sort((a, b) => a.id - b.id);
   }

@@ -68,7 +68,17 @@ return 1`;
 export type SyncRedis = Redis & {
   szgRenewLease(lease: string, me: string, ms: number): Promise<number>;
   szgShareWindow(window: string, version: string, gz: Buffer, runId: number, channel: string): Promise<number>;
-  szgFinishRun(runs: string, status: string, record: string, id: number, json: string, me: string, leads: string, history: number, channel: string): Promise<number>;
+  szgFinishRun(
+    runs: string,
+    status: string,
+    record: string,
+    id: number,
+    json: string,
+    me: string,
+    leads: string,
+    history: number,
+    channel: string,
+  ): Promise<number>;
   szgMarkInterrupted(status: string, runs: string, owner: string, id: number, record: string, json: string, history: number, channel: string): Promise<number>;
 };
 

@@ -139,7 +139,9 @@ export class RequestLoaders implements Loaders {
 
   get trailsByResort() {
     const { inventory } = this.services.repos;
-    return (this._trailsByResort ??= new DataLoader(batch('trailsByResort', (ids) => Promise.resolve(groupBy(ids, inventory.trailsOf(ids), (t) => t.resortId)))));
+    return (this._trailsByResort ??= new DataLoader(
+      batch('trailsByResort', (ids) => Promise.resolve(groupBy(ids, inventory.trailsOf(ids), (t) => t.resortId))),
+    ));
   }
 
   get liftsByResort() {
@@ -149,17 +151,21 @@ export class RequestLoaders implements Loaders {
 
   get liveLiftsByResort() {
     const { inventory } = this.services.repos;
-    return (this._liveLiftsByResort ??= new DataLoader(batch('liveLiftsByResort', (ids) => Promise.resolve(groupBy(ids, inventory.liveLiftsOf(ids), (l) => l.resortId)))));
+    return (this._liveLiftsByResort ??= new DataLoader(
+      batch('liveLiftsByResort', (ids) => Promise.resolve(groupBy(ids, inventory.liveLiftsOf(ids), (l) => l.resortId))),
+    ));
   }
 
   get recentDaysByResort() {
     const { repos, weatherWindow } = this.services;
-    return (this._recentDaysByResort ??= new DataLoader(batch('recentDaysByResort', async (ids: readonly string[]) => {
-      const today = await weatherWindow.ensureFor(ids);
-      // `today` is the UTC date; a resort's local date is a day either side of it at most, and
-      // its reports reach back 7 days (new snow over 168 hours) and forward over the forecast.
-      return groupBy(ids, repos.weather.daysOf(ids, addDays(today, -8), addDays(today, FORECAST_DAYS)), (d) => d.resortId);
-    })));
+    return (this._recentDaysByResort ??= new DataLoader(
+      batch('recentDaysByResort', async (ids: readonly string[]) => {
+        const today = await weatherWindow.ensureFor(ids);
+        // `today` is the UTC date; a resort's local date is a day either side of it at most, and
+        // its reports reach back 7 days (new snow over 168 hours) and forward over the forecast.
+        return groupBy(ids, repos.weather.daysOf(ids, addDays(today, -8), addDays(today, FORECAST_DAYS)), (d) => d.resortId);
+      }),
+    ));
   }
 
   /**
@@ -171,15 +177,17 @@ export class RequestLoaders implements Loaders {
    */
   get snapshotByResort() {
     const { weatherWindow } = this.services;
-    return (this._snapshotByResort ??= new DataLoader(batch('snapshotByResort', async (ids: readonly string[]) => {
-      await weatherWindow.ensureFor(ids);
-      for (let restarts = 0; ; restarts++) {
-        const built = await this.buildSnapshots(ids, restarts < SNAPSHOT_RESTARTS);
-        if (built) return built;
-        // Rows read before the change must not be reused: every loader under the snapshots forgets.
-        for (const loader of [this.resortById, this.recentDaysByResort, this.trailsByResort, this.liftsByResort, this.liveLiftsByResort]) loader.clearAll();
-      }
-    })));
+    return (this._snapshotByResort ??= new DataLoader(
+      batch('snapshotByResort', async (ids: readonly string[]) => {
+        await weatherWindow.ensureFor(ids);
+        for (let restarts = 0; ; restarts++) {
+          const built = await this.buildSnapshots(ids, restarts < SNAPSHOT_RESTARTS);
+          if (built) return built;
+          // Rows read before the change must not be reused: every loader under the snapshots forgets.
+          for (const loader of [this.resortById, this.recentDaysByResort, this.trailsByResort, this.liftsByResort, this.liveLiftsByResort]) loader.clearAll();
+        }
+      }),
+    ));
   }
 
   /** The data version snapshots are built from: the hour, the weather and the inventory. */

@@ -9,7 +9,10 @@ import { foldAccents } from './fold.js';
 const WORDS: Readonly<Record<string, string>> = { st: 'saint', ste: 'sainte', ft: 'fort', mt: 'mount', pt: 'point' };
 
 /** The words of a name: folded, split on anything that is not a letter or digit. */
-const words = (name: string) => foldAccents(name).replace(/[^a-z0-9]+/g, ' ').trim();
+const words = (name: string) =>
+  foldAccents(name)
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
 
 export function cityKey(name: string): string {
   return words(name)

@@ -18,8 +18,18 @@ export type GroomingStatus = (typeof GROOMING_STATUSES)[number];
 export const LIFT_STATUSES = ['OPEN', 'HOLD', 'SCHEDULED', 'CLOSED'] as const;
 export type LiftStatus = (typeof LIFT_STATUSES)[number];
 export const SNOW_SURFACES = [
-  'POWDER', 'PACKED_POWDER', 'MACHINE_GROOMED', 'HARD_PACKED', 'SPRING_SNOW', 'CORN', 'GRANULAR',
-  'ICY', 'WET_SNOW', 'WIND_BLOWN', 'THIN_COVER', 'NO_SNOW',
+  'POWDER',
+  'PACKED_POWDER',
+  'MACHINE_GROOMED',
+  'HARD_PACKED',
+  'SPRING_SNOW',
+  'CORN',
+  'GRANULAR',
+  'ICY',
+  'WET_SNOW',
+  'WIND_BLOWN',
+  'THIN_COVER',
+  'NO_SNOW',
 ] as const;
 export type SnowSurface = (typeof SNOW_SURFACES)[number];
 
@@ -82,7 +92,11 @@ function snowSince(days: readonly DailyWeather[], today: string, n: number): num
   return round1(days.filter((d) => d.date >= from && d.date <= today).reduce((s, d) => s + d.snowfallSummitCm, 0));
 }
 
-export function operatingStatus(resort: ResortFacts, day: DailyWeather | undefined, today: string): { status: OperatingStatus; reason: string; season: PlannedSeason } {
+export function operatingStatus(
+  resort: ResortFacts,
+  day: DailyWeather | undefined,
+  today: string,
+): { status: OperatingStatus; reason: string; season: PlannedSeason } {
   const season = plannedSeason(today, resort.lat, resort.summitElevation);
   if (!inSeason(today, season)) return { status: 'CLOSED', reason: `out of season; opens ${season.opens}`, season };
   if (!day || day.snowDepthBaseCm < MIN_OPERATING_BASE_CM) {

@@ -1,6 +1,9 @@
 /** Lower case without accents ("Cañon" -> "canon"): the form names are compared and slugged in. */
 export function foldAccents(text: string): string {
-  return text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
 }
 
 const foldedNames = new Map<string, string>();

@@ -29,6 +29,6 @@ export function destinationPoint(lat: number, lng: number, bearingDeg: number, k
   const l1 = (lng * Math.PI) / 180;
   const p2 = Math.asin(Math.sin(p1) * Math.cos(d) + Math.cos(p1) * Math.sin(d) * Math.cos(b));
   const l2 = l1 + Math.atan2(Math.sin(b) * Math.sin(d) * Math.cos(p1), Math.cos(d) - Math.sin(p1) * Math.sin(p2));
-  const lngDeg = ((((l2 * 180) / Math.PI + 540) % 360) + 360) % 360 - 180;
+  const lngDeg = (((((l2 * 180) / Math.PI + 540) % 360) + 360) % 360) - 180;
   return { lat: Math.round(((p2 * 180) / Math.PI) * 1e5) / 1e5, lng: Math.round(lngDeg * 1e5) / 1e5 };
 }

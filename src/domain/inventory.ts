@@ -28,11 +28,60 @@ export function regionalRating(countryCode: string, continent: string, difficult
 }
 
 const TRAIL_WORDS = [
-  'Eagle', 'Ptarmigan', 'Marmot', 'Larch', 'Spruce', 'Aspen', 'Cedar', 'Raven', 'Falcon', 'Wolf', 'Lynx', 'Fox',
-  'Summit', 'Sunrise', 'Sundown', 'Morning', 'Alpine', 'Glacier', 'Cornice', 'Avalanche', 'Powder', 'Blizzard',
-  'Thunder', 'Lightning', 'Comet', 'Meteor', 'Horizon', 'Echo', 'Boulder', 'Granite', 'Crystal', 'Silver', 'Golden',
-  'Hidden', 'Lost', 'Lonesome', 'Old Mine', 'Pioneer', 'Ranger', 'Timberline', 'Moonlight', 'Starlight', 'North Star',
-  'Chamois', 'Ibex', 'Edelweiss', 'Gentian', 'Heather', 'Juniper', 'Birch', 'Pine', 'Misty', 'Frosty', 'Crooked',
+  'Eagle',
+  'Ptarmigan',
+  'Marmot',
+  'Larch',
+  'Spruce',
+  'Aspen',
+  'Cedar',
+  'Raven',
+  'Falcon',
+  'Wolf',
+  'Lynx',
+  'Fox',
+  'Summit',
+  'Sunrise',
+  'Sundown',
+  'Morning',
+  'Alpine',
+  'Glacier',
+  'Cornice',
+  'Avalanche',
+  'Powder',
+  'Blizzard',
+  'Thunder',
+  'Lightning',
+  'Comet',
+  'Meteor',
+  'Horizon',
+  'Echo',
+  'Boulder',
+  'Granite',
+  'Crystal',
+  'Silver',
+  'Golden',
+  'Hidden',
+  'Lost',
+  'Lonesome',
+  'Old Mine',
+  'Pioneer',
+  'Ranger',
+  'Timberline',
+  'Moonlight',
+  'Starlight',
+  'North Star',
+  'Chamois',
+  'Ibex',
+  'Edelweiss',
+  'Gentian',
+  'Heather',
+  'Juniper',
+  'Birch',
+  'Pine',
+  'Misty',
+  'Frosty',
+  'Crooked',
 ];
 const TRAIL_NOUNS: Record<Difficulty, string[]> = {
   BEGINNER: ['Meadow', 'Way', 'Lane', 'Trail', 'Path', 'Loop', 'Green', 'Promenade'],
@@ -41,10 +90,38 @@ const TRAIL_NOUNS: Record<Difficulty, string[]> = {
   EXPERT: ['Chute', 'Couloir', 'Cliffs', 'Couloirs', 'Wall', 'Plunge', 'Abyss', 'Gnarl'],
 };
 
-const LIFT_WORDS = ['Eagle', 'Summit', 'Valley', 'Panorama', 'Glacier', 'Sunrise', 'Express', 'Ridge', 'Peak', 'Lakeside', 'Village', 'Forest', 'Horizon', 'Crest', 'Meadow', 'Powder', 'Cirque', 'Sky', 'Bear', 'Alpenrose'];
+const LIFT_WORDS = [
+  'Eagle',
+  'Summit',
+  'Valley',
+  'Panorama',
+  'Glacier',
+  'Sunrise',
+  'Express',
+  'Ridge',
+  'Peak',
+  'Lakeside',
+  'Village',
+  'Forest',
+  'Horizon',
+  'Crest',
+  'Meadow',
+  'Powder',
+  'Cirque',
+  'Sky',
+  'Bear',
+  'Alpenrose',
+];
 const LIFT_SUFFIX: Record<LiftType, string> = {
-  CHAIRLIFT: 'Chair', GONDOLA: 'Gondola', CABLE_CAR: 'Cable Car', FUNICULAR: 'Funicular', T_BAR: 'T-Bar',
-  PLATTER: 'Platter', ROPE_TOW: 'Rope Tow', MAGIC_CARPET: 'Magic Carpet', UNKNOWN: 'Lift',
+  CHAIRLIFT: 'Chair',
+  GONDOLA: 'Gondola',
+  CABLE_CAR: 'Cable Car',
+  FUNICULAR: 'Funicular',
+  T_BAR: 'T-Bar',
+  PLATTER: 'Platter',
+  ROPE_TOW: 'Rope Tow',
+  MAGIC_CARPET: 'Magic Carpet',
+  UNKNOWN: 'Lift',
 };
 
 /** The grade mix: bigger verticals carry more steep terrain. */
@@ -65,9 +142,20 @@ function uniqueName(base: string, taken: Set<string>): string {
 }
 
 function toRoman(n: number): string {
-  const table: [number, string][] = [[10, 'X'], [9, 'IX'], [5, 'V'], [4, 'IV'], [1, 'I']];
+  const table: [number, string][] = [
+    [10, 'X'],
+    [9, 'IX'],
+    [5, 'V'],
+    [4, 'IV'],
+    [1, 'I'],
+  ];
   let out = '';
-  for (const [v, s] of table) while (n >= v) (out += s, (n -= v));
+  for (const [v, s] of table) {
+    while (n >= v) {
+      out += s;
+      n -= v;
+    }
+  }
   return out;
 }
 
@@ -117,7 +205,8 @@ function liftTypeFor(rng: Rng, resort: ResortFacts, index: number, hasFunicular:
   const europe = resort.continent === 'Europe';
   const { cableCar, funicular } = LIFT_RULES;
   if (index === 0 && resort.liftCount >= 4) return vertical > LIFT_RULES.accessGondolaMinVerticalM ? 'GONDOLA' : 'CHAIRLIFT';
-  if (index === 1 && resort.liftCount >= cableCar.minLifts && vertical > cableCar.minVerticalM && resort.summitElevation > cableCar.minSummitM) return 'CABLE_CAR';
+  if (index === 1 && resort.liftCount >= cableCar.minLifts && vertical > cableCar.minVerticalM && resort.summitElevation > cableCar.minSummitM)
+    return 'CABLE_CAR';
   if (index === resort.liftCount - 1) return 'MAGIC_CARPET';
   const r = rng.next();
   if (r < 0.02) return !hasFunicular && resort.liftCount >= funicular.minLifts && vertical > funicular.minVerticalM ? 'FUNICULAR' : 'CHAIRLIFT';
@@ -163,7 +252,12 @@ export function generateLifts(resort: ResortFacts): LiftFacts[] {
   const taken = new Set<string>();
   const lifts: LiftFacts[] = [];
   for (let i = 0; i < resort.liftCount; i++) {
-    const type = liftTypeFor(rng, resort, i, lifts.some((l) => l.type === 'FUNICULAR'));
+    const type = liftTypeFor(
+      rng,
+      resort,
+      i,
+      lifts.some((l) => l.type === 'FUNICULAR'),
+    );
     const [seats, capacityPerHour] = seatsAndCapacity(rng, type);
     const base = type === 'MAGIC_CARPET' ? 'Learning Area' : rng.pick(LIFT_WORDS);
     lifts.push({

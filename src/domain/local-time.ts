@@ -32,7 +32,9 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
 
 /** The zone's offset (minutes east of UTC) at an instant, as Intl (ICU) knows it. Throws for an unknown zone. */
 export function intlOffsetMinutes(timeZone: string, ms: number): number {
-  const name = formatterFor(timeZone).formatToParts(ms).find((p) => p.type === 'timeZoneName')!.value;
+  const name = formatterFor(timeZone)
+    .formatToParts(ms)
+    .find((p) => p.type === 'timeZoneName')!.value;
   // "GMT" for a zero offset, else "GMT+05:30" (seconds, before 1900 only, are dropped).
   const m = /^GMT(?:([+-])(\d\d):(\d\d))?/.exec(name);
   if (!m?.[1]) return 0;

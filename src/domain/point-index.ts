@@ -60,7 +60,12 @@ export class PointIndex<T> {
 
   /** An index over located items, sorted by key. */
   static of<T extends Located>(items: readonly T[], keyOf: (item: T) => string): PointIndex<T> {
-    return new PointIndex(sortedKeys(items.map(keyOf)), Float64Array.from(items, (x) => x.lat), Float64Array.from(items, (x) => x.lng), (i) => items[i]!);
+    return new PointIndex(
+      sortedKeys(items.map(keyOf)),
+      Float64Array.from(items, (x) => x.lat),
+      Float64Array.from(items, (x) => x.lng),
+      (i) => items[i]!,
+    );
   }
 
   get size(): number {

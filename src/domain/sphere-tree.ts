@@ -35,11 +35,15 @@ export class SphereTree {
     unitVector(lat, lng, q, 0);
     const heap = new BoundedMaxHeap(k);
     const { xyz, ids } = this;
-    const qx = q[0]!, qy = q[1]!, qz = q[2]!;
+    const qx = q[0]!,
+      qy = q[1]!,
+      qz = q[2]!;
     const visit = (i: number) => {
       const id = ids[i]!;
       if (id === skip) return;
-      const dx = xyz[i * 3]! - qx, dy = xyz[i * 3 + 1]! - qy, dz = xyz[i * 3 + 2]! - qz;
+      const dx = xyz[i * 3]! - qx,
+        dy = xyz[i * 3 + 1]! - qy,
+        dz = xyz[i * 3 + 2]! - qz;
       const d2 = dx * dx + dy * dy + dz * dz;
       if (d2 <= maxChord2) heap.offer(id, d2);
     };

@@ -51,7 +51,13 @@ export class ZipSpatialIndex {
   nearby(lat: number, lng: number, radiusMiles: number, limit: number, excludeZip?: string): NearbyZip[] {
     const t = this.table;
     return this.index.nearbyAs(lat, lng, radiusMiles, limit, excludeZip, (row, distanceMiles) => ({
-      zip: t.zipAt(row), city: t.cityAt(row), stateCode: t.stateCodeAt(row), county: t.countyAt(row), lat: t.lat[row]!, lng: t.lng[row]!, distanceMiles,
+      zip: t.zipAt(row),
+      city: t.cityAt(row),
+      stateCode: t.stateCodeAt(row),
+      county: t.countyAt(row),
+      lat: t.lat[row]!,
+      lng: t.lng[row]!,
+      distanceMiles,
     }));
   }
 }

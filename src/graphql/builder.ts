@@ -38,7 +38,12 @@ export const builder = new SchemaBuilder<{
   // error listing each parameter, the value received and its bound, as REST's problem+json does.
   validation: {
     validationError: (failure) =>
-      new BadInputError(failure.issues.map((issue) => (issue as ParamIssue).problem ?? { name: issue.path?.map(String).join('.') || 'input', value: null, bound: issue.message, message: issue.message })),
+      new BadInputError(
+        failure.issues.map(
+          (issue) =>
+            (issue as ParamIssue).problem ?? { name: issue.path?.map(String).join('.') || 'input', value: null, bound: issue.message, message: issue.message },
+        ),
+      ),
   },
   complexity: {
     defaultComplexity: 1,
@@ -78,5 +83,5 @@ builder.addScalarType(
 
 builder.queryType({
   description:
-    'Ski resort conditions and US ZIP codes. Every root field is nullable, as are fields whose arguments can be refused or whose work can fail (history, nearby lists, a state\'s ZIP pages): an error nulls that field only and is listed in `errors` with its code, while its siblings still answer.',
+    "Ski resort conditions and US ZIP codes. Every root field is nullable, as are fields whose arguments can be refused or whose work can fail (history, nearby lists, a state's ZIP pages): an error nulls that field only and is listed in `errors` with its code, while its siblings still answer.",
 });

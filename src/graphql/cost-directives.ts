@@ -1,4 +1,18 @@
-import { DirectiveLocation, GraphQLBoolean, GraphQLDirective, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLString, isInterfaceType, isListType, isNonNullType, isObjectType, type GraphQLField, type GraphQLSchema } from 'graphql';
+import {
+  DirectiveLocation,
+  GraphQLBoolean,
+  GraphQLDirective,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLString,
+  isInterfaceType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  type GraphQLField,
+  type GraphQLSchema,
+} from 'graphql';
 
 /**
  * What each field costs, in the SDL: the `@cost` and `@listSize` directives of IBM's GraphQL cost
@@ -15,7 +29,8 @@ export const costDirective = new GraphQLDirective({
 });
 export const listSizeDirective = new GraphQLDirective({
   name: 'listSize',
-  description: 'How many items this list field is counted as: `assumedSize`, or the value of the first `slicingArguments` given (IBM GraphQL cost specification).',
+  description:
+    'How many items this list field is counted as: `assumedSize`, or the value of the first `slicingArguments` given (IBM GraphQL cost specification).',
   locations: [DirectiveLocation.FIELD_DEFINITION],
   args: {
     assumedSize: { type: GraphQLInt },
@@ -27,7 +42,8 @@ export const listSizeDirective = new GraphQLDirective({
 
 /** A complexity function whose list multiplier is one of its arguments (a page's limit). */
 export type Sliced<F> = F & { slicingArguments: readonly string[] };
-export const sliced = <F extends (...args: never[]) => unknown>(fn: F, slicingArguments: readonly string[]): Sliced<F> => Object.assign(fn, { slicingArguments });
+export const sliced = <F extends (...args: never[]) => unknown>(fn: F, slicingArguments: readonly string[]): Sliced<F> =>
+  Object.assign(fn, { slicingArguments });
 
 type Complexity = number | { field?: number; multiplier?: number } | ((args: Record<string, unknown>) => { field?: number; multiplier?: number } | number);
 
@@ -61,7 +77,8 @@ export function annotateCosts(schema: GraphQLSchema): void {
     for (const field of Object.values(type.getFields())) {
       const c = fieldCost(field);
       const directives: Record<string, unknown> = { cost: { weight: String(c.weight) } };
-      if (c.assumedSize !== undefined) directives.listSize = { assumedSize: c.assumedSize, ...(c.slicingArguments ? { slicingArguments: c.slicingArguments } : {}) };
+      if (c.assumedSize !== undefined)
+        directives.listSize = { assumedSize: c.assumedSize, ...(c.slicingArguments ? { slicingArguments: c.slicingArguments } : {}) };
       (field as { extensions: Record<string, unknown> }).extensions = { ...field.extensions, directives };
     }
   }

@@ -1,6 +1,16 @@
 import { LRUCache } from 'lru-cache';
 import { addDays } from '../domain/dates.js';
-import { averageSeries, deviations, samplePoints, summarize, windowDates, yearsBefore, type Deviations, type HistoryDay, type Summary } from '../domain/history.js';
+import {
+  averageSeries,
+  deviations,
+  samplePoints,
+  summarize,
+  windowDates,
+  yearsBefore,
+  type Deviations,
+  type HistoryDay,
+  type Summary,
+} from '../domain/history.js';
 import type { ResortFacts } from '../domain/resort.js';
 import type { HistoryProvider } from '../providers/provider.js';
 import { UpstreamError, type CallBounds } from '../providers/upstream.js';

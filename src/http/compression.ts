@@ -43,7 +43,9 @@ export type Effort = keyof typeof LEVELS;
  * profile of `node dist/server.js`): the first requests a server answers, lookups, are too small
  * to compress.
  */
-let zlibLoaded: { zlib: typeof Zlib; brotli: (body: Buffer, opts: Zlib.BrotliOptions) => Promise<Buffer>; gzip: (body: Buffer, opts: Zlib.ZlibOptions) => Promise<Buffer> } | undefined;
+let zlibLoaded:
+  | { zlib: typeof Zlib; brotli: (body: Buffer, opts: Zlib.BrotliOptions) => Promise<Buffer>; gzip: (body: Buffer, opts: Zlib.ZlibOptions) => Promise<Buffer> }
+  | undefined;
 function loadZlib() {
   if (!zlibLoaded) {
     const zlib = createRequire(import.meta.url)('node:zlib') as typeof Zlib;
@@ -53,7 +55,15 @@ function loadZlib() {
 }
 
 const options = ({ constants }: typeof Zlib, coding: Coding, level: number, size: number) =>
-  coding === 'br' ? { params: { [constants.BROTLI_PARAM_QUALITY]: level, [constants.BROTLI_PARAM_SIZE_HINT]: size, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } } : { level };
+  coding === 'br'
+    ? {
+        params: {
+          [constants.BROTLI_PARAM_QUALITY]: level,
+          [constants.BROTLI_PARAM_SIZE_HINT]: size,
+          [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+        },
+      }
+    : { level };
 
 /**
  * The coding to answer with, as the client's Accept-Encoding allows (q-values, `*` and
@@ -64,7 +74,9 @@ export function codingFor(req: IncomingMessage, effort: Effort): Coding | null {
   if (!header) return null;
   const { prefer } = LEVELS[effort];
   // negotiator 1.x takes the server's order of preference for ties (its published types predate it).
-  const negotiator = new Negotiator({ headers: { 'accept-encoding': header } }) as unknown as { encoding(available: string[], options: { preferred: string[] }): string | undefined };
+  const negotiator = new Negotiator({ headers: { 'accept-encoding': header } }) as unknown as {
+    encoding(available: string[], options: { preferred: string[] }): string | undefined;
+  };
   const best = negotiator.encoding([...prefer], { preferred: [...prefer] });
   return best === 'br' || best === 'gzip' ? best : null;
 }

@@ -41,7 +41,8 @@ export function limitConnections(server: Server, limits: ConnectionLimits, logge
       if (s !== socket && !(s as unknown as { _httpMessage?: unknown })._httpMessage && !upgraded.has(s)) {
         open.delete(s);
         s.destroy();
-        if (++evicted % 1000 === 1) logger.warn({ open: open.size, max: limits.maxConnections, evicted }, 'connection cap reached: closing the oldest idle connections');
+        if (++evicted % 1000 === 1)
+          logger.warn({ open: open.size, max: limits.maxConnections, evicted }, 'connection cap reached: closing the oldest idle connections');
         return;
       }
     }

@@ -53,7 +53,12 @@ export function createDispatcher({ guard, handlers, deadlines, metrics, corsOrig
     if (ex.path === '/livez' || ex.path === '/readyz') {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         ex.route = ex.path;
-        return sendProblem(ex, { status: 405, code: 'METHOD_NOT_ALLOWED', detail: `${req.method} is not allowed here; use GET, HEAD`, headers: ['allow', 'GET, HEAD'] });
+        return sendProblem(ex, {
+          status: 405,
+          code: 'METHOD_NOT_ALLOWED',
+          detail: `${req.method} is not allowed here; use GET, HEAD`,
+          headers: ['allow', 'GET, HEAD'],
+        });
       }
       return ex.path === '/livez' ? probe(ex, { ready: true, waiting: [] }, 'live') : probe(ex, handlers.ready(), 'ready');
     }
@@ -97,7 +102,12 @@ export function createDispatcher({ guard, handlers, deadlines, metrics, corsOrig
   function fail(ex: Exchange, err: unknown): void {
     const problem: Problem =
       err instanceof BodyTooLargeError
-        ? { status: 413, code: 'PAYLOAD_TOO_LARGE', detail: `The request body must be at most ${err.limit} bytes.`, errors: [{ name: 'body', bound: `<= ${err.limit} bytes`, message: `body must be at most ${err.limit} bytes` }] }
+        ? {
+            status: 413,
+            code: 'PAYLOAD_TOO_LARGE',
+            detail: `The request body must be at most ${err.limit} bytes.`,
+            errors: [{ name: 'body', bound: `<= ${err.limit} bytes`, message: `body must be at most ${err.limit} bytes` }],
+          }
         : INTERNAL;
     if (problem === INTERNAL) logger.error({ reqId: ex.requestId, err }, 'request failed');
     else logger.warn({ reqId: ex.requestId, code: problem.code }, problem.detail);
@@ -124,7 +134,19 @@ export function createDispatcher({ guard, handlers, deadlines, metrics, corsOrig
     const t0 = logRequests ? performance.now() : 0;
     if (logRequests) {
       res.once('finish', () => {
-        logger.info({ reqId: requestId, method: req.method, url: rawUrl, status: res.statusCode, ms: +(performance.now() - t0).toFixed(2), keyId: ex.keyId ?? undefined, cost: ex.cost || undefined, traceId: ex.trace?.span.spanContext().traceId }, 'request');
+        logger.info(
+          {
+            reqId: requestId,
+            method: req.method,
+            url: rawUrl,
+            status: res.statusCode,
+            ms: +(performance.now() - t0).toFixed(2),
+            keyId: ex.keyId ?? undefined,
+            cost: ex.cost || undefined,
+            traceId: ex.trace?.span.spanContext().traceId,
+          },
+          'request',
+        );
       });
     }
     ex.onTimeOut = timeOut;

@@ -107,7 +107,10 @@ export class Exchange {
   send(status: number, contentType: string, body: string | Buffer, headers: readonly string[] = []): void {
     if (this.res.headersSent) return;
     const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
-    this.res.writeHead(status, this.baseHeaders.concat('x-request-id', this.requestId, this.headers, headers, 'content-type', contentType, 'content-length', String(length)));
+    this.res.writeHead(
+      status,
+      this.baseHeaders.concat('x-request-id', this.requestId, this.headers, headers, 'content-type', contentType, 'content-length', String(length)),
+    );
     this.ending = true;
     if (typeof body === 'string' && body.length >= SEPARATE_HEAD_CHARS && this.res.socket) {
       // Node prepends the head to a string body, and the joined string is copied whole before it

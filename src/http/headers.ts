@@ -3,11 +3,7 @@
  * response is one writeHead call rather than a dozen setHeader calls.
  */
 
-const SECURITY = [
-  'x-content-type-options', 'nosniff',
-  'x-frame-options', 'DENY',
-  'referrer-policy', 'no-referrer',
-] as const;
+const SECURITY = ['x-content-type-options', 'nosniff', 'x-frame-options', 'DENY', 'referrer-policy', 'no-referrer'] as const;
 
 /** API answers: JSON, nothing to frame, run or load. */
 export const API_HEADERS: readonly string[] = [...SECURITY, 'content-security-policy', "default-src 'none'; frame-ancestors 'none'"];
@@ -19,7 +15,8 @@ export const API_HEADERS: readonly string[] = [...SECURITY, 'content-security-po
  */
 export const PAGE_HEADERS: readonly string[] = [
   ...SECURITY,
-  'cross-origin-opener-policy', 'same-origin',
+  'cross-origin-opener-policy',
+  'same-origin',
   'content-security-policy',
   "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; frame-ancestors 'none'",
 ];

@@ -59,7 +59,12 @@ function liveMetrics({ Counter, Gauge, Histogram, Registry, collectDefaultMetric
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
-  const requests = new Counter({ name: 'http_requests_total', help: 'Requests answered, by route template, method and status.', labelNames: ['route', 'method', 'status'], registers: [registry] });
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'Requests answered, by route template, method and status.',
+    labelNames: ['route', 'method', 'status'],
+    registers: [registry],
+  });
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'Time to answer, by route template.',
@@ -68,7 +73,12 @@ function liveMetrics({ Counter, Gauge, Histogram, Registry, collectDefaultMetric
     registers: [registry],
   });
   const syncRuns = new Counter({ name: 'sync_runs_total', help: 'Sync runs finished, by outcome.', labelNames: ['status'], registers: [registry] });
-  const upstreamCalls = new Counter({ name: 'upstream_calls_total', help: 'Calls to weather and lift providers, by provider and outcome.', labelNames: ['provider', 'outcome'], registers: [registry] });
+  const upstreamCalls = new Counter({
+    name: 'upstream_calls_total',
+    help: 'Calls to weather and lift providers, by provider and outcome.',
+    labelNames: ['provider', 'outcome'],
+    registers: [registry],
+  });
   new Gauge({
     name: 'upstream_circuit_open',
     help: '1 while a provider’s circuit breaker is open (calls fail fast).',

@@ -15,7 +15,7 @@ const INDEX_LINKS = [
   ['/graphql', 'GraphQL (GraphiQL in a browser)'],
   ['/docs', 'REST API reference'],
   ['/openapi.json', 'OpenAPI 3.1 document'],
-  ['/schema.graphql', 'GraphQL schema (SDL, with each field\'s @cost)'],
+  ['/schema.graphql', "GraphQL schema (SDL, with each field's @cost)"],
   ['/readyz', 'Readiness probe'],
 ] as const;
 
@@ -102,9 +102,23 @@ export function createPages(openApi: () => object, keyModes: KeyModes) {
     ['/openapi.json', { asset: new StaticAsset('application/json; charset=utf-8', () => JSON.stringify(openApi(), null, 2)), headers: API_HEADERS }],
     // The committed SDL (npm run codegen prints it; CI checks it is current): directives included,
     // which introspection cannot show (each field's @cost and @listSize).
-    ['/schema.graphql', { asset: new StaticAsset('text/plain; charset=utf-8', () => readFile(path.join(PROJECT_ROOT, 'schema', 'schema.graphql'), 'utf8')), headers: API_HEADERS }],
+    [
+      '/schema.graphql',
+      {
+        asset: new StaticAsset('text/plain; charset=utf-8', () => readFile(path.join(PROJECT_ROOT, 'schema', 'schema.graphql'), 'utf8')),
+        headers: API_HEADERS,
+      },
+    ],
     ['/', { asset: new StaticAsset(html, () => indexHtml(keyModes)), headers: PAGE_HEADERS }],
-    ['/index.json', { asset: new StaticAsset('application/json; charset=utf-8', () => JSON.stringify({ service: 'ski-zip-gateway', links: Object.fromEntries(INDEX_LINKS.map(([href, text]) => [text, href])) })), headers: API_HEADERS }],
+    [
+      '/index.json',
+      {
+        asset: new StaticAsset('application/json; charset=utf-8', () =>
+          JSON.stringify({ service: 'ski-zip-gateway', links: Object.fromEntries(INDEX_LINKS.map(([href, text]) => [text, href])) }),
+        ),
+        headers: API_HEADERS,
+      },
+    ],
   ]);
 
   /** The page for this request, if it is one: GraphiQL only for browsers, / as HTML or JSON. */

@@ -3,7 +3,6 @@ import type { Exchange } from './exchange.js';
 import type { Problem } from '../lib/errors.js';
 import { API_HEADERS, CACHE_NONE, PROBLEM_TYPE } from './headers.js';
 
-
 /**
  * RFC 9457 problem details, written here and nowhere else. `type` stays about:blank (the HTTP
  * status says it all), so `title` is the status phrase; `detail`, `code` and `errors` say what
@@ -29,7 +28,19 @@ export function sendProblem(ex: Exchange, problem: Problem): void {
  */
 export function rawProblemResponse(problem: Problem, requestId: string): string {
   const body = problemBody(problem, null, requestId);
-  const headers = [...API_HEADERS, 'x-request-id', requestId, 'cache-control', CACHE_NONE, 'content-type', PROBLEM_TYPE, 'content-length', String(Buffer.byteLength(body)), 'connection', 'close'];
+  const headers = [
+    ...API_HEADERS,
+    'x-request-id',
+    requestId,
+    'cache-control',
+    CACHE_NONE,
+    'content-type',
+    PROBLEM_TYPE,
+    'content-length',
+    String(Buffer.byteLength(body)),
+    'connection',
+    'close',
+  ];
   let head = `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n`;
   for (let i = 0; i < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;
   return `${head}\r\n${body}`;

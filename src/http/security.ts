@@ -27,9 +27,12 @@ export function preflight(ex: Exchange, origins: readonly string[]): void {
     204,
     allowed
       ? [
-          'access-control-allow-methods', 'GET, POST, OPTIONS',
-          'access-control-allow-headers', 'x-api-key, content-type, accept, x-request-id, x-graphql-yoga-csrf, if-none-match',
-          'access-control-max-age', '600',
+          'access-control-allow-methods',
+          'GET, POST, OPTIONS',
+          'access-control-allow-headers',
+          'x-api-key, content-type, accept, x-request-id, x-graphql-yoga-csrf, if-none-match',
+          'access-control-max-age',
+          '600',
         ]
       : [],
   );

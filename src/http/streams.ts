@@ -11,7 +11,11 @@ export interface StreamHolder {
 }
 
 /** An event stream's answer as a holder. */
-export const answerHolder = (ex: Exchange): StreamHolder => ({ keyId: ex.keyId, end: () => ex.res.destroy(), onEnd: (listener) => ex.res.once('close', listener) });
+export const answerHolder = (ex: Exchange): StreamHolder => ({
+  keyId: ex.keyId,
+  end: () => ex.res.destroy(),
+  onEnd: (listener) => ex.res.once('close', listener),
+});
 
 export interface StreamLimits {
   /** Event streams (SSE, multipart) one key may hold open at once. */
@@ -55,12 +59,24 @@ export class StreamLimiter {
         status: 429,
         code: 'TOO_MANY_STREAMS',
         detail: `This key already holds ${this.limits.perKey} open streams (SSE, multipart, WebSocket), the most one key may hold; close one first.`,
-        errors: [{ name: 'streams', value: mine!.size, bound: `at most ${this.limits.perKey} open at once per key`, message: `streams must be at most ${this.limits.perKey} per key` }],
+        errors: [
+          {
+            name: 'streams',
+            value: mine!.size,
+            bound: `at most ${this.limits.perKey} open at once per key`,
+            message: `streams must be at most ${this.limits.perKey} per key`,
+          },
+        ],
         headers: ['retry-after', '1'],
       };
     }
     if (this.open.size >= this.limits.total) {
-      return { status: 503, code: 'TOO_MANY_STREAMS', detail: `The server holds ${this.limits.total} streams, its most; try again later.`, headers: ['retry-after', '5'] };
+      return {
+        status: 503,
+        code: 'TOO_MANY_STREAMS',
+        detail: `The server holds ${this.limits.total} streams, its most; try again later.`,
+        headers: ['retry-after', '5'],
+      };
     }
     const stream: OpenStream = { holder, key, timer: setTimeout(() => holder.end(), this.limits.maxLifetimeMs).unref() };
     this.open.add(stream);

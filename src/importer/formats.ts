@@ -84,9 +84,12 @@ export function fromOpenSkiStats(data: unknown): { areas: ImportedArea[]; skippe
 function centre(geometry: SkiAreaFeature['geometry'] | null | undefined): [number, number] | null {
   if (!geometry) return null;
   const rings: number[][][] =
-    geometry.type === 'Point' ? [[geometry.coordinates as number[]]]
-      : geometry.type === 'Polygon' ? [geometry.coordinates[0] as number[][]]
-        : geometry.type === 'MultiPolygon' ? geometry.coordinates.map((p) => p[0] as number[][])
+    geometry.type === 'Point'
+      ? [[geometry.coordinates as number[]]]
+      : geometry.type === 'Polygon'
+        ? [geometry.coordinates[0] as number[][]]
+        : geometry.type === 'MultiPolygon'
+          ? geometry.coordinates.map((p) => p[0] as number[][])
           : [];
   const pts = rings.flat().filter((c) => Number.isFinite(c[0]) && Number.isFinite(c[1]));
   if (pts.length === 0) return null;

@@ -26,7 +26,12 @@ export interface AreaImportResult {
 /** A curated resort this close to an imported area, with a shared name word, is the same place. */
 const SAME_PLACE_KM = 5;
 
-const words = (s: string) => new Set(slugify(s).split('-').filter((w) => w.length > 2));
+const words = (s: string) =>
+  new Set(
+    slugify(s)
+      .split('-')
+      .filter((w) => w.length > 2),
+  );
 
 function facts(id: string, a: ImportedArea, country: NonNullable<ReturnType<typeof countryInfo>>): ResortFacts {
   const base = Math.round(a.minElevation ?? a.maxElevation ?? 0);
@@ -60,7 +65,9 @@ export function importAreas(db: Db, areas: readonly ImportedArea[], options: Are
   const exists = db.prepare<[string], { id: string }>('SELECT id FROM resorts WHERE id = ?');
   const originOf = db.prepare<[string], { origin: string; inventory: string }>('SELECT origin, inventory_source AS inventory FROM resorts WHERE id = ?');
   const insert = resortInsert(db, 'imported');
-  const assignments = Object.entries(RESORTS.columns).filter(([field]) => field !== 'id').map(([field, column]) => `${column} = @${field}`);
+  const assignments = Object.entries(RESORTS.columns)
+    .filter(([field]) => field !== 'id')
+    .map(([field, column]) => `${column} = @${field}`);
   const update = db.prepare(`UPDATE resorts SET ${assignments.join(', ')} WHERE id = @id AND origin = 'imported'`);
   const inventory = inventoryWriter(db);
   const curated = db
@@ -68,12 +75,21 @@ export function importAreas(db: Db, areas: readonly ImportedArea[], options: Are
     .all();
 
   db.transaction(() => {
-    areas.forEach((a, i) => {
+    for (const [i, a] of areas.entries()) {
       options.onProgress?.(i, areas.length);
-      if (!a.operating && !options.includeNonOperating) return void result.skipped.nonOperating++;
-      if (!a.downhill && !options.includeNonDownhill) return void result.skipped.nonDownhill++;
+      if (!a.operating && !options.includeNonOperating) {
+        result.skipped.nonOperating++;
+        continue;
+      }
+      if (!a.downhill && !options.includeNonDownhill) {
+        result.skipped.nonDownhill++;
+        continue;
+      }
       const country = a.countryCode ? countryInfo(a.countryCode) : null;
-      if (!country) return void result.skipped.noCountry++;
+      if (!country) {
+        result.skipped.noCountry++;
+        continue;
+      }
 
       const known = bySource.get(a.source, a.sourceId)?.resortId;
       if (known && originOf.get(known)?.origin === 'imported') {
@@ -81,9 +97,9 @@ export function importAreas(db: Db, areas: readonly ImportedArea[], options: Are
         update.run(f);
         if (originOf.get(known)?.inventory === 'generated') inventory.generated(f);
         result.updated++;
-        return;
+        continue;
       }
-      if (known) return; // linked to a curated resort already: curated facts stand
+      if (known) continue; // linked to a curated resort already: curated facts stand
 
       const nameWords = words(a.name ?? '');
       const twin = curated.find(
@@ -93,7 +109,7 @@ export function importAreas(db: Db, areas: readonly ImportedArea[], options: Are
         link.run(a.source, a.sourceId, twin.id);
         if (a.openSkiMapId && a.source !== 'openskimap') link.run('openskimap', a.openSkiMapId, twin.id);
         result.matchedCurated++;
-        return;
+        continue;
       }
       const id = uniqueSlug(a.name, a.countryCode, a.region, a.sourceId, (s) => exists.get(s) !== undefined);
       const f = facts(id, a, country);
@@ -102,7 +118,7 @@ export function importAreas(db: Db, areas: readonly ImportedArea[], options: Are
       link.run(a.source, a.sourceId, id);
       if (a.openSkiMapId && a.source !== 'openskimap') link.run('openskimap', a.openSkiMapId, id);
       result.added++;
-    });
+    }
     options.onProgress?.(areas.length, areas.length);
     writeZoneOffsets(db);
   })();

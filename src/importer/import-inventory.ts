@@ -13,12 +13,28 @@ import type { Difficulty, LiftType } from '../domain/resort.js';
  */
 
 const DIFFICULTY: Record<string, Difficulty> = {
-  novice: 'BEGINNER', easy: 'BEGINNER', intermediate: 'INTERMEDIATE', advanced: 'ADVANCED', expert: 'EXPERT', freeride: 'EXPERT', extreme: 'EXPERT',
+  novice: 'BEGINNER',
+  easy: 'BEGINNER',
+  intermediate: 'INTERMEDIATE',
+  advanced: 'ADVANCED',
+  expert: 'EXPERT',
+  freeride: 'EXPERT',
+  extreme: 'EXPERT',
 };
 
 const LIFT_TYPE: Record<string, LiftType> = {
-  cable_car: 'CABLE_CAR', gondola: 'GONDOLA', chair_lift: 'CHAIRLIFT', mixed_lift: 'GONDOLA', drag_lift: 'T_BAR', 't-bar': 'T_BAR',
-  'j-bar': 'T_BAR', platter: 'PLATTER', rope_tow: 'ROPE_TOW', magic_carpet: 'MAGIC_CARPET', funicular: 'FUNICULAR', railway: 'FUNICULAR',
+  cable_car: 'CABLE_CAR',
+  gondola: 'GONDOLA',
+  chair_lift: 'CHAIRLIFT',
+  mixed_lift: 'GONDOLA',
+  drag_lift: 'T_BAR',
+  't-bar': 'T_BAR',
+  'j-bar': 'T_BAR',
+  platter: 'PLATTER',
+  rope_tow: 'ROPE_TOW',
+  magic_carpet: 'MAGIC_CARPET',
+  funicular: 'FUNICULAR',
+  railway: 'FUNICULAR',
 };
 
 const Collection = z.object({ type: z.literal('FeatureCollection'), features: z.array(z.any()) });
@@ -27,9 +43,12 @@ const Collection = z.object({ type: z.literal('FeatureCollection'), features: z.
 function lengthM(geometry: RunFeature['geometry'] | LiftFeature['geometry'] | null | undefined): number {
   if (!geometry) return 0;
   const lines: number[][][] =
-    geometry.type === 'LineString' ? [geometry.coordinates as number[][]]
-      : geometry.type === 'MultiLineString' ? (geometry.coordinates as number[][][])
-        : geometry.type === 'Polygon' ? [geometry.coordinates[0] as number[][]]
+    geometry.type === 'LineString'
+      ? [geometry.coordinates as number[][]]
+      : geometry.type === 'MultiLineString'
+        ? (geometry.coordinates as number[][][])
+        : geometry.type === 'Polygon'
+          ? [geometry.coordinates[0] as number[][]]
           : [];
   let km = 0;
   for (const line of lines) {

@@ -2,13 +2,14 @@ import { hostname } from 'node:os';
 import { z } from 'zod';
 import { SetupError } from './errors.js';
 
-const onOff = z
-  .enum(['on', 'off', 'true', 'false', '1', '0'])
-  .transform((v) => v === 'on' || v === 'true' || v === '1');
+const onOff = z.enum(['on', 'off', 'true', 'false', '1', '0']).transform((v) => v === 'on' || v === 'true' || v === '1');
 
-const list = z
-  .string()
-  .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+const list = z.string().transform((s) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean),
+);
 
 /** Environment, validated once at start-up so a typo fails loudly instead of at the first request. */
 export const EnvSchema = z.object({
@@ -57,13 +58,20 @@ export const EnvSchema = z.object({
   LIFTIE: onOff.default(false),
   LIFTIE_URL: z.url().default('https://liftie.info/api/resort'),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(50).default(4_000),
-  UPSTREAM_MAX_BYTES: z.coerce.number().int().min(1024).default(8 * 1024 * 1024),
+  UPSTREAM_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(8 * 1024 * 1024),
   SYNC_RUN_BUDGET_MS: z.coerce.number().int().min(1000).default(300_000),
   UPSTREAM_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
   UPSTREAM_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(4),
   UPSTREAM_BREAKER_RESET_MS: z.coerce.number().int().min(10).default(30_000),
   SYNC_INTERVAL_MINUTES: z.coerce.number().min(0).default(60),
-  REDIS_URL: z.string().regex(/^(rediss?:\/\/|unix:\/\/\/)/, 'a redis://, rediss:// or unix:///path URL').optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^(rediss?:\/\/|unix:\/\/\/)/, 'a redis://, rediss:// or unix:///path URL')
+    .optional(),
   REPLICA_ID: z.string().min(1).max(100).optional(),
   CLOCK_START: z.iso.datetime({ offset: true }).optional(),
 });
@@ -143,7 +151,12 @@ export interface Config {
   /** Live lift status from Liftie for resorts that map to a Liftie id. */
   liftie: { enabled: boolean; url: string };
   upstream: {
-    timeoutMs: number; retries: number; concurrency: number; backoffMs: number; resetTimeoutMs: number; maxBytes: number;
+    timeoutMs: number;
+    retries: number;
+    concurrency: number;
+    backoffMs: number;
+    resetTimeoutMs: number;
+    maxBytes: number;
     /** Attempts within a minute before the breaker may open (default 5); a test of other failures sets it out of reach. */
     volumeThreshold?: number;
   };
@@ -169,7 +182,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   // Streams may take at most half of the connections by default: other requests always find one.
   const maxStreams = e.MAX_STREAMS ?? Math.max(1, Math.floor(e.MAX_CONNECTIONS / 2));
-  if (e.GRAPHQL_TRUSTED_ONLY && !e.GRAPHQL_TRUSTED_DOCUMENTS) throw new SetupError('Invalid environment:\nGRAPHQL_TRUSTED_ONLY: needs GRAPHQL_TRUSTED_DOCUMENTS (the manifest of the documents that may run)');
+  if (e.GRAPHQL_TRUSTED_ONLY && !e.GRAPHQL_TRUSTED_DOCUMENTS)
+    throw new SetupError('Invalid environment:\nGRAPHQL_TRUSTED_ONLY: needs GRAPHQL_TRUSTED_DOCUMENTS (the manifest of the documents that may run)');
   if (e.NODE_ENV === 'production') {
     const weak = [...e.API_KEYS, ...e.API_ADMIN_KEYS].filter(isWeakKey);
     if (weak.length > 0) {
@@ -179,7 +193,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       );
     }
   }
-  if (maxStreams >= e.MAX_CONNECTIONS) throw new SetupError(`Invalid environment:\nMAX_STREAMS: must be below MAX_CONNECTIONS (${e.MAX_CONNECTIONS}), so that other requests always find a connection`);
+  if (maxStreams >= e.MAX_CONNECTIONS)
+    throw new SetupError(
+      `Invalid environment:\nMAX_STREAMS: must be below MAX_CONNECTIONS (${e.MAX_CONNECTIONS}), so that other requests always find a connection`,
+    );
   return {
     port: e.PORT,
     host: e.HOST,
@@ -195,14 +212,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Off by default in production: introspection and suggestions describe the schema to anyone.
     introspection: e.GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== 'production',
     trustedDocuments: { manifest: e.GRAPHQL_TRUSTED_DOCUMENTS ?? null, only: e.GRAPHQL_TRUSTED_ONLY },
-    graphql: { maxBatch: e.GRAPHQL_BATCH_MAX, wsInitTimeoutMs: e.GRAPHQL_WS_INIT_TIMEOUT_MS, wsIdleTimeoutMs: e.GRAPHQL_WS_IDLE_TIMEOUT_MS, heartbeatMs: 12_000 },
+    graphql: {
+      maxBatch: e.GRAPHQL_BATCH_MAX,
+      wsInitTimeoutMs: e.GRAPHQL_WS_INIT_TIMEOUT_MS,
+      wsIdleTimeoutMs: e.GRAPHQL_WS_IDLE_TIMEOUT_MS,
+      heartbeatMs: 12_000,
+    },
     maxBodyBytes: e.MAX_BODY_BYTES,
-    connections: { maxConnections: e.MAX_CONNECTIONS, headersTimeoutMs: e.HEADERS_TIMEOUT_MS, requestTimeoutMs: e.REQUEST_TIMEOUT_MS, keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS },
+    connections: {
+      maxConnections: e.MAX_CONNECTIONS,
+      headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+    },
     streams: { perKey: e.STREAMS_PER_KEY, total: maxStreams, maxLifetimeMs: e.STREAM_MAX_LIFETIME_MS },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     executionTimeoutMs: e.EXECUTION_TIMEOUT_MS,
     responseCacheBytes: Math.round(e.RESPONSE_CACHE_MB * 1024 * 1024),
-    tracing: Boolean(e.OTEL_EXPORTER_OTLP_ENDPOINT || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) && e.OTEL_SDK_DISABLED !== 'true' && e.OTEL_TRACES_EXPORTER !== 'none',
+    tracing:
+      Boolean(e.OTEL_EXPORTER_OTLP_ENDPOINT || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) && e.OTEL_SDK_DISABLED !== 'true' && e.OTEL_TRACES_EXPORTER !== 'none',
     snapshotChunk: 250,
     warmUpDelayMs: 200,
     warmUpRounds: e.WARM_UP_ROUNDS,
@@ -210,7 +238,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     provider: e.PROVIDER,
     openMeteo: { forecast: e.OPEN_METEO_FORECAST_URL, archive: e.OPEN_METEO_ARCHIVE_URL },
     liftie: { enabled: e.LIFTIE, url: e.LIFTIE_URL },
-    upstream: { timeoutMs: e.UPSTREAM_TIMEOUT_MS, retries: e.UPSTREAM_RETRIES, concurrency: e.UPSTREAM_CONCURRENCY, backoffMs: 500, resetTimeoutMs: e.UPSTREAM_BREAKER_RESET_MS, maxBytes: e.UPSTREAM_MAX_BYTES },
+    upstream: {
+      timeoutMs: e.UPSTREAM_TIMEOUT_MS,
+      retries: e.UPSTREAM_RETRIES,
+      concurrency: e.UPSTREAM_CONCURRENCY,
+      backoffMs: 500,
+      resetTimeoutMs: e.UPSTREAM_BREAKER_RESET_MS,
+      maxBytes: e.UPSTREAM_MAX_BYTES,
+    },
     syncRunBudgetMs: e.SYNC_RUN_BUDGET_MS,
     syncIntervalMinutes: e.SYNC_INTERVAL_MINUTES,
     redis: e.REDIS_URL ? { url: e.REDIS_URL, replicaId: e.REPLICA_ID ?? `${hostname()}-${process.pid}` } : null,

@@ -68,7 +68,11 @@ export class BadInputError extends ClientError {
 export class NotFoundError extends ClientError {
   constructor(what: string, name: string, value: string) {
     super(`${what} ${JSON.stringify(value)} not found`, {
-      extensions: { code: 'NOT_FOUND', status: 404, errors: [{ name, value, bound: `an existing ${what.toLowerCase()}`, message: `no ${what.toLowerCase()} ${JSON.stringify(value)}` }] },
+      extensions: {
+        code: 'NOT_FOUND',
+        status: 404,
+        errors: [{ name, value, bound: `an existing ${what.toLowerCase()}`, message: `no ${what.toLowerCase()} ${JSON.stringify(value)}` }],
+      },
     });
   }
 }

@@ -1,4 +1,14 @@
-import { getNamedType, isInterfaceType, isObjectType, Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLNamedType, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import {
+  getNamedType,
+  isInterfaceType,
+  isObjectType,
+  Kind,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  type SelectionSetNode,
+} from 'graphql';
 import type { Freshness } from '../data/data-version.js';
 
 /**
@@ -8,11 +18,26 @@ import type { Freshness } from '../data/data-version.js';
  * new field is never cached by mistake.
  */
 export const QUERY_FIELD_FRESHNESS: Readonly<Record<string, Freshness>> = {
-  zip: 'static', nearbyZips: 'static', states: 'static', state: 'static', city: 'static', zipStats: 'static',
-  zips: 'static', zipsNear: 'static', cities: 'static',
-  resort: 'data', resorts: 'data', compareResorts: 'data', resortsNear: 'data', topSnow: 'data', openNow: 'data',
-  stormWatch: 'data', snowInsights: 'data',
-  health: 'none', syncStatus: 'none', syncHistory: 'none',
+  zip: 'static',
+  nearbyZips: 'static',
+  states: 'static',
+  state: 'static',
+  city: 'static',
+  zipStats: 'static',
+  zips: 'static',
+  zipsNear: 'static',
+  cities: 'static',
+  resort: 'data',
+  resorts: 'data',
+  compareResorts: 'data',
+  resortsNear: 'data',
+  topSnow: 'data',
+  openNow: 'data',
+  stormWatch: 'data',
+  snowInsights: 'data',
+  health: 'none',
+  syncStatus: 'none',
+  syncHistory: 'none',
 };
 
 const RANK: Record<Freshness, number> = { static: 0, data: 1, none: 2 };
@@ -34,7 +59,13 @@ export function createFreshnessOf(schema: GraphQLSchema): (document: DocumentNod
   const memo = new WeakMap<DocumentNode, Freshness>();
   const query = schema.getQueryType()!;
 
-  function walk(set: SelectionSetNode, parent: GraphQLNamedType, acc: { f: Freshness }, fragments: Map<string, FragmentDefinitionNode>, seen: Set<string>): void {
+  function walk(
+    set: SelectionSetNode,
+    parent: GraphQLNamedType,
+    acc: { f: Freshness },
+    fragments: Map<string, FragmentDefinitionNode>,
+    seen: Set<string>,
+  ): void {
     for (const sel of set.selections) {
       if (acc.f === 'none') return;
       if (sel.kind === Kind.FIELD) {

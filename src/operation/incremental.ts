@@ -19,7 +19,9 @@ export const DEFERRED_TIMEOUT_MESSAGE = 'The deferred parts took longer than the
  */
 export function cutAtDeadline(parts: AsyncIterable<IncrementalPart>, signal: AbortSignal | undefined): AsyncIterableIterator<IncrementalPart> {
   const iterator = parts[Symbol.asyncIterator]();
-  const aborted = new Promise<'aborted'>((resolve) => (signal?.aborted ? resolve('aborted') : signal?.addEventListener('abort', () => resolve('aborted'), { once: true })));
+  const aborted = new Promise<'aborted'>((resolve) =>
+    signal?.aborted ? resolve('aborted') : signal?.addEventListener('abort', () => resolve('aborted'), { once: true }),
+  );
   let ended = false;
   const end = (): Promise<IteratorResult<IncrementalPart>> => {
     ended = true;

@@ -106,8 +106,10 @@ function persistedQueryOf(extensions: unknown): { sha256Hash: string } | { error
   const pq = (extensions as Record<string, unknown>).persistedQuery;
   if (pq === undefined || pq === null) return null;
   const { version, sha256Hash } = pq as Record<string, unknown>;
-  if (version !== 1) return { error: requestError('PersistedQueryNotSupported: only version 1 of persisted queries is supported.', 'PERSISTED_QUERY_NOT_SUPPORTED') };
-  if (typeof sha256Hash !== 'string' || !/^[0-9a-f]{64}$/.test(sha256Hash)) return { error: requestError('persistedQuery.sha256Hash must be 64 lowercase hex digits.', 'BAD_REQUEST') };
+  if (version !== 1)
+    return { error: requestError('PersistedQueryNotSupported: only version 1 of persisted queries is supported.', 'PERSISTED_QUERY_NOT_SUPPORTED') };
+  if (typeof sha256Hash !== 'string' || !/^[0-9a-f]{64}$/.test(sha256Hash))
+    return { error: requestError('persistedQuery.sha256Hash must be 64 lowercase hex digits.', 'BAD_REQUEST') };
   return { sha256Hash };
 }
 
@@ -123,10 +125,12 @@ export function loadManifest(file: string): Map<string, string> {
   } catch (err) {
     throw new SetupError(`GRAPHQL_TRUSTED_DOCUMENTS: cannot read ${file} as JSON (${(err as Error).message})`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new SetupError(`GRAPHQL_TRUSTED_DOCUMENTS: ${file} must hold a JSON object of hash → document`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new SetupError(`GRAPHQL_TRUSTED_DOCUMENTS: ${file} must hold a JSON object of hash → document`);
   const out = new Map<string, string>();
   for (const [hash, text] of Object.entries(parsed)) {
-    if (typeof text !== 'string' || hash.length === 0) throw new SetupError(`GRAPHQL_TRUSTED_DOCUMENTS: ${file}: entry ${JSON.stringify(hash)} is not a document text`);
+    if (typeof text !== 'string' || hash.length === 0)
+      throw new SetupError(`GRAPHQL_TRUSTED_DOCUMENTS: ${file}: entry ${JSON.stringify(hash)} is not a document text`);
     // codegen writes "sha256:<hex>"; a request may name it with or without the prefix.
     out.set(hash.startsWith('sha256:') ? hash.slice(7) : hash, text);
   }

@@ -131,5 +131,16 @@ function sequence(steps: readonly Step[]): (op: Operation) => Outcome | Promise<
  * steps fill it in, so the steps that read it see one shape (not one per path through the list).
  */
 function newOperation(request: OperationRequest, transport: Transport, context: GraphQLContext): Operation {
-  return { request, transport, context, source: undefined, document: undefined, checked: false, definition: undefined, variables: undefined, operationName: undefined, cacheKey: undefined };
+  return {
+    request,
+    transport,
+    context,
+    source: undefined,
+    document: undefined,
+    checked: false,
+    definition: undefined,
+    variables: undefined,
+    operationName: undefined,
+    cacheKey: undefined,
+  };
 }

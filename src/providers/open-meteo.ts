@@ -36,7 +36,8 @@ const Location = z.object({
 type Location = z.infer<typeof Location>;
 const Locations = z.union([z.array(Location).min(1), Location.transform((l) => [l])]);
 
-const DAILY_FORECAST = 'temperature_2m_max,temperature_2m_min,precipitation_sum,snowfall_sum,precipitation_probability_max,wind_speed_10m_max,wind_gusts_10m_max,wind_direction_10m_dominant';
+const DAILY_FORECAST =
+  'temperature_2m_max,temperature_2m_min,precipitation_sum,snowfall_sum,precipitation_probability_max,wind_speed_10m_max,wind_gusts_10m_max,wind_direction_10m_dominant';
 const DAILY_ARCHIVE = 'temperature_2m_max,temperature_2m_min,precipitation_sum,snowfall_sum';
 /** The forecast API serves at most this many past days. */
 export const MAX_PAST_DAYS = 92;
@@ -130,8 +131,23 @@ export class OpenMeteoProvider implements ConditionsProvider, HistoryProvider {
     const n = base.daily.time.length;
     if (summit.daily.time.length !== n) throw new Error('base and summit series differ in length');
     const col = (loc: Location, key: keyof Location['daily'], kind: 'amount' | 'state') => filled(loc.daily[key] as (number | null)[] | undefined, n, kind);
-    const b = { max: col(base, 'temperature_2m_max', 'state'), min: col(base, 'temperature_2m_min', 'state'), p: col(base, 'precipitation_sum', 'amount'), s: col(base, 'snowfall_sum', 'amount'), pop: base.daily.precipitation_probability_max, w: col(base, 'wind_speed_10m_max', 'amount'), g: col(base, 'wind_gusts_10m_max', 'amount'), dir: col(base, 'wind_direction_10m_dominant', 'amount') };
-    const t = { max: col(summit, 'temperature_2m_max', 'state'), min: col(summit, 'temperature_2m_min', 'state'), s: col(summit, 'snowfall_sum', 'amount'), w: col(summit, 'wind_speed_10m_max', 'amount'), g: col(summit, 'wind_gusts_10m_max', 'amount') };
+    const b = {
+      max: col(base, 'temperature_2m_max', 'state'),
+      min: col(base, 'temperature_2m_min', 'state'),
+      p: col(base, 'precipitation_sum', 'amount'),
+      s: col(base, 'snowfall_sum', 'amount'),
+      pop: base.daily.precipitation_probability_max,
+      w: col(base, 'wind_speed_10m_max', 'amount'),
+      g: col(base, 'wind_gusts_10m_max', 'amount'),
+      dir: col(base, 'wind_direction_10m_dominant', 'amount'),
+    };
+    const t = {
+      max: col(summit, 'temperature_2m_max', 'state'),
+      min: col(summit, 'temperature_2m_min', 'state'),
+      s: col(summit, 'snowfall_sum', 'amount'),
+      w: col(summit, 'wind_speed_10m_max', 'amount'),
+      g: col(summit, 'wind_gusts_10m_max', 'amount'),
+    };
     const depthBase = dailySnowDepth(base);
     const depthSummit = dailySnowDepth(summit);
     const summitHours = hourlySnowfall(summit);
@@ -173,7 +189,14 @@ export class OpenMeteoProvider implements ConditionsProvider, HistoryProvider {
    * Recent days come from the forecast API (the archive lags by days); earlier years from the
    * archive. Every point is asked for in one multi-location call at the base elevation.
    */
-  async history(resort: ResortFacts, points: readonly { lat: number; lng: number }[], from: string, to: string, recent: boolean, bounds: CallBounds = {}): Promise<HistoryDay[][]> {
+  async history(
+    resort: ResortFacts,
+    points: readonly { lat: number; lng: number }[],
+    from: string,
+    to: string,
+    recent: boolean,
+    bounds: CallBounds = {},
+  ): Promise<HistoryDay[][]> {
     return malformedAsUpstream(() => this.historyOf(resort, points, from, to, recent, bounds));
   }
 
@@ -181,7 +204,14 @@ export class OpenMeteoProvider implements ConditionsProvider, HistoryProvider {
     return malformedAsUpstream(() => this.dailyOf(resort, from, to, today, bounds));
   }
 
-  private async historyOf(resort: ResortFacts, points: readonly { lat: number; lng: number }[], from: string, to: string, recent: boolean, bounds: CallBounds): Promise<HistoryDay[][]> {
+  private async historyOf(
+    resort: ResortFacts,
+    points: readonly { lat: number; lng: number }[],
+    from: string,
+    to: string,
+    recent: boolean,
+    bounds: CallBounds,
+  ): Promise<HistoryDay[][]> {
     const lats = points.map((p) => p.lat).join(',');
     const lngs = points.map((p) => p.lng).join(',');
     const elevations = points.map(() => resort.baseElevation).join(',');

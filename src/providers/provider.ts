@@ -21,7 +21,14 @@ export interface HistoryProvider {
    * Daily values at the resort's base elevation for each point, from `from` to `to`, oldest first.
    * `recent` says the window ends today (providers with a lagging archive use their forecast API).
    */
-  history(resort: ResortFacts, points: readonly { lat: number; lng: number }[], from: string, to: string, recent: boolean, bounds?: CallBounds): Promise<HistoryDay[][]>;
+  history(
+    resort: ResortFacts,
+    points: readonly { lat: number; lng: number }[],
+    from: string,
+    to: string,
+    recent: boolean,
+    bounds?: CallBounds,
+  ): Promise<HistoryDay[][]>;
 }
 
 export interface LiveLift {

@@ -9,7 +9,15 @@ import type { Logger } from '../lib/logger.js';
  * What went wrong with a provider, as a fixed category: the API and the sync history show only
  * this (provider text can hold its internals); the log keeps the detail.
  */
-export type UpstreamFailure = 'timed out' | 'HTTP error' | 'malformed response' | 'response too large' | 'network error' | 'circuit open' | 'no time left' | 'cancelled';
+export type UpstreamFailure =
+  | 'timed out'
+  | 'HTTP error'
+  | 'malformed response'
+  | 'response too large'
+  | 'network error'
+  | 'circuit open'
+  | 'no time left'
+  | 'cancelled';
 
 /** A provider could not answer: the API says "provider lookup error" (502), the log says why. */
 export class UpstreamError extends Error {
@@ -181,7 +189,7 @@ export function createUpstream(options: UpstreamOptions) {
         if (err.failure === 'cancelled' || err.failure === 'response too large' || (err.status !== undefined && !RETRYABLE(err.status))) throw err;
       }
     }
-    throw last ?? fail('no time left', 'the caller\'s deadline left no time for an attempt');
+    throw last ?? fail('no time left', "the caller's deadline left no time for an attempt");
   }
 
   return {
@@ -190,7 +198,11 @@ export function createUpstream(options: UpstreamOptions) {
     async getJson<S extends z.ZodType>(url: string, schema: S, bounds: CallBounds = {}): Promise<z.output<S>> {
       let body: unknown;
       try {
-        body = await (tracingOn() ? traced(`upstream ${options.name}`, { 'upstream.provider': options.name, 'url.full': redact(url), 'upstream.circuit_open': breaker.opened }, () => limit(() => call(url, bounds))) : limit(() => call(url, bounds)));
+        body = await (tracingOn()
+          ? traced(`upstream ${options.name}`, { 'upstream.provider': options.name, 'url.full': redact(url), 'upstream.circuit_open': breaker.opened }, () =>
+              limit(() => call(url, bounds)),
+            )
+          : limit(() => call(url, bounds)));
       } catch (err) {
         const e = err instanceof UpstreamError ? err : fail('network error', (err as Error).message);
         log.warn({ url: redact(url), cause: e.message }, 'upstream call failed');
@@ -215,7 +227,14 @@ export type Upstream = ReturnType<typeof createUpstream>;
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }
 

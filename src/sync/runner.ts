@@ -123,7 +123,11 @@ export class SyncRunner implements SyncService {
     const run = { id, trigger, startedAt, done: 0, total: resorts.length, promise: Promise.resolve() };
     this.running = run;
     // Traced: the run as one span (under the request that started it, if one did; it may outlive it).
-    run.promise = (tracingOn() ? traced(`sync run ${id}`, { 'sync.run_id': id, 'sync.trigger': trigger, 'sync.resorts': resorts.length }, () => this.execute(run, resorts), true) : this.execute(run, resorts))
+    run.promise = (
+      tracingOn()
+        ? traced(`sync run ${id}`, { 'sync.run_id': id, 'sync.trigger': trigger, 'sync.resorts': resorts.length }, () => this.execute(run, resorts), true)
+        : this.execute(run, resorts)
+    )
       .catch((err: Error) => {
         // A run that breaks itself (not one resort) is FAILED and publishes nothing.
         this.deps.logger.error({ err, syncRun: id }, 'sync run aborted');
@@ -220,7 +224,12 @@ export class SyncRunner implements SyncService {
                   return null;
                 });
               }
-              deps.runs.stage(run.id, resort.id, days.map((d) => ({ ...d, resortId: resort.id, source: deps.conditions.name })), lifts);
+              deps.runs.stage(
+                run.id,
+                resort.id,
+                days.map((d) => ({ ...d, resortId: resort.id, source: deps.conditions.name })),
+                lifts,
+              );
               updated++;
             } catch (err) {
               failed++;

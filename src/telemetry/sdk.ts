@@ -14,7 +14,9 @@ import { useTracer } from './trace.js';
  */
 export function startTracing(version: string): { shutdown(): Promise<void> } {
   // Our name unless OTEL_SERVICE_NAME (or OTEL_RESOURCE_ATTRIBUTES) says otherwise.
-  const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'ski-zip-gateway', [ATTR_SERVICE_VERSION]: version }).merge(detectResources({ detectors: [envDetector] }));
+  const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'ski-zip-gateway', [ATTR_SERVICE_VERSION]: version }).merge(
+    detectResources({ detectors: [envDetector] }),
+  );
   const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
   // The global provider, AsyncLocalStorage for the active span across awaits, W3C propagation.
   provider.register();

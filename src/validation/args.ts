@@ -26,7 +26,9 @@ export function argsOf<S extends z.ZodType, A = Record<string, unknown>>(schema:
         const input = fromArgs(args as A);
         const result = schema.safeParse(input);
         if (result.success) return { value: result.data };
-        return { issues: withoutStack(() => result.error.issues).map((issue) => ({ message: issue.message, path: issue.path, problem: problemOf(issue, input) })) };
+        return {
+          issues: withoutStack(() => result.error.issues).map((issue) => ({ message: issue.message, path: issue.path, problem: problemOf(issue, input) })),
+        };
       },
     },
   };

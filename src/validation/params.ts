@@ -10,8 +10,7 @@ const toNumber = (v: unknown) => (typeof v === 'string' && DECIMAL.test(v.trim()
 
 export const numeric = (schema: z.ZodNumber) => z.preprocess(toNumber, schema);
 /** Integers name their bound in the type error too ("an integer", not "a number"). */
-export const integer = (min: number, max: number) =>
-  numeric(z.number({ error: 'an integer' }).int({ error: 'an integer' }).min(min).max(max));
+export const integer = (min: number, max: number) => numeric(z.number({ error: 'an integer' }).int({ error: 'an integer' }).min(min).max(max));
 
 export const ZIP_BOUNDS = {
   radiusMiles: { default: 25, max: 200 },

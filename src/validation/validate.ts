@@ -15,7 +15,10 @@ export function validate<S extends z.ZodType>(schema: S, input: Record<string, u
 }
 
 /** The same without throwing: the parsed values, or what is wrong with them. */
-export function parseParams<S extends z.ZodType>(schema: S, input: Record<string, unknown>): { ok: true; value: z.output<S> } | { ok: false; problems: ParamProblem[] } {
+export function parseParams<S extends z.ZodType>(
+  schema: S,
+  input: Record<string, unknown>,
+): { ok: true; value: z.output<S> } | { ok: false; problems: ParamProblem[] } {
   const result = schema.safeParse(input);
   if (result.success) return { ok: true, value: result.data };
   // zod builds its error (an Error) when it is first read: without a stack, like ours.
@@ -42,15 +45,12 @@ function boundOf(issue: Issue, value: unknown): string {
   switch (issue.code) {
     case 'too_big':
       if (issue.origin === 'array') return `at most ${issue.maximum} items`;
-      return issue.origin === 'string'
-        ? `at most ${issue.maximum} characters`
-        : `${issue.inclusive ? '<=' : '<'} ${issue.maximum}`;
+      return issue.origin === 'string' ? `at most ${issue.maximum} characters` : `${issue.inclusive ? '<=' : '<'} ${issue.maximum}`;
     case 'too_small':
       if (issue.origin === 'array') return `at least ${issue.minimum} item${issue.minimum === 1 ? '' : 's'}`;
       if (issue.origin === 'string') return issue.minimum === 1 ? 'non-empty' : `at least ${issue.minimum} characters`;
       return `${issue.inclusive ? '>=' : '>'} ${issue.minimum}`;
-    case 'invalid_type':
-    {
+    case 'invalid_type': {
       if (value === undefined) return 'given (it is required)';
       // A schema may declare its own bound as the message (e.g. "an integer"); zod's default starts "Invalid".
       const declared = issue.message.startsWith('Invalid') ? null : issue.message;

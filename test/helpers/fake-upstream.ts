@@ -5,7 +5,21 @@ import type { AddressInfo } from 'node:net';
  * A local stand-in for Open-Meteo and Liftie on 127.0.0.1, speaking their documented JSON, with
  * switchable failures. Values are simple functions of the request so tests can compute them.
  */
-export type Mode = 'ok' | 'bad-request' | 'server-error' | 'hang' | 'not-json' | 'wrong-shape' | 'slow' | 'fail-south' | 'huge' | 'trickle' | 'leaky' | 'rate-limited' | 'rate-limited-once' | 'reset';
+export type Mode =
+  | 'ok'
+  | 'bad-request'
+  | 'server-error'
+  | 'hang'
+  | 'not-json'
+  | 'wrong-shape'
+  | 'slow'
+  | 'fail-south'
+  | 'huge'
+  | 'trickle'
+  | 'leaky'
+  | 'rate-limited'
+  | 'rate-limited-once'
+  | 'reset';
 
 /** Text a provider might put in an error that must never reach a client (its internals). */
 export const LEAKY_REASON = 'Traceback: /srv/open-meteo/worker.py line 42: database password rejected';
@@ -116,7 +130,7 @@ export async function startFakeUpstream(options: { today: string }): Promise<Fak
     inFlight++;
     state.maxInFlight = Math.max(state.maxInFlight, inFlight);
     res.on('close', () => inFlight--);
-    if (gate) await gate;
+    if (gate !== null) await gate;
     const url = new URL(req.url ?? '/', 'http://fake');
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });

@@ -11,5 +11,12 @@ export function emptyDatabase(prefix: string): { db: Db; file: string; remove():
   const file = path.join(dir, 'keys.sqlite');
   new Database(file).exec(SCHEMA_SQL).close();
   const db = openDatabase(file);
-  return { db, file, remove: () => { db.close(); rmSync(dir, { recursive: true, force: true }); } };
+  return {
+    db,
+    file,
+    remove: () => {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -15,7 +15,14 @@ export async function openApiValidator(doc: Json) {
     ['/', '/v1'].map(async (apiRoot) => {
       // `quick`: openapi-backend checks documents against the OpenAPI 3.0 schema only; the
       // document's own validity (3.1) is checked by a validator made for it (openapi.test.ts).
-      const api = new OpenAPIBackend({ definition: structuredClone(doc) as never, apiRoot, strict: true, quick: true, validate: true, ajvOpts: { strict: false } as never });
+      const api = new OpenAPIBackend({
+        definition: structuredClone(doc) as never,
+        apiRoot,
+        strict: true,
+        quick: true,
+        validate: true,
+        ajvOpts: { strict: false } as never,
+      });
       await api.init();
       return { apiRoot, api };
     }),
@@ -42,7 +49,8 @@ export async function openApiValidator(doc: Json) {
       const documented = (operation.responses as Json)[String(r.status)];
       expect(documented, `${method} ${url}: status ${r.status} is documented for ${operation.operationId}`).toBeDefined();
       const media = r.contentType.split(';')[0]!;
-      if (r.status !== 304 && (r.body !== '' || media)) expect(Object.keys(documented.content ?? {}), `${operation.operationId} ${r.status} documents ${media}`).toContain(media);
+      if (r.status !== 304 && (r.body !== '' || media))
+        expect(Object.keys(documented.content ?? {}), `${operation.operationId} ${r.status} documents ${media}`).toContain(media);
       const result = api.validateResponse(r.body, operation.operationId!, r.status);
       expect(result.errors ?? [], `${method} ${url} ${r.status}`).toEqual([]);
     },

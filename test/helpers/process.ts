@@ -23,7 +23,10 @@ export const TEST_BUNDLE = path.join(ROOT, '.test-dist', 'server.js');
  * which starts in a quarter of tsx's time; the suite runs these tools dozens of times. One test
  * runs the npm script itself (auth.test.ts).
  */
-export const cliCommand = (tool: 'keys' | 'import' | 'build-db', ...args: string[]): [string, string[]] => [process.execPath, [path.join(ROOT, '.test-dist', `${tool}.js`), ...args]];
+export const cliCommand = (tool: 'keys' | 'import' | 'build-db', ...args: string[]): [string, string[]] => [
+  process.execPath,
+  [path.join(ROOT, '.test-dist', `${tool}.js`), ...args],
+];
 
 /**
  * `npm run keys` in a process of its own (the bundle of src/cli/keys.ts) against a database.
@@ -35,7 +38,11 @@ export function keysCli(dbPath: string, ...args: string[]): Promise<{ status: nu
 }
 
 /** A command with DB_PATH and the run's clock (and `env`), its exit status and output. */
-export function runCommand(dbPath: string, [command, args]: [string, string[]], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+export function runCommand(
+  dbPath: string,
+  [command, args]: [string, string[]],
+  env: Record<string, string> = {},
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(command, args, { cwd: ROOT, env: { ...process.env, DB_PATH: dbPath, ...clockEnv(), ...env } }, (err, stdout, stderr) =>
       resolve({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
@@ -51,7 +58,17 @@ export function runCommand(dbPath: string, [command, args]: [string, string[]], 
 export function spawnServer(dbPath: string, env: Record<string, string> = {}, script = TEST_BUNDLE): ServerProcess {
   const child = spawn(process.execPath, [script], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DB_PATH: dbPath, LOG_LEVEL: 'info', SYNC_INTERVAL_MINUTES: '0', WARM_UP_ROUNDS: '0', ...clockEnv(), ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DB_PATH: dbPath,
+      LOG_LEVEL: 'info',
+      SYNC_INTERVAL_MINUTES: '0',
+      WARM_UP_ROUNDS: '0',
+      ...clockEnv(),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';

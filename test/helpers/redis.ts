@@ -25,7 +25,9 @@ export async function startRedis(): Promise<TestRedis> {
   const socket = path.join(dir, 'redis.sock');
   let child: ChildProcess | null = null;
   const start = async () => {
-    child = spawn(REDIS_SERVER, ['--port', '0', '--unixsocket', socket, '--unixsocketperm', '700', '--dir', dir, '--appendonly', 'yes', '--save', ''], { stdio: ['ignore', 'pipe', 'inherit'] });
+    child = spawn(REDIS_SERVER, ['--port', '0', '--unixsocket', socket, '--unixsocketperm', '700', '--dir', dir, '--appendonly', 'yes', '--save', ''], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${out}`)), 10_000);

@@ -70,7 +70,11 @@ async function readSome(res: Response): Promise<string> {
   let text = '';
   const type = res.headers.get('content-type') ?? '';
   const complete = () =>
-    type.startsWith('text/event-stream') ? /event: next\ndata: .*\n\n/.test(text) : type.startsWith('multipart/mixed') ? /\r\n\r\n[^]*\r\n---/.test(text) : false;
+    type.startsWith('text/event-stream')
+      ? /event: next\ndata: .*\n\n/.test(text)
+      : type.startsWith('multipart/mixed')
+        ? /\r\n\r\n[\s\S]*\r\n---/.test(text)
+        : false;
   for (;;) {
     const { value, done } = await reader.read();
     if (done) break;
@@ -88,7 +92,11 @@ const post = (contentType: string, accept: string, body: (r: GqlRequest) => stri
   get: false,
   params: contentType !== 'application/graphql',
   async send(app, request, options = {}) {
-    const res = await fetch(`${app.url}/graphql`, { method: 'POST', headers: { 'content-type': contentType, accept, ...keyHeader(options), ...options.headers }, body: body(request) });
+    const res = await fetch(`${app.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': contentType, accept, ...keyHeader(options), ...options.headers },
+      body: body(request),
+    });
     return firstResult(res);
   },
 });
@@ -122,9 +130,17 @@ const webSocket: Transport = {
   send(app, request, options = {}) {
     return new Promise<GqlAnswer>((resolve, reject) => {
       let closed: number | undefined;
-      const client = wsClient(app, options.key === undefined ? TEST_KEY : options.key, { on: { closed: (event) => void (closed = (event as { code: number }).code) } });
+      const client = wsClient(app, options.key === undefined ? TEST_KEY : options.key, {
+        on: { closed: (event) => void (closed = (event as { code: number }).code) },
+      });
       // graphql-ws requires a query text; a document named by hash or id sends an empty one.
-      const payload = { query: request.query ?? '', variables: request.variables, operationName: request.operationName, extensions: request.extensions, ...(request.documentId ? { documentId: request.documentId } : {}) };
+      const payload = {
+        query: request.query ?? '',
+        variables: request.variables,
+        operationName: request.operationName,
+        extensions: request.extensions,
+        ...(request.documentId ? { documentId: request.documentId } : {}),
+      };
       const stop = client.subscribe(payload as never, {
         next: (result) => {
           stop();
@@ -134,7 +150,8 @@ const webSocket: Transport = {
         error: (err) => {
           void client.dispose();
           if (Array.isArray(err)) resolve({ status: null, body: { errors: err } });
-          else if (closed !== undefined || (err as { code?: number }).code !== undefined) resolve({ status: null, body: {}, closed: closed ?? (err as { code: number }).code });
+          else if (closed !== undefined || (err as { code?: number }).code !== undefined)
+            resolve({ status: null, body: {}, closed: closed ?? (err as { code: number }).code });
           else reject(err);
         },
         complete: () => undefined,

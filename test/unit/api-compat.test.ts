@@ -52,7 +52,9 @@ describe('API change policy', () => {
   });
 
   it('retyping a field is breaking; adding a field is not', async () => {
-    expect((await graphqlBreakingChanges(sdl, sdl.replace(COUNTY, `${COUNTY_DOC}  county: String @cost(weight: "1")\n`))).map((c) => c.coordinate)).toEqual(['Zip.county']);
+    expect((await graphqlBreakingChanges(sdl, sdl.replace(COUNTY, `${COUNTY_DOC}  county: String @cost(weight: "1")\n`))).map((c) => c.coordinate)).toEqual([
+      'Zip.county',
+    ]);
     expect(await graphqlBreakingChanges(sdl, sdl.replace(COUNTY, `${COUNTY}  countyName: String\n`))).toEqual([]);
   });
 
@@ -80,7 +82,9 @@ describe('API change policy', () => {
   });
 
   it('reads released versions and Unreleased entries, not examples in comments', () => {
-    const { released, unreleased } = readChangelog(`## Unreleased\n<!--\n- \`Zip.county\` removed (deprecated since 1.0.0).\n-->\n- real\n## 1.0.0 — 2026-11-25\n- old\n`);
+    const { released, unreleased } = readChangelog(
+      `## Unreleased\n<!--\n- \`Zip.county\` removed (deprecated since 1.0.0).\n-->\n- real\n## 1.0.0 — 2026-11-25\n- old\n`,
+    );
     expect([...released]).toEqual(['1.0.0']);
     expect(unreleased).toEqual(['- real']);
   });

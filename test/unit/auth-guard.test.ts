@@ -36,7 +36,16 @@ afterEach(() => {
 });
 
 const addKey = (key: string, over: { monthlyQuota?: number; ratePerSecond?: number; scopes?: string } = {}) =>
-  keys.create({ name: key.slice(0, 10), plan: 'free', keyHash: hashApiKey(key), createdAt: clock.toISOString(), monthlyQuota: 1000, ratePerSecond: 5, scopes: '', ...over });
+  keys.create({
+    name: key.slice(0, 10),
+    plan: 'free',
+    keyHash: hashApiKey(key),
+    createdAt: clock.toISOString(),
+    monthlyQuota: 1000,
+    ratePerSecond: 5,
+    scopes: '',
+    ...over,
+  });
 
 /** Header pairs as an object; an odd list (a name without a value) fails here, not silently. */
 const headers = (pairs: readonly string[]) => {
@@ -112,7 +121,11 @@ describe('the key check', () => {
     if (!refused.ok) {
       expect(refused.problem).toMatchObject({ status: 429, code: 'RATE_LIMITED', detail: 'Rate limit of 5 requests per second exceeded.' });
       expect(headers(refused.problem.headers ?? [])).toEqual({
-        'retry-after': '1', 'ratelimit-limit': '5', 'ratelimit-remaining': '0', 'ratelimit-reset': '1', 'ratelimit-policy': `1000;w=${28 * 86_400}, 5;w=1`,
+        'retry-after': '1',
+        'ratelimit-limit': '5',
+        'ratelimit-remaining': '0',
+        'ratelimit-reset': '1',
+        'ratelimit-policy': `1000;w=${28 * 86_400}, 5;w=1`,
       });
     }
     clock = new Date(clock.getTime() + 1000);
@@ -144,7 +157,11 @@ describe('the key check', () => {
       expect(over.problem.detail).toBe('Monthly quota of 3 requests used up; it resets at the start of next month (UTC).');
       const reset = String(secondsToMonthEnd(clock));
       expect(headers(over.problem.headers ?? [])).toEqual({
-        'retry-after': reset, 'ratelimit-limit': '3', 'ratelimit-remaining': '0', 'ratelimit-reset': reset, 'ratelimit-policy': `3;w=${28 * 86_400}, 100;w=1`,
+        'retry-after': reset,
+        'ratelimit-limit': '3',
+        'ratelimit-remaining': '0',
+        'ratelimit-reset': reset,
+        'ratelimit-policy': `3;w=${28 * 86_400}, 100;w=1`,
       });
     }
     clock = new Date('2027-03-01T00:00:00Z');
@@ -168,7 +185,7 @@ describe('the key check', () => {
     expect(keys.usage(id, '2027-02')).toBe(3);
   });
 
-  it('a key\'s unwritten count is written at once when it reaches the key\'s per-second rate, else by the timer', async () => {
+  it("a key's unwritten count is written at once when it reaches the key's per-second rate, else by the timer", async () => {
     addKey('k6', { monthlyQuota: 100 });
     const id = keys.findByHash(hashApiKey('k6'))!.id;
     const counter = new UsageCounter(keys, 3_600_000);
@@ -182,7 +199,12 @@ describe('the key check', () => {
     const ticking = new UsageCounter(keys, 20);
     ticking.take(id, '2027-02', 100);
     expect(keys.usage(id, '2027-02')).toBe(3);
-    await until(async () => keys.usage(id, '2027-02'), (n) => n === 4, 5000, 10);
+    await until(
+      async () => keys.usage(id, '2027-02'),
+      (n) => n === 4,
+      5000,
+      10,
+    );
     ticking.close();
   });
 
@@ -234,7 +256,15 @@ describe('keys, scopes and environment keys', () => {
     const config = { apiKeys: ['dev-a', 'both'], apiAdminKeys: ['both', 'ops'], apiKeysQuota: 77, apiKeysRate: 9 } as unknown as Config;
     await registerEnvKeys(keys, config, now, silent);
     const scope = (k: string) => keys.findByHash(hashApiKey(k));
-    expect(scope('dev-a')).toMatchObject({ scopes: '', monthlyQuota: 77, ratePerSecond: 9, plan: 'development', origin: 'env', revokedAt: null, name: `env-${hashApiKey('dev-a').slice(0, 12)}` });
+    expect(scope('dev-a')).toMatchObject({
+      scopes: '',
+      monthlyQuota: 77,
+      ratePerSecond: 9,
+      plan: 'development',
+      origin: 'env',
+      revokedAt: null,
+      name: `env-${hashApiKey('dev-a').slice(0, 12)}`,
+    });
     expect(scope('both')!.scopes).toBe('admin');
     expect(scope('ops')!.scopes).toBe('admin');
     expect(keys.count()).toBe(3);
@@ -245,7 +275,15 @@ describe('keys, scopes and environment keys', () => {
 
   it('a key the environment no longer names is retired at the next start, and active again when it names it again; keys made otherwise are never touched', async () => {
     const config = { apiKeys: ['envkey-aaaaaaaaaaaaaaaa', 'envkey-bbbbbbbbbbbbbbbb'], apiAdminKeys: [], apiKeysQuota: 10, apiKeysRate: 1 } as unknown as Config;
-    keys.create({ name: 'made-by-cli', plan: 'free', keyHash: hashApiKey('cli-key-cccccccccccccccc'), createdAt: '', monthlyQuota: 1, ratePerSecond: 1, scopes: '' });
+    keys.create({
+      name: 'made-by-cli',
+      plan: 'free',
+      keyHash: hashApiKey('cli-key-cccccccccccccccc'),
+      createdAt: '',
+      monthlyQuota: 1,
+      ratePerSecond: 1,
+      scopes: '',
+    });
     await registerEnvKeys(keys, config, now, silent);
     const state = (k: string) => keys.findByHash(hashApiKey(k))!.revokedAt;
     await registerEnvKeys(keys, { ...config, apiKeys: ['envkey-bbbbbbbbbbbbbbbb'] } as Config, now, silent);

@@ -16,14 +16,28 @@ describe('the build refuses a bundle holding a library twice', () => {
 
   it('a package from two installed copies, and a package in cjs/ and esm/ builds', () => {
     const problems: string[] = duplicatesIn(
-      metafile('node_modules/lru-cache/dist/esm/index.js', 'node_modules/graphql-yoga/node_modules/lru-cache/dist/esm/index.js', 'node_modules/@x/utils/cjs/index.js', 'node_modules/@x/utils/esm/index.js'),
+      metafile(
+        'node_modules/lru-cache/dist/esm/index.js',
+        'node_modules/graphql-yoga/node_modules/lru-cache/dist/esm/index.js',
+        'node_modules/@x/utils/cjs/index.js',
+        'node_modules/@x/utils/esm/index.js',
+      ),
     );
     expect(problems.some((p) => /^lru-cache is bundled from 2 installed copies/.test(p))).toBe(true);
     expect(problems.some((p) => /node_modules\/@x\/utils is bundled in two builds/.test(p))).toBe(true);
   });
 
   it('distinct modules of one package, and one build of each, pass', () => {
-    expect(duplicatesIn(metafile('node_modules/graphql/index.mjs', 'node_modules/graphql/language/parser.mjs', 'node_modules/@opentelemetry/api/build/esm/platform/node/index.js', 'node_modules/@opentelemetry/api/build/esm/platform/index.js'))).toEqual([]);
+    expect(
+      duplicatesIn(
+        metafile(
+          'node_modules/graphql/index.mjs',
+          'node_modules/graphql/language/parser.mjs',
+          'node_modules/@opentelemetry/api/build/esm/platform/node/index.js',
+          'node_modules/@opentelemetry/api/build/esm/platform/index.js',
+        ),
+      ),
+    ).toEqual([]);
   });
 
   it('the suite’s bundle (the same build as npm start’s) holds each library once', () => {
@@ -58,18 +72,34 @@ describe('start-up runs only what the first answer needs', () => {
     // What the first lookup does need is there (the check would pass vacuously on an empty graph).
     expect(atStart.some((i) => i.startsWith('node_modules/graphql/execution/'))).toBe(true);
     expect(atStart.some((i) => i.startsWith('node_modules/@pothos/core/'))).toBe(true);
-    for (const lazy of ['graphql-jit', '@graphql-tools/executor', 'graphql-ws', 'ws', 'ioredis', 'prom-client', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http']) {
+    for (const lazy of [
+      'graphql-jit',
+      '@graphql-tools/executor',
+      'graphql-ws',
+      'ws',
+      'ioredis',
+      'prom-client',
+      '@opentelemetry/sdk-trace-node',
+      '@opentelemetry/exporter-trace-otlp-http',
+    ]) {
       // (A package's own files; what it nests under its node_modules may be shared by the start-up code.)
       const own = atStart.filter((i) => i.startsWith(`node_modules/${lazy}/`) && !i.startsWith(`node_modules/${lazy}/node_modules/`));
       expect(own, lazy).toEqual([]);
       // ...and each is in the bundle, reached through a dynamic import.
-      expect(Object.keys(meta.inputs).some((i) => i.startsWith(`node_modules/${lazy}/`)), lazy).toBe(true);
+      expect(
+        Object.keys(meta.inputs).some((i) => i.startsWith(`node_modules/${lazy}/`)),
+        lazy,
+      ).toBe(true);
     }
     // node:zlib (~3.4 ms to load) comes with the first body large enough to compress.
-    const zlibAtStart = atStart.filter((i) => meta.inputs[i]!.imports.some((x) => (x.path === 'node:zlib' || x.path === 'zlib') && x.kind !== 'dynamic-import'));
+    const zlibAtStart = atStart.filter((i) =>
+      meta.inputs[i]!.imports.some((x) => (x.path === 'node:zlib' || x.path === 'zlib') && x.kind !== 'dynamic-import'),
+    );
     expect(zlibAtStart).toEqual([]);
     // GraphiQL's page (8 MB) stays outside the bundle, required only by the first request for it.
-    const graphiql = Object.values(meta.inputs).flatMap((i) => i.imports).filter((i) => i.path === '@graphql-yoga/render-graphiql');
+    const graphiql = Object.values(meta.inputs)
+      .flatMap((i) => i.imports)
+      .filter((i) => i.path === '@graphql-yoga/render-graphiql');
     expect(graphiql.length).toBeGreaterThan(0);
     expect(graphiql.every((i) => i.kind === 'dynamic-import' && i.external)).toBe(true);
   });

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { encode, encodeOnce, offLoopCompressions, Representations } from '../../src/http/compression.js';
 
 /** A body over the size compressed on the event loop (32 KB), different for each `seed`. */
-const largeBody = (seed: number) => JSON.stringify(Array.from({ length: 2000 }, (_, i) => ({ zip: String(10000 + ((i * 7919 + seed) % 90000)), city: `City ${seed}-${i % 97}` })));
+const largeBody = (seed: number) =>
+  JSON.stringify(Array.from({ length: 2000 }, (_, i) => ({ zip: String(10000 + ((i * 7919 + seed) % 90000)), city: `City ${seed}-${i % 97}` })));
 
 describe('compression off the event loop', () => {
   it('runs at most two large compressions at a time; the rest wait and all come out whole', async () => {
@@ -15,7 +16,7 @@ describe('compression off the event loop', () => {
     expect(offLoopCompressions.waiting()).toBe(4);
     const out = await Promise.all(made);
     expect(offLoopCompressions.running() + offLoopCompressions.waiting()).toBe(0);
-    out.forEach((bytes, i) => expect((i % 2 ? brotliDecompressSync(bytes) : gunzipSync(bytes)).toString()).toBe(bodies[i]));
+    for (const [i, bytes] of out.entries()) expect((i % 2 ? brotliDecompressSync(bytes) : gunzipSync(bytes)).toString()).toBe(bodies[i]);
   });
 
   it('a one-off answer does not wait, holding its bytes, while both threads are busy: it is compressed at once', async () => {
@@ -32,7 +33,7 @@ describe('compression off the event loop', () => {
     expect(offLoopCompressions.waiting()).toBe(1);
     expect(gunzipSync(await now[0]!).toString()).toBe(later[0]);
     expect(brotliDecompressSync(await now[1]!).toString()).toBe(later[1]);
-    (await Promise.all(kept)).forEach((bytes, i) => expect(gunzipSync(bytes).toString()).toBe(keptBodies[i]));
+    for (const [i, bytes] of (await Promise.all(kept)).entries()) expect(gunzipSync(bytes).toString()).toBe(keptBodies[i]);
     expect(offLoopCompressions.running() + offLoopCompressions.waiting()).toBe(0);
     // With a thread free, a one-off answer goes to it.
     const alone = encodeOnce(largeBody(15), 'gzip', 'answer');

@@ -65,7 +65,10 @@ const README = readFileSync(path.join(import.meta.dirname, '../../README.md'), '
 /** The variables named in the first column of the README's configuration table. */
 const documented = () => {
   const table = README.slice(README.indexOf('### Configuration (environment)')).split('\n\n')[1]!;
-  return table.split('\n').slice(2).flatMap((row) => [...row.split('|')[1]!.matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]!));
+  return table
+    .split('\n')
+    .slice(2)
+    .flatMap((row) => [...row.split('|')[1]!.matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]!));
 };
 
 describe('configuration', () => {
@@ -86,22 +89,50 @@ describe('configuration', () => {
   it('the documented defaults', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({
-      port: 4000, host: '0.0.0.0', dbPath: 'data/gateway.sqlite', logLevel: 'info', auth: true, apiKeysQuota: 10_000, apiKeysRate: 25,
-      costBudget: { unitsPerRequest: 2000, windowSeconds: 10 }, provider: 'simulated', corsOrigins: ['*'], introspection: true, trustedDocuments: { manifest: null, only: false },
-      maxBodyBytes: 100_000, executionTimeoutMs: 10_000, responseCacheBytes: 6 * 1024 * 1024, warmUpRounds: 20, shutdownGraceMs: 10_000,
+      port: 4000,
+      host: '0.0.0.0',
+      dbPath: 'data/gateway.sqlite',
+      logLevel: 'info',
+      auth: true,
+      apiKeysQuota: 10_000,
+      apiKeysRate: 25,
+      costBudget: { unitsPerRequest: 2000, windowSeconds: 10 },
+      provider: 'simulated',
+      corsOrigins: ['*'],
+      introspection: true,
+      trustedDocuments: { manifest: null, only: false },
+      maxBodyBytes: 100_000,
+      executionTimeoutMs: 10_000,
+      responseCacheBytes: 6 * 1024 * 1024,
+      warmUpRounds: 20,
+      shutdownGraceMs: 10_000,
       connections: { maxConnections: 4096, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5000 },
-      streams: { perKey: 4, total: 2048, maxLifetimeMs: 3_600_000 }, syncIntervalMinutes: 60, syncRunBudgetMs: 300_000,
+      streams: { perKey: 4, total: 2048, maxLifetimeMs: 3_600_000 },
+      syncIntervalMinutes: 60,
+      syncRunBudgetMs: 300_000,
       upstream: { timeoutMs: 4000, retries: 2, concurrency: 4, resetTimeoutMs: 30_000, maxBytes: 8 * 1024 * 1024 },
-      liftie: { enabled: false }, redis: null, clockStart: null,
+      liftie: { enabled: false },
+      redis: null,
+      clockStart: null,
     });
     expect(loadConfig({ NODE_ENV: 'production', GRAPHQL_INTROSPECTION: 'on' }).introspection).toBe(true);
   });
 
   it('a bad value stops the start, naming the variable', () => {
     for (const [name, value] of [
-      ['PORT', '70000'], ['LOG_LEVEL', 'loud'], ['AUTH', 'maybe'], ['API_KEYS_RATE', '0'], ['PROVIDER', 'met-office'],
-      ['OPEN_METEO_FORECAST_URL', 'not a url'], ['REDIS_URL', 'http://h'], ['CLOCK_START', 'next tuesday'], ['UPSTREAM_RETRIES', '6'],
-      ['MAX_CONNECTIONS', '1'], ['RESPONSE_CACHE_MB', '-1'], ['STREAMS_PER_KEY', '1001'], ['WARM_UP_ROUNDS', '1001'],
+      ['PORT', '70000'],
+      ['LOG_LEVEL', 'loud'],
+      ['AUTH', 'maybe'],
+      ['API_KEYS_RATE', '0'],
+      ['PROVIDER', 'met-office'],
+      ['OPEN_METEO_FORECAST_URL', 'not a url'],
+      ['REDIS_URL', 'http://h'],
+      ['CLOCK_START', 'next tuesday'],
+      ['UPSTREAM_RETRIES', '6'],
+      ['MAX_CONNECTIONS', '1'],
+      ['RESPONSE_CACHE_MB', '-1'],
+      ['STREAMS_PER_KEY', '1001'],
+      ['WARM_UP_ROUNDS', '1001'],
     ]) {
       expect(() => loadConfig({ [name!]: value }), name).toThrow(new RegExp(`^Invalid environment:\\n${name}: `));
     }

@@ -1,6 +1,18 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { buildSchema, getNamedType, type GraphQLField, isInterfaceType, isObjectType, Kind, parse, valueFromASTUntyped, type GraphQLNamedType, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import {
+  buildSchema,
+  getNamedType,
+  type GraphQLField,
+  isInterfaceType,
+  isObjectType,
+  Kind,
+  parse,
+  valueFromASTUntyped,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  type SelectionSetNode,
+} from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { schema } from '../../src/graphql/schema.js';
 import { createCostAnalysis } from '../../src/operation/steps/cost.js';
@@ -21,12 +33,14 @@ function estimate(s: GraphQLSchema, set: SelectionSetNode, type: GraphQLNamedTyp
   let total = 0;
   for (const sel of set.selections) {
     if (sel.kind !== Kind.FIELD || sel.name.value.startsWith('__')) continue;
-    const field = (isObjectType(type) || isInterfaceType(type)) ? type.getFields()[sel.name.value]! : undefined;
+    const field = isObjectType(type) || isInterfaceType(type) ? type.getFields()[sel.name.value]! : undefined;
     if (!field) throw new Error(`no field ${sel.name.value}`);
     const weight = Number(directiveArgs(field, 'cost')?.weight ?? 1);
     const listSize = directiveArgs(field, 'listSize') as { assumedSize?: number; slicingArguments?: string[] } | undefined;
     const given = Object.fromEntries((sel.arguments ?? []).map((a) => [a.name.value, valueFromASTUntyped(a.value)]));
-    const sliced = listSize?.slicingArguments?.map((p) => p.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], given)).find((v) => typeof v === 'number');
+    const sliced = listSize?.slicingArguments
+      ?.map((p) => p.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], given))
+      .find((v) => typeof v === 'number');
     const size = (sliced as number | undefined) ?? listSize?.assumedSize ?? 1;
     total += weight + (sel.selectionSet ? size * estimate(s, sel.selectionSet, getNamedType(field.type)) : 0);
   }

@@ -11,7 +11,9 @@ describe('cost limits', () => {
     expect(overLimit(within)).toBeNull();
     for (const kind of ['depth', 'breadth', 'complexity'] as const) {
       const e = overLimit({ ...within, [kind]: COST_LIMITS[kind] + 1 });
-      expect(e?.message, kind).toBe(`Query ${kind} ${COST_LIMITS[kind] + 1} is over the limit of ${COST_LIMITS[kind]}; ask for smaller pages or fewer nested lists.`);
+      expect(e?.message, kind).toBe(
+        `Query ${kind} ${COST_LIMITS[kind] + 1} is over the limit of ${COST_LIMITS[kind]}; ask for smaller pages or fewer nested lists.`,
+      );
       expect(e?.extensions).toEqual({ code: 'QUERY_TOO_COMPLEX', status: 400 });
     }
     expect(COST_LIMITS).toEqual({ complexity: 250_000, depth: 14, breadth: 400 });

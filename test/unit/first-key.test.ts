@@ -22,7 +22,15 @@ const show = (key: string, text: string) => {
   return '/srv/data/first-api-key.txt';
 };
 const logger = () =>
-  pino({ level: 'info' }, new Writable({ write: (chunk, _e, done) => void (lines.push(JSON.parse(String(chunk))), done()) })) as never;
+  pino(
+    { level: 'info' },
+    new Writable({
+      write: (chunk, _e, done) => {
+        lines.push(JSON.parse(String(chunk)));
+        done();
+      },
+    }),
+  ) as never;
 const config = (over: Partial<Config> = {}) => ({ auth: true, apiKeysQuota: 1000, apiKeysRate: 10, ...over }) as Config;
 const now = () => new Date('2027-01-15T12:00:00Z');
 
@@ -49,7 +57,16 @@ describe('the first key', () => {
     expect(lines[0]!.msg).toContain('/srv/data/first-api-key.txt');
     expect(JSON.stringify(lines)).not.toContain(key);
     const stored = keys.findByHash(hashApiKey(key));
-    expect(stored).toMatchObject({ name: 'first-key', plan: 'free', scopes: 'admin', origin: 'first-key', monthlyQuota: 1000, ratePerSecond: 10, createdAt: '2027-01-15T12:00:00.000Z', revokedAt: null });
+    expect(stored).toMatchObject({
+      name: 'first-key',
+      plan: 'free',
+      scopes: 'admin',
+      origin: 'first-key',
+      monthlyQuota: 1000,
+      ratePerSecond: 10,
+      createdAt: '2027-01-15T12:00:00.000Z',
+      revokedAt: null,
+    });
     expect(JSON.stringify(db.prepare('SELECT * FROM api_keys').all())).not.toContain(key);
   });
 

@@ -18,7 +18,9 @@ describe('what a GraphQL answer depends on (the key of a kept GET answer)', () =
 
   it('from a ZIP field, only a declared crossing leads to a resort', () => {
     const reached = new Set<string>();
-    const stack = Object.entries(QUERY_FIELD_FRESHNESS).filter(([, f]) => f === 'static').map(([name]) => getNamedType(schema.getQueryType()!.getFields()[name]!.type));
+    const stack = Object.entries(QUERY_FIELD_FRESHNESS)
+      .filter(([, f]) => f === 'static')
+      .map(([name]) => getNamedType(schema.getQueryType()!.getFields()[name]!.type));
     while (stack.length) {
       const type = stack.pop()!;
       if (reached.has(type.name) || !isObjectType(type)) continue;

@@ -35,7 +35,13 @@ describe('history windows', () => {
 describe('history arithmetic', () => {
   it('averages aligned series day by day, to one decimal', () => {
     const dates = ['2027-01-01', '2027-01-02'];
-    const avg = averageSeries([[d('x', 1), d('x', 2)], [d('y', 2), d('y', 4)]], dates);
+    const avg = averageSeries(
+      [
+        [d('x', 1), d('x', 2)],
+        [d('y', 2), d('y', 4)],
+      ],
+      dates,
+    );
     expect(avg).toEqual([
       { date: '2027-01-01', snowfallCm: 1.5, precipitationMm: 3, snowDepthCm: 15, tempMinC: -1.5, tempMaxC: 0.8 },
       { date: '2027-01-02', snowfallCm: 3, precipitationMm: 6, snowDepthCm: 30, tempMinC: -3, tempMaxC: 1.5 },

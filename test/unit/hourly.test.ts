@@ -13,10 +13,22 @@ const day = (date: string, hours: number[]) =>
 // 13 January: 2 cm an hour from 20:00. 14 January: 1 cm an hour 00:00–05:59, 3 cm 12:00–12:59.
 // 15 January: 0.5 cm an hour 06:00–09:59. 16 January (forecast): 1 cm an hour all day.
 const series = [
-  day('2027-01-13', Array.from({ length: 24 }, (_, h) => (h >= 20 ? 2 : 0))),
-  day('2027-01-14', Array.from({ length: 24 }, (_, h) => (h < 6 ? 1 : h === 12 ? 3 : 0))),
-  day('2027-01-15', Array.from({ length: 24 }, (_, h) => (h >= 6 && h < 10 ? 0.5 : 0))),
-  day('2027-01-16', Array.from({ length: 24 }, () => 1)),
+  day(
+    '2027-01-13',
+    Array.from({ length: 24 }, (_, h) => (h >= 20 ? 2 : 0)),
+  ),
+  day(
+    '2027-01-14',
+    Array.from({ length: 24 }, (_, h) => (h < 6 ? 1 : h === 12 ? 3 : 0)),
+  ),
+  day(
+    '2027-01-15',
+    Array.from({ length: 24 }, (_, h) => (h >= 6 && h < 10 ? 0.5 : 0)),
+  ),
+  day(
+    '2027-01-16',
+    Array.from({ length: 24 }, () => 1),
+  ),
 ];
 
 describe('hourly snowfall windows', () => {
@@ -40,7 +52,8 @@ describe('hourly snowfall windows', () => {
   it('stored hours must be 24 finite numbers, none negative', () => {
     const ok = Array.from({ length: 24 }, () => '0.5');
     expect(parseHours(ok.join(','))).toEqual(Array(24).fill(0.5));
-    for (const bad of [['-0.1', ...ok.slice(1)], ['x', ...ok.slice(1)], [...ok.slice(1), 'Infinity'], ok.slice(1)]) expect(parseHours(bad.join(','))).toBeNull();
+    for (const bad of [['-0.1', ...ok.slice(1)], ['x', ...ok.slice(1)], [...ok.slice(1), 'Infinity'], ok.slice(1)])
+      expect(parseHours(bad.join(','))).toBeNull();
     expect(parseHours('')).toBeNull();
     expect(parseHours(null)).toBeNull();
   });
@@ -122,7 +135,16 @@ describe('local time', () => {
   });
 
   it('new snow counts clock hours: on the spring-forward day the 24 h before 03:00 are 03:00 the day before to 02:59, 23 real hours', () => {
-    const dst = [day('2027-03-13', Array.from({ length: 24 }, (_, h) => (h === 2 || h === 3 ? 1 : 0))), day('2027-03-14', Array.from({ length: 24 }, (_, h) => (h === 0 || h === 3 ? 2 : 0)))];
+    const dst = [
+      day(
+        '2027-03-13',
+        Array.from({ length: 24 }, (_, h) => (h === 2 || h === 3 ? 1 : 0)),
+      ),
+      day(
+        '2027-03-14',
+        Array.from({ length: 24 }, (_, h) => (h === 0 || h === 3 ? 2 : 0)),
+      ),
+    ];
     // The 13th's 03:00 hour (1 cm) and the 14th's 00:00 hour (2 cm); not the 13th's 02:00 nor the 14th's 03:00.
     expect(snowfallBefore('dst', dst, '2027-03-14', 3, 24)).toBe(3);
   });

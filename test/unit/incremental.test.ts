@@ -60,13 +60,21 @@ describe('incremental results at the deadline', () => {
     })();
     const context = { requestId: 'req-1', logger: createLogger('silent'), budgetHolder: null } as unknown as GraphQLContext;
     const op = { request: {}, transport: TRANSPORTS.sse, context } as Operation;
-    const outcome = finalizeStep({ hideSuggestions: false }).done!(op, { kind: 'stream', incremental: true, parts: cutAtDeadline(source, new AbortController().signal) });
+    const outcome = finalizeStep({ hideSuggestions: false }).done!(op, {
+      kind: 'stream',
+      incremental: true,
+      parts: cutAtDeadline(source, new AbortController().signal),
+    });
     if (outcome.kind !== 'stream') throw new Error(`a stream stays a stream, not a ${outcome.kind}`);
     const out = await collect(outcome.parts as AsyncIterable<IncrementalPart>);
     expect(JSON.stringify(out)).not.toMatch(/SQLITE/);
     expect(out).toHaveLength(2);
-    expect(out[0]).toMatchObject({ errors: [{ message: UNEXPECTED_MESSAGE, extensions: { code: 'INTERNAL_SERVER_ERROR' } }], extensions: { requestId: 'req-1' } });
+    expect(out[0]).toMatchObject({
+      errors: [{ message: UNEXPECTED_MESSAGE, extensions: { code: 'INTERNAL_SERVER_ERROR' } }],
+      extensions: { requestId: 'req-1' },
+    });
     expect(out[1]!.incremental).toHaveLength(2);
-    for (const piece of out[1]!.incremental!) expect(piece.errors).toMatchObject([{ message: UNEXPECTED_MESSAGE, extensions: { code: 'INTERNAL_SERVER_ERROR' } }]);
+    for (const piece of out[1]!.incremental!)
+      expect(piece.errors).toMatchObject([{ message: UNEXPECTED_MESSAGE, extensions: { code: 'INTERNAL_SERVER_ERROR' } }]);
   });
 });

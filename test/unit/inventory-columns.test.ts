@@ -5,11 +5,27 @@ import type { ServedLift, ServedTrail } from '../../src/data/snapshots/snapshot.
 /** Trails and lifts held as columns give back exactly what they were made from, in order. */
 describe('snapshot inventory columns', () => {
   const trail = (id: string, over: Partial<ServedTrail> = {}): ServedTrail => ({
-    id, resortId: 'vail', name: `Run ${id}`, difficulty: 'ADVANCED', rating: 'black-diamond', lengthM: 1234,
-    source: 'generated', status: 'OPEN', grooming: 'UNGROOMED', ...over,
+    id,
+    resortId: 'vail',
+    name: `Run ${id}`,
+    difficulty: 'ADVANCED',
+    rating: 'black-diamond',
+    lengthM: 1234,
+    source: 'generated',
+    status: 'OPEN',
+    grooming: 'UNGROOMED',
+    ...over,
   });
   const lift = (id: string, over: Partial<ServedLift> = {}): ServedLift => ({
-    id, resortId: 'vail', name: `Lift ${id}`, type: 'CHAIRLIFT', seats: 4, capacityPerHour: 2400, source: 'generated', status: 'HOLD', ...over,
+    id,
+    resortId: 'vail',
+    name: `Lift ${id}`,
+    type: 'CHAIRLIFT',
+    seats: 4,
+    capacityPerHour: 2400,
+    source: 'generated',
+    status: 'HOLD',
+    ...over,
   });
 
   it('gives back generated trails, whose ids it does not hold, field for field', () => {
@@ -27,7 +43,11 @@ describe('snapshot inventory columns', () => {
 
   it('keeps ids that are not the resort, a prefix and the position: imported runs, gaps, another resort', () => {
     const trails = [trail('vail:osm:123', { source: 'openskimap' }), trail('vail:t2'), trail('vail:t9'), trail('beaver-creek:t4')];
-    expect(TrailColumns.of('vail', trails).all().map((t) => t.id)).toEqual(['vail:osm:123', 'vail:t2', 'vail:t9', 'beaver-creek:t4']);
+    expect(
+      TrailColumns.of('vail', trails)
+        .all()
+        .map((t) => t.id),
+    ).toEqual(['vail:osm:123', 'vail:t2', 'vail:t9', 'beaver-creek:t4']);
   });
 
   it('gives back lifts, unknown seats and capacity and live feeds included', () => {

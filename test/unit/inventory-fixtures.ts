@@ -2,7 +2,13 @@ import type { ResortFacts } from '../../src/domain/resort.js';
 
 /** Resorts of every size and region the generator distinguishes, made up for its golden test. */
 const base: Omit<ResortFacts, 'id' | 'continent' | 'countryCode' | 'baseElevation' | 'summitElevation' | 'liftCount' | 'trailCount'> = {
-  name: 'Test', countryName: 'Test', region: 'Test', lat: 45, lng: 7, website: null, timezone: 'Europe/Zurich',
+  name: 'Test',
+  countryName: 'Test',
+  region: 'Test',
+  lat: 45,
+  lng: 7,
+  website: null,
+  timezone: 'Europe/Zurich',
 };
 export const SYNTHETIC: ResortFacts[] = [
   { ...base, id: 'alpine-giant', continent: 'Europe', countryCode: 'CH', baseElevation: 1200, summitElevation: 3400, liftCount: 60, trailCount: 150 },

@@ -50,8 +50,14 @@ describe('generated lifts', () => {
 
   it('each rule holds at its exact bound: 8 lifts, 1,200 m and 2,500 m for a cable car; 21 lifts and 1,500 m for a funicular; 600 m for gondolas', () => {
     const { cableCar, funicular } = LIFT_RULES;
-    const resort = (id: string, liftCount: number, vertical: number, summit = 3000, continent = 'North America'): ResortFacts =>
-      ({ ...byId('vail'), id, continent, liftCount, baseElevation: summit - vertical, summitElevation: summit });
+    const resort = (id: string, liftCount: number, vertical: number, summit = 3000, continent = 'North America'): ResortFacts => ({
+      ...byId('vail'),
+      id,
+      continent,
+      liftCount,
+      baseElevation: summit - vertical,
+      summitElevation: summit,
+    });
     const second = (r: ResortFacts) => generateLifts(r)[1]!.type;
     expect(second(resort('cc', cableCar.minLifts, cableCar.minVerticalM + 1, cableCar.minSummitM + 1))).toBe('CABLE_CAR');
     expect(second(resort('cc', cableCar.minLifts - 1, cableCar.minVerticalM + 1, cableCar.minSummitM + 1))).not.toBe('CABLE_CAR');
@@ -92,7 +98,19 @@ describe('generated lifts', () => {
     expect(vail.at(-1)!.name).toMatch(/^Learning Area Magic Carpet/);
     for (const r of catalogue) {
       for (const l of generateLifts(r)) {
-        const [lo, hi] = ({ CHAIRLIFT: [2, 8], GONDOLA: [6, 10], CABLE_CAR: [60, 150], FUNICULAR: [120, 250], T_BAR: [2, 2], PLATTER: [1, 1], ROPE_TOW: [1, 1], MAGIC_CARPET: [1, 1], UNKNOWN: [1, 1] } as const)[l.type];
+        const [lo, hi] = (
+          {
+            CHAIRLIFT: [2, 8],
+            GONDOLA: [6, 10],
+            CABLE_CAR: [60, 150],
+            FUNICULAR: [120, 250],
+            T_BAR: [2, 2],
+            PLATTER: [1, 1],
+            ROPE_TOW: [1, 1],
+            MAGIC_CARPET: [1, 1],
+            UNKNOWN: [1, 1],
+          } as const
+        )[l.type];
         expect(l.seats).toBeGreaterThanOrEqual(lo);
         expect(l.seats).toBeLessThanOrEqual(hi);
         expect(l.capacityPerHour).toBeGreaterThanOrEqual(420);
@@ -108,10 +126,21 @@ describe('generated lifts', () => {
 
   it('guesses a type from a lift name, UNKNOWN when the name says nothing', () => {
     const cases: [string, string][] = [
-      ['Eagle Bahn Gondola', 'GONDOLA'], ['Aerial Tram', 'CABLE_CAR'], ['Tram', 'CABLE_CAR'], ['Funicular Perce-Neige', 'FUNICULAR'],
-      ['Standseilbahn', 'FUNICULAR'], ['Magic Carpet 2', 'MAGIC_CARPET'], ['T-Bar', 'T_BAR'], ['Tbar', 'T_BAR'],
-      ['Poma', 'PLATTER'], ['Rope Tow', 'ROPE_TOW'], ['Bunny tow', 'ROPE_TOW'], ['Born Free Express', 'CHAIRLIFT'],
-      ['Summit Quad', 'CHAIRLIFT'], ['Zugspitze', 'UNKNOWN'], ['Tramway', 'UNKNOWN'],
+      ['Eagle Bahn Gondola', 'GONDOLA'],
+      ['Aerial Tram', 'CABLE_CAR'],
+      ['Tram', 'CABLE_CAR'],
+      ['Funicular Perce-Neige', 'FUNICULAR'],
+      ['Standseilbahn', 'FUNICULAR'],
+      ['Magic Carpet 2', 'MAGIC_CARPET'],
+      ['T-Bar', 'T_BAR'],
+      ['Tbar', 'T_BAR'],
+      ['Poma', 'PLATTER'],
+      ['Rope Tow', 'ROPE_TOW'],
+      ['Bunny tow', 'ROPE_TOW'],
+      ['Born Free Express', 'CHAIRLIFT'],
+      ['Summit Quad', 'CHAIRLIFT'],
+      ['Zugspitze', 'UNKNOWN'],
+      ['Tramway', 'UNKNOWN'],
     ];
     expect(cases.map(([name]) => [name, liftTypeFromName(name)])).toEqual(cases);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cityKey, cityPrefixKeys } from '../../src/domain/city-key.js';
-import { BadInputError } from '../../src/lib/errors.js';
+import type { BadInputError } from '../../src/lib/errors.js';
 import { validate } from '../../src/validation/validate.js';
 import { CitiesParams, ResortsNearParams, ZipCodesParams, ZipsNearParams } from '../../src/validation/lookup-params.js';
 
@@ -60,17 +60,37 @@ describe('lookup parameters', () => {
 
   it('positions: latitude −90–90, longitude −180–180', () => {
     expect(validate(ZipsNearParams, { lat: -90, lng: 180 })).toEqual({ lat: -90, lng: 180, radiusMiles: 25, limit: 50 });
-    expect(validate(ZipsNearParams, { lat: '45.5', lng: '-122.6', radiusMiles: '200', limit: '200' })).toEqual({ lat: 45.5, lng: -122.6, radiusMiles: 200, limit: 200 });
-    expect(bounds(ZipsNearParams, { lat: 90.1, lng: -180.1 })).toEqual([['lat', '<= 90'], ['lng', '>= -180']]);
-    expect(bounds(ZipsNearParams, { lat: -90.1, lng: 180.1 })).toEqual([['lat', '>= -90'], ['lng', '<= 180']]);
-    expect(bounds(ZipsNearParams, { lat: 0, lng: 0, radiusMiles: 0, limit: 0 })).toEqual([['radiusMiles', '> 0'], ['limit', '>= 1']]);
-    expect(bounds(ZipsNearParams, {})).toEqual([['lat', 'given (it is required)'], ['lng', 'given (it is required)']]);
+    expect(validate(ZipsNearParams, { lat: '45.5', lng: '-122.6', radiusMiles: '200', limit: '200' })).toEqual({
+      lat: 45.5,
+      lng: -122.6,
+      radiusMiles: 200,
+      limit: 200,
+    });
+    expect(bounds(ZipsNearParams, { lat: 90.1, lng: -180.1 })).toEqual([
+      ['lat', '<= 90'],
+      ['lng', '>= -180'],
+    ]);
+    expect(bounds(ZipsNearParams, { lat: -90.1, lng: 180.1 })).toEqual([
+      ['lat', '>= -90'],
+      ['lng', '<= 180'],
+    ]);
+    expect(bounds(ZipsNearParams, { lat: 0, lng: 0, radiusMiles: 0, limit: 0 })).toEqual([
+      ['radiusMiles', '> 0'],
+      ['limit', '>= 1'],
+    ]);
+    expect(bounds(ZipsNearParams, {})).toEqual([
+      ['lat', 'given (it is required)'],
+      ['lng', 'given (it is required)'],
+    ]);
   });
 
   it('resortsNear: radius over 0 up to 800 km (100), limit 1–50 (10)', () => {
     expect(validate(ResortsNearParams, { lat: 1, lng: 2 })).toEqual({ lat: 1, lng: 2, radiusKm: 100, limit: 10 });
     expect(validate(ResortsNearParams, { lat: 1, lng: 2, radiusKm: 800, limit: 50 })).toMatchObject({ radiusKm: 800, limit: 50 });
-    expect(bounds(ResortsNearParams, { lat: 1, lng: 2, radiusKm: 800.1, limit: 51 })).toEqual([['radiusKm', '<= 800'], ['limit', '<= 50']]);
+    expect(bounds(ResortsNearParams, { lat: 1, lng: 2, radiusKm: 800.1, limit: 51 })).toEqual([
+      ['radiusKm', '<= 800'],
+      ['limit', '<= 50'],
+    ]);
   });
 
   it('cities: a prefix with a letter or digit, at most 100 characters; state; limit 1–50 (10)', () => {

@@ -41,11 +41,15 @@ describe('the OpenAPI document under linters', () => {
     delete bare.info.contact;
     delete bare.info.license;
     delete bare.paths['/api/zip/{zip}'].get.description;
-    expect(await spectralFindings(JSON.stringify(bare))).toEqual(expect.arrayContaining([expect.stringMatching(/^info-contact/), expect.stringMatching(/^operation-description paths\.\/api\/zip\/\{zip\}\.get/)]));
+    expect(await spectralFindings(JSON.stringify(bare))).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^info-contact/), expect.stringMatching(/^operation-description paths\.\/api\/zip\/\{zip\}\.get/)]),
+    );
     expect(await redoclyFindings(JSON.stringify(bare))).toEqual(expect.arrayContaining([expect.stringMatching(/^info-license/)]));
     // And they read the response examples against their schemas: a wrong one is found.
     const wrong = structuredClone(doc);
     wrong.paths['/api/zip/{zip}'].get.responses['200'].content['application/json'].example.lat = 'north';
-    expect(await spectralFindings(JSON.stringify(wrong))).toEqual([expect.stringMatching(/^oas3-valid-media-example paths\.\/api\/zip\/\{zip\}\.get\.responses\.200\.content\.application\/json\.example\.lat/)]);
+    expect(await spectralFindings(JSON.stringify(wrong))).toEqual([
+      expect.stringMatching(/^oas3-valid-media-example paths\.\/api\/zip\/\{zip\}\.get\.responses\.200\.content\.application\/json\.example\.lat/),
+    ]);
   }, 60_000);
 });

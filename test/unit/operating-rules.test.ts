@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  liftState,
-  operatingStatus,
-  primarySurface,
-  skiableShare,
-  snowReport,
-  trailState,
-} from '../../src/domain/conditions.js';
+import { liftState, operatingStatus, primarySurface, skiableShare, snowReport, trailState } from '../../src/domain/conditions.js';
 import { inSeason, plannedSeason } from '../../src/domain/season.js';
 import type { LiftFacts, LiftType, ResortFacts, TrailFacts } from '../../src/domain/resort.js';
 import type { DailyWeather } from '../../src/domain/weather/daily.js';
@@ -17,22 +10,67 @@ import type { DailyWeather } from '../../src/domain/weather/daily.js';
  */
 
 const resort = (over: Partial<ResortFacts> = {}): ResortFacts => ({
-  id: 'r', name: 'R', countryCode: 'US', countryName: 'United States', region: 'CO', continent: 'North America',
-  lat: 39.6, lng: -106.4, baseElevation: 2500, summitElevation: 3500, liftCount: 10, trailCount: 50, website: null, timezone: 'America/Denver', ...over,
+  id: 'r',
+  name: 'R',
+  countryCode: 'US',
+  countryName: 'United States',
+  region: 'CO',
+  continent: 'North America',
+  lat: 39.6,
+  lng: -106.4,
+  baseElevation: 2500,
+  summitElevation: 3500,
+  liftCount: 10,
+  trailCount: 50,
+  website: null,
+  timezone: 'America/Denver',
+  ...over,
 });
 
 const day = (date: string, over: Partial<DailyWeather> = {}): DailyWeather => ({
-  date, baseTempMin: -8, baseTempMax: -2, summitTempMin: -14, summitTempMax: -8, precipitationMm: 0, precipitationProbability: 0,
-  snowfallBaseCm: 0, snowfallSummitCm: 0, snowDepthBaseCm: 100, snowDepthSummitCm: 150, seasonSnowfallCm: 300,
-  windSpeedBaseKmh: 10, windGustBaseKmh: 20, windSpeedSummitKmh: 20, windGustSummitKmh: 30, windDirectionDeg: 270, snowLineM: 1500, ...over,
+  date,
+  baseTempMin: -8,
+  baseTempMax: -2,
+  summitTempMin: -14,
+  summitTempMax: -8,
+  precipitationMm: 0,
+  precipitationProbability: 0,
+  snowfallBaseCm: 0,
+  snowfallSummitCm: 0,
+  snowDepthBaseCm: 100,
+  snowDepthSummitCm: 150,
+  seasonSnowfallCm: 300,
+  windSpeedBaseKmh: 10,
+  windGustBaseKmh: 20,
+  windSpeedSummitKmh: 20,
+  windGustSummitKmh: 30,
+  windDirectionDeg: 270,
+  snowLineM: 1500,
+  ...over,
 });
 
 const trail = (openThreshold: number, over: Partial<TrailFacts> = {}): TrailFacts => ({
-  id: 't', resortId: 'r', name: 'T', difficulty: 'ADVANCED', rating: 'black', lengthM: 1000, openThreshold, groomThreshold: 0.5, source: 'generated', ...over,
+  id: 't',
+  resortId: 'r',
+  name: 'T',
+  difficulty: 'ADVANCED',
+  rating: 'black',
+  lengthM: 1000,
+  openThreshold,
+  groomThreshold: 0.5,
+  source: 'generated',
+  ...over,
 });
 
 const lift = (type: LiftType, openThreshold = 0.5): LiftFacts => ({
-  id: 'l', resortId: 'r', name: 'L', type, seats: 4, capacityPerHour: 2000, openThreshold, source: 'generated',
+  id: 'l',
+  resortId: 'r',
+  name: 'L',
+  type,
+  seats: 4,
+  capacityPerHour: 2000,
+  openThreshold,
+  source: 'generated',
 });
 
 const MIDWINTER = '2027-01-15';
@@ -67,7 +105,8 @@ describe('planned season dates', () => {
 describe('operating status', () => {
   it('closed under 20 cm of base, open from 20 cm, in season', () => {
     expect(operatingStatus(resort(), day(MIDWINTER, { snowDepthBaseCm: 19.9 }), MIDWINTER)).toMatchObject({
-      status: 'CLOSED', reason: 'not enough snow (base under 20 cm)',
+      status: 'CLOSED',
+      reason: 'not enough snow (base under 20 cm)',
     });
     expect(operatingStatus(resort(), day(MIDWINTER, { snowDepthBaseCm: 20 }), MIDWINTER)).toMatchObject({ status: 'OPEN', reason: 'open for the season' });
     expect(operatingStatus(resort(), undefined, MIDWINTER).status).toBe('CLOSED');
@@ -75,7 +114,8 @@ describe('operating status', () => {
 
   it('closed out of season whatever the snow, saying when it opens', () => {
     expect(operatingStatus(resort({ summitElevation: 2500 }), day('2027-05-01', { snowDepthBaseCm: 300 }), '2027-05-01')).toMatchObject({
-      status: 'CLOSED', reason: 'out of season; opens 2027-11-22',
+      status: 'CLOSED',
+      reason: 'out of season; opens 2027-11-22',
     });
   });
 });
@@ -182,8 +222,12 @@ describe('surface', () => {
     expect(last({ baseTempMax: 2, baseTempMin: 0 })).toBe('MACHINE_GROOMED');
     expect(last({ baseTempMax: 2, baseTempMin: 0.1 })).toBe('SPRING_SNOW');
     // Packed powder counts the last three days, not four.
-    expect(primarySurface([day('2027-01-12', { snowfallSummitCm: 9 }), day('2027-01-13', { snowfallSummitCm: 9 }), day('2027-01-14'), day(MIDWINTER)], MIDWINTER)).toBe('MACHINE_GROOMED');
-    expect(primarySurface([day('2027-01-13', { snowfallSummitCm: 9 }), day('2027-01-14', { snowfallSummitCm: 6 }), day(MIDWINTER)], MIDWINTER)).toBe('PACKED_POWDER');
+    expect(
+      primarySurface([day('2027-01-12', { snowfallSummitCm: 9 }), day('2027-01-13', { snowfallSummitCm: 9 }), day('2027-01-14'), day(MIDWINTER)], MIDWINTER),
+    ).toBe('MACHINE_GROOMED');
+    expect(primarySurface([day('2027-01-13', { snowfallSummitCm: 9 }), day('2027-01-14', { snowfallSummitCm: 6 }), day(MIDWINTER)], MIDWINTER)).toBe(
+      'PACKED_POWDER',
+    );
   });
 
   it('ignores forecast days after today', () => {
@@ -195,12 +239,29 @@ describe('the snow report', () => {
   it('at midnight, new snow is the last 1, 3 and 7 whole days; and what runs', () => {
     const days = Array.from({ length: 9 }, (_, i) => day(`2027-01-${String(7 + i).padStart(2, '0')}`, { snowfallSummitCm: i + 1, snowDepthBaseCm: 50 }));
     days.push(day('2027-01-16', { snowfallSummitCm: 100 }));
-    const { report, trailStates, liftStates } = snowReport(resort(), days, [trail(0.5), trail(0.7)], [lift('T_BAR', 0.1), lift('CHAIRLIFT', 0.9)], { date: MIDWINTER, hour: 0 });
+    const { report, trailStates, liftStates } = snowReport(resort(), days, [trail(0.5), trail(0.7)], [lift('T_BAR', 0.1), lift('CHAIRLIFT', 0.9)], {
+      date: MIDWINTER,
+      hour: 0,
+    });
     // Days of 1…9 cm from 7 to 15 January: before 00:00 on the 15th come 8, 6+7+8 and 2+…+8 cm.
     expect(report).toEqual({
-      date: MIDWINTER, status: 'OPEN', statusReason: 'open for the season', season: { opens: '2026-11-01', closes: '2027-05-03' },
-      snowDepthBaseCm: 50, snowDepthSummitCm: 150, newSnow24hCm: 8, newSnow72hCm: 21, newSnow7dCm: 35, seasonSnowfallCm: 300,
-      surface: 'PACKED_POWDER', skiableShare: 0.6, openTrails: 1, totalTrails: 2, openLifts: 1, totalLifts: 2, hour: 0,
+      date: MIDWINTER,
+      status: 'OPEN',
+      statusReason: 'open for the season',
+      season: { opens: '2026-11-01', closes: '2027-05-03' },
+      snowDepthBaseCm: 50,
+      snowDepthSummitCm: 150,
+      newSnow24hCm: 8,
+      newSnow72hCm: 21,
+      newSnow7dCm: 35,
+      seasonSnowfallCm: 300,
+      surface: 'PACKED_POWDER',
+      skiableShare: 0.6,
+      openTrails: 1,
+      totalTrails: 2,
+      openLifts: 1,
+      totalLifts: 2,
+      hour: 0,
     });
     expect(trailStates.map((t) => t.status)).toEqual(['OPEN', 'CLOSED']);
     expect(liftStates).toEqual(['OPEN', 'CLOSED']);

@@ -57,7 +57,10 @@ describe('persisted documents', () => {
     const good = path.join(dir, 'good.json');
     writeFileSync(good, JSON.stringify({ abc: '{ __typename }', 'sha256:def': '{ health { status } }' }));
     // codegen's keys carry the algorithm; requests may name a document with or without it.
-    expect([...loadManifest(good)]).toEqual([['abc', '{ __typename }'], ['def', '{ health { status } }']]);
+    expect([...loadManifest(good)]).toEqual([
+      ['abc', '{ __typename }'],
+      ['def', '{ health { status } }'],
+    ]);
     const list = path.join(dir, 'list.json');
     writeFileSync(list, '["{ __typename }"]');
     expect(() => loadManifest(list)).toThrow(`GRAPHQL_TRUSTED_DOCUMENTS: ${list} must hold a JSON object of hash → document`);

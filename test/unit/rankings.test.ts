@@ -4,9 +4,24 @@ import { networkSnow, openNow, openTrailsPct, STORM_WATCH_MIN_CM, stormOutlook, 
 import type { DailyWeather } from '../../src/domain/weather/daily.js';
 
 const report = (over: Partial<SnowReport>): SnowReport => ({
-  date: '2027-01-15', status: 'OPEN', statusReason: '', season: { opens: '2026-11-22', closes: '2027-04-12' },
-  snowDepthBaseCm: 100, snowDepthSummitCm: 150, newSnow24hCm: 0, newSnow72hCm: 0, newSnow7dCm: 0, seasonSnowfallCm: 0,
-  surface: 'POWDER', skiableShare: 1, openTrails: 10, totalTrails: 10, openLifts: 5, totalLifts: 5, hour: 0, ...over,
+  date: '2027-01-15',
+  status: 'OPEN',
+  statusReason: '',
+  season: { opens: '2026-11-22', closes: '2027-04-12' },
+  snowDepthBaseCm: 100,
+  snowDepthSummitCm: 150,
+  newSnow24hCm: 0,
+  newSnow72hCm: 0,
+  newSnow7dCm: 0,
+  seasonSnowfallCm: 0,
+  surface: 'POWDER',
+  skiableShare: 1,
+  openTrails: 10,
+  totalTrails: 10,
+  openLifts: 5,
+  totalLifts: 5,
+  hour: 0,
+  ...over,
 });
 const entry = (id: string, name: string, over: Partial<SnowReport>) => ({ resort: { id, name }, report: report(over) });
 const ids = (xs: { resort: { id: string } }[]) => xs.map((x) => x.resort.id);
@@ -26,7 +41,8 @@ describe('top snow', () => {
     expect(ids(topSnow(entries, 50))).toEqual(['f', 'e1', 'e2', 'c', 'b', 'd']);
     // Whatever order the entries come in: ties of name go by id.
     const tied = ['e4', 'e2', 'e3', 'e1'].map((id) => entry(id, 'Echo', { newSnow24hCm: 12, newSnow72hCm: 12 }));
-    const orders = (xs: typeof tied): (typeof tied)[] => (xs.length <= 1 ? [xs] : xs.flatMap((x, i) => orders([...xs.slice(0, i), ...xs.slice(i + 1)]).map((rest) => [x, ...rest])));
+    const orders = (xs: typeof tied): (typeof tied)[] =>
+      xs.length <= 1 ? [xs] : xs.flatMap((x, i) => orders([...xs.slice(0, i), ...xs.slice(i + 1)]).map((rest) => [x, ...rest]));
     for (const order of orders(tied)) expect(ids(topSnow(order, 50))).toEqual(['e1', 'e2', 'e3', 'e4']);
   });
 
@@ -61,7 +77,11 @@ describe('open now', () => {
 describe('storm watch', () => {
   // One centimetre in each hour named, none in the others.
   const day = (date: string, snowyHours: number[]) =>
-    ({ date, snowfallSummitCm: snowyHours.length, snowfallSummitHourly: Array.from({ length: 24 }, (_, h) => (snowyHours.includes(h) ? 1 : 0)).join(',') }) as DailyWeather;
+    ({
+      date,
+      snowfallSummitCm: snowyHours.length,
+      snowfallSummitHourly: Array.from({ length: 24 }, (_, h) => (snowyHours.includes(h) ? 1 : 0)).join(','),
+    }) as DailyWeather;
   const range = (a: number, b: number) => Array.from({ length: b - a }, (_, i) => a + i);
 
   it('sums the 48 hours from the current hour on, and names the local day with most of it', () => {
@@ -72,7 +92,11 @@ describe('storm watch', () => {
     const late = [day('2027-01-15', [22, 23]), day('2027-01-16', [0, 1, 2]), day('2027-01-17', [5, 6, 7, 8])];
     // From 22:00: two hours of the 15th, three of the 16th, and the 17th up to 21:00 (four hours).
     expect(stormOutlook('r', late, '2027-01-15', 22)).toEqual({ snowfall48hCm: 9, peakDate: '2027-01-17', peakSnowfallCm: 4 });
-    expect(stormOutlook('r', [day('2027-01-15', [1]), day('2027-01-16', [1])], '2027-01-15', 0)).toEqual({ snowfall48hCm: 2, peakDate: '2027-01-15', peakSnowfallCm: 1 });
+    expect(stormOutlook('r', [day('2027-01-15', [1]), day('2027-01-16', [1])], '2027-01-15', 0)).toEqual({
+      snowfall48hCm: 2,
+      peakDate: '2027-01-15',
+      peakSnowfallCm: 1,
+    });
     expect(stormOutlook('r', [], '2027-01-15', 9)).toEqual({ snowfall48hCm: 0, peakDate: '2027-01-15', peakSnowfallCm: 0 });
   });
 
@@ -93,7 +117,11 @@ describe('network snow', () => {
   it('averages totals over every resort and per day', () => {
     const t = (resortId: string, totalCm: number) => ({ resortId, totalCm, days: 7, maxDayCm: totalCm, maxDayDate: null });
     expect(networkSnow([t('a', 10), t('b', 0), t('c', 25)], 7)).toEqual({
-      resorts: 3, resortsWithSnow: 2, averageTotalCm: 11.7, averagePerDayCm: 1.67, maxTotalCm: 25,
+      resorts: 3,
+      resortsWithSnow: 2,
+      averageTotalCm: 11.7,
+      averagePerDayCm: 1.67,
+      maxTotalCm: 25,
     });
     expect(networkSnow([], 7)).toEqual({ resorts: 0, resortsWithSnow: 0, averageTotalCm: 0, averagePerDayCm: 0, maxTotalCm: 0 });
   });

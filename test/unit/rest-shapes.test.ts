@@ -13,20 +13,37 @@ import { schema } from '../../src/graphql/schema.js';
  * GraphQL; here the shapes run alone, so mutation testing covers them too.
  */
 const DIR = path.join(import.meta.dirname, '..', 'fixtures', 'rest-shapes');
-const fixtures = readdirSync(DIR).map((f) => JSON.parse(readFileSync(path.join(DIR, f), 'utf8')) as { path: string; request: string; params: Record<string, string>; variables: Record<string, unknown>; data: never; body: unknown });
+const fixtures = readdirSync(DIR).map(
+  (f) =>
+    JSON.parse(readFileSync(path.join(DIR, f), 'utf8')) as {
+      path: string;
+      request: string;
+      params: Record<string, string>;
+      variables: Record<string, unknown>;
+      data: never;
+      body: unknown;
+    },
+);
 
 describe('REST shapes', () => {
   // The server trusts these operations without validating them at start (the pipeline's steps
   // skip documents of its own): here is where they are validated, with the pipeline's own rules
   // (armor's limits and introspection off included).
   it("every route's operation passes the pipeline's document rules", () => {
-    const invalid = routes.map((r) => ({ path: r.path, errors: checkDocument(schema, r.operation, false).map((e) => e.message) })).filter((r) => r.errors.length > 0);
+    const invalid = routes
+      .map((r) => ({ path: r.path, errors: checkDocument(schema, r.operation, false).map((e) => e.message) }))
+      .filter((r) => r.errors.length > 0);
     expect(routes.length).toBeGreaterThan(20);
     expect(invalid).toEqual([]);
   });
 
   it('every GET path has a recorded answer', () => {
-    expect(fixtures.map((f) => f.path).sort()).toEqual(routes.filter((r) => r.method !== 'POST').map((r) => r.path).sort());
+    expect(fixtures.map((f) => f.path).sort()).toEqual(
+      routes
+        .filter((r) => r.method !== 'POST')
+        .map((r) => r.path)
+        .sort(),
+    );
   });
 
   for (const f of fixtures) {
@@ -42,13 +59,19 @@ describe('REST shapes', () => {
     });
   }
 
-  it('a resort\'s lifts say where they come from: the lifts\' own source (Liftie), else the inventory\'s (no lifts at all too)', () => {
+  it("a resort's lifts say where they come from: the lifts' own source (Liftie), else the inventory's (no lifts at all too)", () => {
     const f = fixtures.find((x) => x.path === '/api/resorts/:id/lifts')!;
     const route = routes.find((r) => r.path === f.path)!;
     const params = validate(route.params, f.params);
     const data = f.data as { resort: { lifts: { source: string }[]; inventorySource: string } };
-    const withSource = (lifts: { source: string }[], inventorySource: string) => route.shape({ resort: { ...data.resort, lifts, inventorySource } } as never, params) as { source: string };
-    expect(withSource(data.resort.lifts.map((l) => ({ ...l, source: 'liftie' })), 'generated').source).toBe('liftie');
+    const withSource = (lifts: { source: string }[], inventorySource: string) =>
+      route.shape({ resort: { ...data.resort, lifts, inventorySource } } as never, params) as { source: string };
+    expect(
+      withSource(
+        data.resort.lifts.map((l) => ({ ...l, source: 'liftie' })),
+        'generated',
+      ).source,
+    ).toBe('liftie');
     expect(withSource([], 'imported').source).toBe('imported');
   });
 });

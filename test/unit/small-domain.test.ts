@@ -57,7 +57,15 @@ describe('units', () => {
     expect(toUnits.precipitation(25.4, 'IMPERIAL')).toBe(1);
     expect(toUnits.precipitation(3, 'IMPERIAL')).toBe(0.12);
     expect(toUnits.precipitation(3.06, 'METRIC')).toBe(3.1);
-    expect(UNIT_LABELS.IMPERIAL).toEqual({ system: 'IMPERIAL', depth: 'in', elevation: 'ft', length: 'ft', temperature: '°F', speed: 'mph', precipitation: 'in' });
+    expect(UNIT_LABELS.IMPERIAL).toEqual({
+      system: 'IMPERIAL',
+      depth: 'in',
+      elevation: 'ft',
+      length: 'ft',
+      temperature: '°F',
+      speed: 'mph',
+      precipitation: 'in',
+    });
     expect(UNIT_LABELS.METRIC).toEqual({ system: 'METRIC', depth: 'cm', elevation: 'm', length: 'm', temperature: '°C', speed: 'km/h', precipitation: 'mm' });
   });
 });
@@ -71,7 +79,13 @@ describe('seeded randomness', () => {
     expect(unitFromSeed('x')).not.toBe(unitFromSeed('y'));
     const a = createRng('s');
     const b = createRng('s');
-    expect([a.next(), a.normal(), a.exponential(2), a.int(1, 6), a.pick(['p', 'q'])]).toEqual([b.next(), b.normal(), b.exponential(2), b.int(1, 6), b.pick(['p', 'q'])]);
+    expect([a.next(), a.normal(), a.exponential(2), a.int(1, 6), a.pick(['p', 'q'])]).toEqual([
+      b.next(),
+      b.normal(),
+      b.exponential(2),
+      b.int(1, 6),
+      b.pick(['p', 'q']),
+    ]);
   });
 
   it('draws stay in their ranges and have the asked-for moments', () => {
@@ -138,7 +152,10 @@ describe('the point index', () => {
         const onEdge = PointIndex.of([p('center', 40, -105), p('edge', at.lat, at.lng)], (x) => x.key);
         // Within 1e-9 mi: the two haversine forms differ in the last bits (as in the property below).
         const radius = haversineMiles(40, -105, at.lat, at.lng) + 1e-9;
-        expect(onEdge.nearby(40, -105, radius, 5).map((x) => x.item.key), `${miles} mi at ${bearing}°`).toEqual(['center', 'edge']);
+        expect(
+          onEdge.nearby(40, -105, radius, 5).map((x) => x.item.key),
+          `${miles} mi at ${bearing}°`,
+        ).toEqual(['center', 'edge']);
       }
     }
   });
@@ -168,24 +185,33 @@ describe('the point index', () => {
   it('anywhere on Earth: the nearest within the radius, in order, as measuring every point finds them', () => {
     // Centroid-like coordinates (4 decimals). Distances equal to within 1e-9 mi count as ties
     // (haversine's float rounding can order them either way); exact ties are the test above.
-    const coord = fc.record({ lat: fc.integer({ min: -800_000, max: 800_000 }).map((x) => x / 10_000), lng: fc.integer({ min: -1_790_000, max: 1_790_000 }).map((x) => x / 10_000) });
+    const coord = fc.record({
+      lat: fc.integer({ min: -800_000, max: 800_000 }).map((x) => x / 10_000),
+      lng: fc.integer({ min: -1_790_000, max: 1_790_000 }).map((x) => x / 10_000),
+    });
     fc.assert(
-      fc.property(fc.array(coord, { minLength: 1, maxLength: 60 }), coord, fc.double({ min: 1, max: 3000, noNaN: true }), fc.integer({ min: 1, max: 70 }), (points, center, radius, limit) => {
-        const items = points.map((pt, i) => p(`p${String(i).padStart(3, '0')}`, pt.lat, pt.lng));
-        const index = PointIndex.of(items, (x) => x.key);
-        const distance = new Map(items.map((it) => [it.key, haversineMiles(center.lat, center.lng, it.lat, it.lng)]));
-        const within = items.filter((it) => distance.get(it.key)! <= radius);
-        const got = index.nearby(center.lat, center.lng, radius, limit);
-        expect(got).toHaveLength(Math.min(limit, within.length));
-        const d = got.map((x) => distance.get(x.item.key)!);
-        for (let i = 1; i < d.length; i++) expect(d[i]!).toBeGreaterThanOrEqual(d[i - 1]! - 1e-9);
-        got.forEach((x, i) => expect(x.distanceMiles).toBe(roundMiles(d[i]!)));
-        // Nothing left out is nearer than the farthest one returned.
-        const returned = new Set(got.map((x) => x.item.key));
-        const farthest = d.at(-1) ?? 0;
-        for (const it of within) if (!returned.has(it.key)) expect(distance.get(it.key)!).toBeGreaterThanOrEqual(farthest - 1e-9);
-        if (items.length > 1) expect(index.nearby(center.lat, center.lng, radius, limit, items[0]!.key).map((x) => x.item.key)).not.toContain(items[0]!.key);
-      }),
+      fc.property(
+        fc.array(coord, { minLength: 1, maxLength: 60 }),
+        coord,
+        fc.double({ min: 1, max: 3000, noNaN: true }),
+        fc.integer({ min: 1, max: 70 }),
+        (points, center, radius, limit) => {
+          const items = points.map((pt, i) => p(`p${String(i).padStart(3, '0')}`, pt.lat, pt.lng));
+          const index = PointIndex.of(items, (x) => x.key);
+          const distance = new Map(items.map((it) => [it.key, haversineMiles(center.lat, center.lng, it.lat, it.lng)]));
+          const within = items.filter((it) => distance.get(it.key)! <= radius);
+          const got = index.nearby(center.lat, center.lng, radius, limit);
+          expect(got).toHaveLength(Math.min(limit, within.length));
+          const d = got.map((x) => distance.get(x.item.key)!);
+          for (let i = 1; i < d.length; i++) expect(d[i]!).toBeGreaterThanOrEqual(d[i - 1]! - 1e-9);
+          for (const [i, x] of got.entries()) expect(x.distanceMiles).toBe(roundMiles(d[i]!));
+          // Nothing left out is nearer than the farthest one returned.
+          const returned = new Set(got.map((x) => x.item.key));
+          const farthest = d.at(-1) ?? 0;
+          for (const it of within) if (!returned.has(it.key)) expect(distance.get(it.key)!).toBeGreaterThanOrEqual(farthest - 1e-9);
+          if (items.length > 1) expect(index.nearby(center.lat, center.lng, radius, limit, items[0]!.key).map((x) => x.item.key)).not.toContain(items[0]!.key);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -193,28 +219,40 @@ describe('the point index', () => {
   it('the sphere tree hands over the nearest by chord, as measuring every point finds them', () => {
     // Hundreds of points (a leaf holds 32), some stacked on one spot, so the walk opens and prunes
     // nodes; several centers per tree. Not shrunk on failure: shrinking 600 points takes minutes.
-    const coord = fc.record({ lat: fc.integer({ min: -900_000, max: 900_000 }).map((x) => x / 10_000), lng: fc.integer({ min: -1_800_000, max: 1_800_000 }).map((x) => x / 10_000) });
-    const chord2 = (a: { lat: number; lng: number }, b: { lat: number; lng: number }) => 4 * Math.sin(haversineMiles(a.lat, a.lng, b.lat, b.lng) / EARTH_RADIUS_MILES / 2) ** 2;
+    const coord = fc.record({
+      lat: fc.integer({ min: -900_000, max: 900_000 }).map((x) => x / 10_000),
+      lng: fc.integer({ min: -1_800_000, max: 1_800_000 }).map((x) => x / 10_000),
+    });
+    const chord2 = (a: { lat: number; lng: number }, b: { lat: number; lng: number }) =>
+      4 * Math.sin(haversineMiles(a.lat, a.lng, b.lat, b.lng) / EARTH_RADIUS_MILES / 2) ** 2;
     const query = fc.record({ center: coord, k: fc.integer({ min: 1, max: 80 }), max: fc.oneof(fc.constant(4), fc.double({ min: 0, max: 4, noNaN: true })) });
     fc.assert(
-      fc.property(fc.array(coord, { minLength: 200, maxLength: 600 }), fc.nat(20), fc.array(query, { minLength: 10, maxLength: 10 }), (spread, stacked, queries) => {
-        const points = [...spread, ...Array.from({ length: stacked }, () => spread[0]!)];
-        const tree = new SphereTree(points.map((x) => x.lat), points.map((x) => x.lng));
-        for (const [q, { center, k, max }] of queries.entries()) {
-          const skip = q % 2 ? q : -1;
-          const got = tree.nearest(center.lat, center.lng, k, max, skip);
-          const d = points.map((x) => chord2(center, x));
-          const inside = (slack: number) => points.map((_, i) => i).filter((i) => i !== skip && d[i]! <= max * (1 + slack));
-          const want = inside(-1e-9);
-          expect(new Set(got).size).toBe(got.length);
-          expect(got.length).toBeGreaterThanOrEqual(Math.min(k, want.length));
-          expect(got.length).toBeLessThanOrEqual(Math.min(k, inside(1e-9).length));
-          expect(got).not.toContain(skip);
-          // Nothing handed over is farther than anything left out (to within float rounding).
-          const farthest = Math.max(...got.map((i) => d[i]!));
-          for (const i of want) if (!got.includes(i)) expect(d[i]!).toBeGreaterThanOrEqual(farthest * (1 - 1e-9) - 1e-15);
-        }
-      }),
+      fc.property(
+        fc.array(coord, { minLength: 200, maxLength: 600 }),
+        fc.nat(20),
+        fc.array(query, { minLength: 10, maxLength: 10 }),
+        (spread, stacked, queries) => {
+          const points = [...spread, ...Array.from({ length: stacked }, () => spread[0]!)];
+          const tree = new SphereTree(
+            points.map((x) => x.lat),
+            points.map((x) => x.lng),
+          );
+          for (const [q, { center, k, max }] of queries.entries()) {
+            const skip = q % 2 ? q : -1;
+            const got = tree.nearest(center.lat, center.lng, k, max, skip);
+            const d = points.map((x) => chord2(center, x));
+            const inside = (slack: number) => points.map((_, i) => i).filter((i) => i !== skip && d[i]! <= max * (1 + slack));
+            const want = inside(-1e-9);
+            expect(new Set(got).size).toBe(got.length);
+            expect(got.length).toBeGreaterThanOrEqual(Math.min(k, want.length));
+            expect(got.length).toBeLessThanOrEqual(Math.min(k, inside(1e-9).length));
+            expect(got).not.toContain(skip);
+            // Nothing handed over is farther than anything left out (to within float rounding).
+            const farthest = Math.max(...got.map((i) => d[i]!));
+            for (const i of want) if (!got.includes(i)) expect(d[i]!).toBeGreaterThanOrEqual(farthest * (1 - 1e-9) - 1e-15);
+          }
+        },
+      ),
       { numRuns: 200, endOnFailure: true },
     );
   });
@@ -243,12 +281,33 @@ describe('the point index', () => {
     expect(zips.size).toBe(2);
     expect(zips.point('00002')).toEqual({ zip: '00002', city: 'B', stateCode: 'XX', county: 'C', lat: 0, lng: 1 });
     expect(zips.point('00003')).toBeUndefined();
-    expect(table.record(1)).toEqual({ zip: '00002', city: 'B', stateCode: 'XX', stateName: 'Xland', county: 'C', countyFips: '001', lat: 0, lng: 1, timezone: 'Etc/UTC', lastUpdated: '2026-01-01' });
+    expect(table.record(1)).toEqual({
+      zip: '00002',
+      city: 'B',
+      stateCode: 'XX',
+      stateName: 'Xland',
+      county: 'C',
+      countyFips: '001',
+      lat: 0,
+      lng: 1,
+      timezone: 'Etc/UTC',
+      lastUpdated: '2026-01-01',
+    });
     expect([table.rowOf('00001'), table.rowOf('00003'), table.rowOf('1'), table.rowOf('0000x')]).toEqual([0, -1, -1, -1]);
     expect(table.statePage('XX', 1, 5).map((r) => r.zip)).toEqual(['00002']);
     expect(table.statePage('YY', 0, 5)).toEqual([]);
     // Rows out of ZIP order, or more or fewer than announced, are refused.
-    expect(() => new ZipTable(2, [['00002', 'B', 'XX', 'C', '001', 0, 1, 'Z', 'D'], ['00001', 'A', 'XX', 'C', '001', 0, 0, 'Z', 'D']], () => 'X')).toThrow(/in order/);
+    expect(
+      () =>
+        new ZipTable(
+          2,
+          [
+            ['00002', 'B', 'XX', 'C', '001', 0, 1, 'Z', 'D'],
+            ['00001', 'A', 'XX', 'C', '001', 0, 0, 'Z', 'D'],
+          ],
+          () => 'X',
+        ),
+    ).toThrow(/in order/);
     expect(() => new ZipTable(3, [['00001', 'A', 'XX', 'C', '001', 0, 0, 'Z', 'D']], () => 'X')).toThrow(/3 expected/);
     expect(zips.nearby(0, 0, 100, 5, '00001')).toEqual([{ zip: '00002', city: 'B', stateCode: 'XX', county: 'C', lat: 0, lng: 1, distanceMiles: 69.09 }]);
   });

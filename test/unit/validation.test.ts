@@ -5,7 +5,17 @@ import { CostLimitedError } from '../../src/auth/cost-budget.js';
 import { ForbiddenError } from '../../src/auth/scopes.js';
 import { validate } from '../../src/validation/validate.js';
 import { CityParams, NearbyParams, StateZipsParams, ZipParams } from '../../src/validation/params.js';
-import { CompareParams, HistoryParams, InsightsParams, NearbyResortsParams, OpenNowParams, RankingParams, ResortHistoryParams, ResortListParams, ResortParams } from '../../src/validation/resort-params.js';
+import {
+  CompareParams,
+  HistoryParams,
+  InsightsParams,
+  NearbyResortsParams,
+  OpenNowParams,
+  RankingParams,
+  ResortHistoryParams,
+  ResortListParams,
+  ResortParams,
+} from '../../src/validation/resort-params.js';
 import { SyncHistoryParams } from '../../src/validation/sync-params.js';
 
 /** The declared bounds, called directly: the values REST passes (strings) and GraphQL passes (numbers). */
@@ -30,7 +40,12 @@ describe("a client's mistake is an answer, not a fault", () => {
       caught = e;
     }
     expect(caught).toBeInstanceOf(BadInputError);
-    const clientErrors = [caught as Error, new NotFoundError('ZIP code', 'zip', '00000'), new ForbiddenError('admin', 'Sync'), new CostLimitedError(10, 5, 60, 30, 0)];
+    const clientErrors = [
+      caught as Error,
+      new NotFoundError('ZIP code', 'zip', '00000'),
+      new ForbiddenError('admin', 'Sync'),
+      new CostLimitedError(10, 5, 60, 30, 0),
+    ];
     for (const e of clientErrors) expect(e.stack, e.constructor.name).not.toMatch(/\n\s+at /);
     // Only while they are built: the process's own limit is back, and a fault keeps its stack.
     expect(Error.stackTraceLimit).toBeGreaterThan(0);
@@ -118,7 +133,10 @@ describe('resort parameters', () => {
   it('list filters and paging', () => {
     expect(validate(ResortListParams, {})).toEqual({ limit: 20, offset: 0, units: 'METRIC' });
     expect(validate(ResortListParams, { q: ' alta ', country: 'us', region: 'UT', continent: 'north-america' })).toMatchObject({
-      q: 'alta', country: 'US', region: 'UT', continent: 'North America',
+      q: 'alta',
+      country: 'US',
+      region: 'UT',
+      continent: 'North America',
     });
     expect(validate(ResortListParams, { continent: ' NORTH_AMERICA ' }).continent).toBe('North America');
     // A run of hyphens or underscores is one space.
@@ -149,10 +167,14 @@ describe('resort parameters', () => {
     expect(validate(HistoryParams, {})).toEqual({ days: 30, years: 5, radiusKm: 12, units: 'METRIC' });
     expect(validate(HistoryParams, { days: '7', years: '10', radiusKm: '40' })).toMatchObject({ days: 7, years: 10, radiusKm: 40 });
     expect(bound(HistoryParams, { days: '6', years: '11', radiusKm: '0.9' })).toEqual([
-      ['days', '>= 7'], ['years', '<= 10'], ['radiusKm', '>= 1'],
+      ['days', '>= 7'],
+      ['years', '<= 10'],
+      ['radiusKm', '>= 1'],
     ]);
     expect(bound(HistoryParams, { days: '91', years: '0', radiusKm: '40.1' })).toEqual([
-      ['days', '<= 90'], ['years', '>= 1'], ['radiusKm', '<= 40'],
+      ['days', '<= 90'],
+      ['years', '>= 1'],
+      ['radiusKm', '<= 40'],
     ]);
   });
 

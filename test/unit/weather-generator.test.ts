@@ -23,7 +23,10 @@ describe('weather generator', () => {
     expect(narrow).toEqual(wide.filter((d) => d.date >= '2027-01-10' && d.date <= '2027-01-20'));
     // A window that starts before the season anchor (Aug 1 north, Feb 1 south) runs the previous
     // season too: the anchor resets the snowpack, so its days are still the same.
-    for (const [id, from, since] of [['vail', '2026-06-01', '2026-09-01'], ['thredbo', '2026-12-01', '2027-03-01']] as const) {
+    for (const [id, from, since] of [
+      ['vail', '2026-06-01', '2026-09-01'],
+      ['thredbo', '2026-12-01', '2027-03-01'],
+    ] as const) {
       const across = simulateDays(site(id), from, '2027-09-30');
       expect(simulateDays(site(id), since, '2027-09-30')).toEqual(across.filter((d) => d.date >= since));
     }
@@ -111,7 +114,10 @@ describe('weather generator', () => {
       const midwinter = year.filter((d) => d.date.startsWith(r.lat < 0 ? '2027-07' : '2027-01'));
       const avgDepth = midwinter.reduce((n, d) => n + d.snowDepthSummitCm, 0) / midwinter.length;
       check(avgDepth > 10, `${r.id}: midwinter summit depth ${avgDepth.toFixed(1)} cm`);
-      check(midwinter.some((d) => d.snowfallSummitCm > 0), `${r.id}: no snowfall in midwinter`);
+      check(
+        midwinter.some((d) => d.snowfallSummitCm > 0),
+        `${r.id}: no snowfall in midwinter`,
+      );
     }
     expect(violations).toEqual([]);
   });
@@ -144,10 +150,24 @@ describe('reproducible on every machine', () => {
     const vail = { id: 'vail', lat: 39.6061, baseElevation: 2475, summitElevation: 3527 };
     const days = simulateDays(vail, '2026-12-01', '2027-03-31', '2027-03-25');
     expect(days.find((d) => d.date === '2027-01-15')).toEqual({
-      date: '2027-01-15', baseTempMin: -15.2, baseTempMax: -6.2, summitTempMin: -19.5, summitTempMax: -12.3, precipitationMm: 0,
-      precipitationProbability: 0, snowfallBaseCm: 0, snowfallSummitCm: 0, snowDepthBaseCm: 139.5, snowDepthSummitCm: 182.1,
-      seasonSnowfallCm: 485.7, windSpeedBaseKmh: 10.3, windGustBaseKmh: 15, windSpeedSummitKmh: 22.6, windGustSummitKmh: 36.3,
-      windDirectionDeg: 264, snowLineM: 141,
+      date: '2027-01-15',
+      baseTempMin: -15.2,
+      baseTempMax: -6.2,
+      summitTempMin: -19.5,
+      summitTempMax: -12.3,
+      precipitationMm: 0,
+      precipitationProbability: 0,
+      snowfallBaseCm: 0,
+      snowfallSummitCm: 0,
+      snowDepthBaseCm: 139.5,
+      snowDepthSummitCm: 182.1,
+      seasonSnowfallCm: 485.7,
+      windSpeedBaseKmh: 10.3,
+      windGustBaseKmh: 15,
+      windSpeedSummitKmh: 22.6,
+      windGustSummitKmh: 36.3,
+      windDirectionDeg: 264,
+      snowLineM: 141,
     });
     expect(digest(days)).toBe('267ab7b1ed7b533c9f31793a46525f49eb3fab6e9b444f985ad839b516e210d9');
     const thredbo = { id: 'thredbo', lat: -36.5, baseElevation: 1365, summitElevation: 2037 };
@@ -155,7 +175,13 @@ describe('reproducible on every machine', () => {
   });
 
   it('gives these exact first days of a season, every resort (a season starts dry, calm and without snow)', () => {
-    const first = resorts.map((r) => simulateDays({ id: r.id, lat: r.lat, baseElevation: r.baseElevation, summitElevation: r.summitElevation }, r.lat < 0 ? '2027-02-01' : '2026-08-01', r.lat < 0 ? '2027-02-02' : '2026-08-02'));
+    const first = resorts.map((r) =>
+      simulateDays(
+        { id: r.id, lat: r.lat, baseElevation: r.baseElevation, summitElevation: r.summitElevation },
+        r.lat < 0 ? '2027-02-01' : '2026-08-01',
+        r.lat < 0 ? '2027-02-02' : '2026-08-02',
+      ),
+    );
     expect(digest(first)).toBe('9404fc29b2a989053deb2fcbdcc12b188a82b8b91757deddbd52dd2821ffe443');
   });
 

@@ -9,8 +9,17 @@ import { OFFSET_SPAN, offsetIn, scanOffsets } from '../../src/domain/zone-offset
  * that paused summer time for Ramadan (Casablanca), and ones that changed their rules.
  */
 const ZONES = [
-  'America/Denver', 'America/Santiago', 'Europe/Dublin', 'Africa/Casablanca', 'Australia/Lord_Howe',
-  'Asia/Kathmandu', 'Pacific/Chatham', 'America/Argentina/Salta', 'Asia/Tokyo', 'Etc/UTC', 'Africa/Maseru',
+  'America/Denver',
+  'America/Santiago',
+  'Europe/Dublin',
+  'Africa/Casablanca',
+  'Australia/Lord_Howe',
+  'Asia/Kathmandu',
+  'Pacific/Chatham',
+  'America/Argentina/Salta',
+  'Asia/Tokyo',
+  'Etc/UTC',
+  'Africa/Maseru',
 ];
 const MINUTE = 60_000;
 
@@ -47,6 +56,10 @@ describe('zone offsets', () => {
     const at = new Date('2027-01-15T05:00:00Z');
     expect(localHour(at, 'Pacific/Chatham', scanned.get('Pacific/Chatham'))).toEqual({ date: '2027-01-15', hour: 18, iso: '2027-01-15T18:45:00+13:45' });
     expect(localHour(at, 'America/Santiago', scanned.get('America/Santiago'))).toEqual({ date: '2027-01-15', hour: 2, iso: '2027-01-15T02:00:00-03:00' });
-    expect(localHour(new Date('2027-07-01T12:00:00Z'), 'Etc/UTC', scanned.get('Etc/UTC'))).toEqual({ date: '2027-07-01', hour: 12, iso: '2027-07-01T12:00:00+00:00' });
+    expect(localHour(new Date('2027-07-01T12:00:00Z'), 'Etc/UTC', scanned.get('Etc/UTC'))).toEqual({
+      date: '2027-07-01',
+      hour: 12,
+      iso: '2027-07-01T12:00:00+00:00',
+    });
   });
 });

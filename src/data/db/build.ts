@@ -111,7 +111,10 @@ function carryOver(db: Db, previous: string): void {
     const shared = (table: string) => {
       const oldColumns = db.prepare("SELECT name FROM pragma_table_info(?, 'old')").pluck().all(table) as string[];
       const newColumns = new Set(db.prepare("SELECT name FROM pragma_table_info(?, 'main')").pluck().all(table) as string[]);
-      return oldColumns.filter((c) => newColumns.has(c)).map((c) => `"${c}"`).join(', ');
+      return oldColumns
+        .filter((c) => newColumns.has(c))
+        .map((c) => `"${c}"`)
+        .join(', ');
     };
     const copy = (table: string, where = '1', verb = 'INSERT') => {
       const cols = shared(table);

@@ -80,7 +80,9 @@ export function hold(file: string, role: Holder['role'], now: () => Date = () =>
   writeFileSync(f, JSON.stringify(holder));
   if (!cleansAtExit) {
     cleansAtExit = true;
-    process.once('exit', () => held.forEach((h) => rmSync(h, { force: true })));
+    process.once('exit', () => {
+      for (const h of held) rmSync(h, { force: true });
+    });
   }
   held.add(f);
   return () => {

@@ -18,11 +18,11 @@ export function inventoryWriter(db: Db, verb: Verb = 'INSERT') {
     /** Replaces a resort's trails (all of them) with these, in this order. */
     trails(resortId: string, trails: readonly TrailFacts[]): void {
       dropTrails.run(resortId);
-      trails.forEach((t, i) => trail.run(TRAILS.values({ ...t, resortId, ordinal: i + 1 })));
+      for (const [i, t] of trails.entries()) trail.run(TRAILS.values({ ...t, resortId, ordinal: i + 1 }));
     },
     lifts(resortId: string, lifts: readonly LiftFacts[]): void {
       dropLifts.run(resortId);
-      lifts.forEach((l, i) => lift.run(LIFTS.values({ ...l, resortId, ordinal: i + 1 })));
+      for (const [i, l] of lifts.entries()) lift.run(LIFTS.values({ ...l, resortId, ordinal: i + 1 }));
     },
     /** The generated inventory of a resort whose real runs and lifts we do not hold. */
     generated(resort: ResortFacts): void {

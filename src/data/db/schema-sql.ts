@@ -81,7 +81,9 @@ CREATE TABLE resorts (
   -- IANA zone from the coordinates (geo-tz): the resort's local days.
   timezone         TEXT NOT NULL,
   -- Descriptive facts (src/domain/resort-fields.ts), NULL when unknown.
-${Object.values(RESORT_FIELDS).map((f) => `  ${f.column} ${SQL_TYPES[f.type]},`).join('\n')}
+${Object.values(RESORT_FIELDS)
+  .map((f) => `  ${f.column} ${SQL_TYPES[f.type]},`)
+  .join('\n')}
   inventory_source TEXT NOT NULL,
   -- 'curated' (data/resorts.json) or 'imported' (npm run import).
   origin           TEXT NOT NULL DEFAULT 'curated'

@@ -39,7 +39,8 @@ function table<C extends Columns>(name: string, columns: C): Table<C> {
   return {
     name,
     columns,
-    select: (alias) => entries.map(([field, col]) => (col === field ? `${alias ? `${alias}.` : ''}${col}` : `${alias ? `${alias}.` : ''}${col} AS ${field}`)).join(', '),
+    select: (alias) =>
+      entries.map(([field, col]) => (col === field ? `${alias ? `${alias}.` : ''}${col}` : `${alias ? `${alias}.` : ''}${col} AS ${field}`)).join(', '),
     insert: ({ verb = 'INSERT', extra = {}, into = name } = {}) => {
       const cols = [...entries.map(([, c]) => c), ...Object.keys(extra)];
       const values = [...entries.map(() => '?'), ...Object.values(extra)];

@@ -15,13 +15,13 @@ export function writeZoneOffsets(db: Db): void {
   const insert = db.prepare('INSERT INTO zone_offsets (zone, starts_at, offset_minutes) VALUES (?, ?, ?)');
   db.transaction(() => {
     for (const zone of missing) {
-      let offsets;
+      let offsets: ReturnType<typeof scanOffsets>;
       try {
         offsets = scanOffsets((ms) => intlOffsetMinutes(zone, ms), OFFSET_SPAN.start, OFFSET_SPAN.end);
       } catch {
         continue;
       }
-      offsets.starts.forEach((at, i) => insert.run(zone, at, offsets.minutes[i]));
+      for (const [i, at] of offsets.starts.entries()) insert.run(zone, at, offsets.minutes[i]);
       insert.run(zone, offsets.end, null);
     }
   })();

@@ -62,7 +62,9 @@ export class KeyRepository {
       `UPDATE api_keys SET revoked_at = :at WHERE origin = 'env' AND revoked_at IS NULL AND key_hash NOT IN (SELECT value FROM json_each(:hashes))`,
     );
     this.byNameStmt = db.prepare<[string], ApiKeyRecord>(`SELECT ${COLUMNS} FROM api_keys WHERE name = ?`);
-    this.renameStmt = db.prepare<{ id: number; name: string; at: string }>(`UPDATE api_keys SET name = :name, revoked_at = coalesce(revoked_at, :at) WHERE id = :id`);
+    this.renameStmt = db.prepare<{ id: number; name: string; at: string }>(
+      `UPDATE api_keys SET name = :name, revoked_at = coalesce(revoked_at, :at) WHERE id = :id`,
+    );
     this.listStmt = db.prepare<[string], ApiKeyRecord & { requests: number }>(
       `SELECT ${COLUMNS}, coalesce((SELECT requests FROM key_usage u WHERE u.key_id = k.id AND u.month = ?), 0) AS requests
        FROM api_keys k ORDER BY id`,

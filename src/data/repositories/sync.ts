@@ -90,7 +90,7 @@ export class SyncRepository {
   stage(runId: number, resortId: string, days: readonly StoredDay[], lifts: readonly LiveLift[] | null): void {
     this.db.transaction(() => {
       for (const d of days) this.stageDay.run(...DAILY_WEATHER.values(d), runId);
-      lifts?.forEach((l, i) => this.stageLift.run(runId, resortId, i + 1, l.name, l.status));
+      for (const [i, l] of (lifts ?? []).entries()) this.stageLift.run(runId, resortId, i + 1, l.name, l.status);
     })();
   }
 
@@ -100,7 +100,9 @@ export class SyncRepository {
       this.db.prepare(`INSERT OR REPLACE INTO daily_weather (${WEATHER_COLUMNS}) SELECT ${WEATHER_COLUMNS} FROM sync_staging WHERE run_id = ?`).run(runId);
       this.db.prepare('DELETE FROM live_lifts WHERE resort_id IN (SELECT DISTINCT resort_id FROM sync_staging_lifts WHERE run_id = ?)').run(runId);
       this.db
-        .prepare(`INSERT INTO live_lifts (resort_id, ordinal, name, status, source, updated_at) SELECT resort_id, ordinal, name, status, ?, ? FROM sync_staging_lifts WHERE run_id = ?`)
+        .prepare(
+          `INSERT INTO live_lifts (resort_id, ordinal, name, status, source, updated_at) SELECT resort_id, ordinal, name, status, ?, ? FROM sync_staging_lifts WHERE run_id = ?`,
+        )
         .run(liftSource, at, runId);
       this.db.prepare('DELETE FROM daily_weather WHERE date < ?').run(pruneBefore);
       this.discard(runId);

@@ -14,7 +14,6 @@ export interface ZipRecord {
   lastUpdated: string;
 }
 
-
 /** A ZIP row as the repository reads it: zip, city, state code, county, county FIPS, lat, lng, zone, last updated. */
 export type ZipColumnsRow = readonly [string, string, string, string, string, number, number, string, string];
 
@@ -76,7 +75,14 @@ export class ZipTable {
     this.zone = new Uint8Array(count);
     this.updated = new Uint8Array(count);
     this.rowOfZip = new Int32Array(NO_ZIP);
-    const columns = { city: new StringColumn(), county: new StringColumn(), countyFips: new StringColumn(), state: new StringColumn(), zone: new StringColumn(), updated: new StringColumn() };
+    const columns = {
+      city: new StringColumn(),
+      county: new StringColumn(),
+      countyFips: new StringColumn(),
+      state: new StringColumn(),
+      zone: new StringColumn(),
+      updated: new StringColumn(),
+    };
     let i = 0;
     for (const [zip, city, state, county, countyFips, lat, lng, zone, updated] of rows) {
       if (i === count) throw new Error(`more than the ${count} ZIP rows expected`);
@@ -95,8 +101,10 @@ export class ZipTable {
       i++;
     }
     if (i !== count) throw new Error(`${i} ZIP rows, ${count} expected`);
-    if (columns.city.values.length > 0xffff || columns.county.values.length > 0xffff || columns.countyFips.values.length > 0xffff) throw new Error('too many distinct cities or counties for 16 bits');
-    if (columns.state.values.length > 0xff || columns.zone.values.length > 0xff || columns.updated.values.length > 0xff) throw new Error('too many distinct states, zones or dates for 8 bits');
+    if (columns.city.values.length > 0xffff || columns.county.values.length > 0xffff || columns.countyFips.values.length > 0xffff)
+      throw new Error('too many distinct cities or counties for 16 bits');
+    if (columns.state.values.length > 0xff || columns.zone.values.length > 0xff || columns.updated.values.length > 0xff)
+      throw new Error('too many distinct states, zones or dates for 8 bits');
     for (const c of Object.values(columns)) c.seal();
     this.size = count;
     this.strings = {

@@ -56,7 +56,18 @@ export class TrailColumns {
       codes[i * 4 + 2] = codeOf(TRAIL_STATUSES, t.status);
       codes[i * 4 + 3] = codeOf(GROOMING_STATUSES, t.grooming);
     });
-    return new TrailColumns(resortId, trails.length, ownIds(trails.map((t) => t.id), `${resortId}:t`), trails.map((t) => t.name), trails.map((t) => t.rating), trails.map((t) => t.lengthM), codes);
+    return new TrailColumns(
+      resortId,
+      trails.length,
+      ownIds(
+        trails.map((t) => t.id),
+        `${resortId}:t`,
+      ),
+      trails.map((t) => t.name),
+      trails.map((t) => t.rating),
+      trails.map((t) => t.lengthM),
+      codes,
+    );
   }
 
   /** Every trail, in inventory order, as new objects of one shape. */
@@ -100,7 +111,18 @@ export class LiftColumns {
       codes[i * 3 + 1] = codeOf(SOURCES, l.source);
       codes[i * 3 + 2] = codeOf(LIFT_STATUSES, l.status);
     });
-    return new LiftColumns(resortId, lifts.length, ownIds(lifts.map((l) => l.id), `${resortId}:l`), lifts.map((l) => l.name), lifts.map((l) => l.seats), lifts.map((l) => l.capacityPerHour), codes);
+    return new LiftColumns(
+      resortId,
+      lifts.length,
+      ownIds(
+        lifts.map((l) => l.id),
+        `${resortId}:l`,
+      ),
+      lifts.map((l) => l.name),
+      lifts.map((l) => l.seats),
+      lifts.map((l) => l.capacityPerHour),
+      codes,
+    );
   }
 
   /** Every lift, in inventory (or feed) order, as new objects of one shape. */

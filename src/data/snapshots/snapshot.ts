@@ -1,11 +1,11 @@
-import { snowReport, type LiftStatus, type SnowReport, type TrailState } from '../../domain/conditions.js';
+import { snowReport, type LiftStatus, type SnowReport } from '../../domain/conditions.js';
 import { liftTypeFromName } from '../../domain/inventory.js';
 import type { LiftFacts, ResortFacts, TrailFacts } from '../../domain/resort.js';
 import type { DailyWeather } from '../../domain/weather/daily.js';
 import { intern } from '../../lib/intern.js';
 import { localHour } from '../../domain/local-time.js';
 import type { ZoneOffsets } from '../../domain/zone-offsets.js';
-import { LiftColumns, TrailColumns, type ServedLift, type ServedTrail } from './inventory-columns.js';
+import { LiftColumns, TrailColumns, type ServedLift } from './inventory-columns.js';
 
 export interface SnapshotDay extends DailyWeather {
   source: string;

@@ -89,10 +89,24 @@ export interface WeatherView {
 /** A day with no stored weather (a provider has not covered it): calm, dry, no snow. */
 function emptyDay(date: string): DailyWeather {
   return {
-    date, baseTempMin: 0, baseTempMax: 0, summitTempMin: 0, summitTempMax: 0, precipitationMm: 0,
-    precipitationProbability: 0, snowfallBaseCm: 0, snowfallSummitCm: 0, snowDepthBaseCm: 0, snowDepthSummitCm: 0,
-    seasonSnowfallCm: 0, windSpeedBaseKmh: 0, windGustBaseKmh: 0, windSpeedSummitKmh: 0, windGustSummitKmh: 0,
-    windDirectionDeg: 0, snowLineM: 0,
+    date,
+    baseTempMin: 0,
+    baseTempMax: 0,
+    summitTempMin: 0,
+    summitTempMax: 0,
+    precipitationMm: 0,
+    precipitationProbability: 0,
+    snowfallBaseCm: 0,
+    snowfallSummitCm: 0,
+    snowDepthBaseCm: 0,
+    snowDepthSummitCm: 0,
+    seasonSnowfallCm: 0,
+    windSpeedBaseKmh: 0,
+    windGustBaseKmh: 0,
+    windSpeedSummitKmh: 0,
+    windGustSummitKmh: 0,
+    windDirectionDeg: 0,
+    snowLineM: 0,
   };
 }
 

@@ -44,7 +44,7 @@ export function splitDailySnowfall(resortId: string, date: string, totalCm: numb
     whole[i]!++;
   }
   const hours = new Array<number>(HOURS).fill(0);
-  whole.forEach((t, i) => (hours[start + i] = t / 10));
+  for (const [i, t] of whole.entries()) hours[start + i] = t / 10;
   return hours;
 }
 

@@ -25,7 +25,10 @@ export const ConditionsRef = builder.objectRef<ConditionsView>('Conditions').imp
     'Today’s snow report, in the resort’s local time. Depths and snowfall in `units.depth`; new snow is measured at the summit, ' +
     'over the whole hours before `updatedAt`: the last 24, 72 and 168 hours.',
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'The resort, the hour the report describes and the units (e.g. "vail@2027-01-15T05:00:00-07:00/METRIC"): what its numbers depend on, so a client cache never mixes two.' }),
+    id: t.exposeID('id', {
+      description:
+        'The resort, the hour the report describes and the units (e.g. "vail@2027-01-15T05:00:00-07:00/METRIC"): what its numbers depend on, so a client cache never mixes two.',
+    }),
     date: t.expose('date', { type: 'Date', description: 'The report date: the resort’s local date at `updatedAt`.' }),
     updatedAt: t.exposeString('updatedAt', {
       description: 'The moment the report describes (the start of the current hour), ISO 8601 with the resort’s UTC offset, e.g. 2027-01-15T05:00:00-07:00.',

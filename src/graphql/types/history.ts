@@ -36,7 +36,11 @@ const HistoryDayRef = builder.objectRef<WithUnits<{ day: HistoryDay; baseline: H
   fields: (t) => ({
     date: t.field({ type: 'Date', resolve: (d) => d.day.date }),
     values: t.field({ type: MeasuresRef, resolve: (d) => convertDay(d.day, d.units) }),
-    baseline: t.field({ type: MeasuresRef, description: 'The same calendar day averaged over the baseline years.', resolve: (d) => convertDay(d.baseline, d.units) }),
+    baseline: t.field({
+      type: MeasuresRef,
+      description: 'The same calendar day averaged over the baseline years.',
+      resolve: (d) => convertDay(d.baseline, d.units),
+    }),
   }),
 });
 
@@ -79,7 +83,8 @@ const PointRef = builder.objectRef<{ lat: number; lng: number }>('SamplePoint').
 });
 
 const HistoryRef = builder.objectRef<WithUnits<HistoryResult>>('History').implement({
-  description: 'The last `days` days against the same calendar window in the previous `years` years, at the base elevation, averaged over the resort and six points on a circle of `radiusKm`.',
+  description:
+    'The last `days` days against the same calendar window in the previous `years` years, at the base elevation, averaged over the resort and six points on a circle of `radiusKm`.',
   fields: (t) => ({
     provider: t.exposeString('provider'),
     parameters: t.expose('parameters', { type: HistoryParamsRef }),
@@ -87,9 +92,42 @@ const HistoryRef = builder.objectRef<WithUnits<HistoryResult>>('History').implem
     to: t.exposeString('to'),
     units: t.field({ type: UnitLabelsRef, resolve: (h) => UNIT_LABELS[h.units] }),
     points: t.expose('points', { type: [PointRef] }),
-    daily: t.field({ type: [HistoryDayRef], complexity: { field: 1, multiplier: HISTORY_BOUNDS.days.max }, resolve: (h) => h.daily.map((d) => ({ ...d, units: h.units })) }),
-    current: t.field({ type: MeasuresRef, description: 'The window: totals and means.', resolve: (h) => convertDay({ date: h.to, snowfallCm: h.current.snowfall, precipitationMm: h.current.precipitation, snowDepthCm: h.current.snowDepth, tempMinC: h.current.tempMin, tempMaxC: h.current.tempMax }, h.units) }),
-    baseline: t.field({ type: MeasuresRef, resolve: (h) => convertDay({ date: h.to, snowfallCm: h.baseline.snowfall, precipitationMm: h.baseline.precipitation, snowDepthCm: h.baseline.snowDepth, tempMinC: h.baseline.tempMin, tempMaxC: h.baseline.tempMax }, h.units) }),
+    daily: t.field({
+      type: [HistoryDayRef],
+      complexity: { field: 1, multiplier: HISTORY_BOUNDS.days.max },
+      resolve: (h) => h.daily.map((d) => ({ ...d, units: h.units })),
+    }),
+    current: t.field({
+      type: MeasuresRef,
+      description: 'The window: totals and means.',
+      resolve: (h) =>
+        convertDay(
+          {
+            date: h.to,
+            snowfallCm: h.current.snowfall,
+            precipitationMm: h.current.precipitation,
+            snowDepthCm: h.current.snowDepth,
+            tempMinC: h.current.tempMin,
+            tempMaxC: h.current.tempMax,
+          },
+          h.units,
+        ),
+    }),
+    baseline: t.field({
+      type: MeasuresRef,
+      resolve: (h) =>
+        convertDay(
+          {
+            date: h.to,
+            snowfallCm: h.baseline.snowfall,
+            precipitationMm: h.baseline.precipitation,
+            snowDepthCm: h.baseline.snowDepth,
+            tempMinC: h.baseline.tempMin,
+            tempMaxC: h.baseline.tempMax,
+          },
+          h.units,
+        ),
+    }),
     deviation: t.field({ type: DeviationsRef, resolve: (h) => ({ ...h.deviation, units: h.units }) }),
   }),
 });
@@ -114,16 +152,30 @@ builder.objectField(ResortRef, 'history', (t) =>
     complexity: (args) => ({ field: historyCost(args), multiplier: 1 }),
     args: t.validate(
       {
-        days: t.arg.int({ description: `Days of history, ending today: ${HISTORY_BOUNDS.days.min}–${HISTORY_BOUNDS.days.max}.`, defaultValue: HISTORY_BOUNDS.days.default }),
-        years: t.arg.int({ description: `Previous years the same calendar window is compared with: ${HISTORY_BOUNDS.years.min}–${HISTORY_BOUNDS.years.max}.`, defaultValue: HISTORY_BOUNDS.years.default }),
-        radiusKm: t.arg.float({ description: `Radius around the resort of the 7 sample points, km: ${HISTORY_BOUNDS.radiusKm.min}–${HISTORY_BOUNDS.radiusKm.max}.`, defaultValue: HISTORY_BOUNDS.radiusKm.default }),
+        days: t.arg.int({
+          description: `Days of history, ending today: ${HISTORY_BOUNDS.days.min}–${HISTORY_BOUNDS.days.max}.`,
+          defaultValue: HISTORY_BOUNDS.days.default,
+        }),
+        years: t.arg.int({
+          description: `Previous years the same calendar window is compared with: ${HISTORY_BOUNDS.years.min}–${HISTORY_BOUNDS.years.max}.`,
+          defaultValue: HISTORY_BOUNDS.years.default,
+        }),
+        radiusKm: t.arg.float({
+          description: `Radius around the resort of the 7 sample points, km: ${HISTORY_BOUNDS.radiusKm.min}–${HISTORY_BOUNDS.radiusKm.max}.`,
+          defaultValue: HISTORY_BOUNDS.radiusKm.default,
+        }),
         units: t.arg(unitsArg),
       },
       argsOf(HistoryParams),
     ),
     resolve: async (resort, p, ctx) => {
       try {
-        const result = await ctx.history.get(resort, { days: p.days, years: p.years, radiusKm: p.radiusKm }, localDate(ctx.now(), resort.timezone, ctx.repos.zoneOffsets.of(resort.timezone)), { signal: ctx.signal, deadline: ctx.deadline });
+        const result = await ctx.history.get(
+          resort,
+          { days: p.days, years: p.years, radiusKm: p.radiusKm },
+          localDate(ctx.now(), resort.timezone, ctx.repos.zoneOffsets.of(resort.timezone)),
+          { signal: ctx.signal, deadline: ctx.deadline },
+        );
         return { ...result, units: p.units };
       } catch (err) {
         if (!(err instanceof UpstreamError)) throw err;

@@ -58,7 +58,10 @@ const StormWatchEntryRef = builder.objectRef<Entry>('StormWatchEntry').implement
   fields: (t) => ({
     rank: t.exposeInt('rank'),
     resort: t.field({ type: ResortRef, resolve: (e) => e.snap.resort }),
-    snowfall48h: t.float({ description: 'Forecast summit snowfall in the 48 hours from now (the resort’s current hour on).', resolve: (e) => toUnits.depth(stormOutlookView(e.snap).snowfall48hCm, e.units) }),
+    snowfall48h: t.float({
+      description: 'Forecast summit snowfall in the 48 hours from now (the resort’s current hour on).',
+      resolve: (e) => toUnits.depth(stormOutlookView(e.snap).snowfall48hCm, e.units),
+    }),
     peakDate: t.field({ type: 'Date', resolve: (e) => stormOutlookView(e.snap).peakDate }),
     peakSnowfall: t.float({ resolve: (e) => toUnits.depth(stormOutlookView(e.snap).peakSnowfallCm, e.units) }),
   }),
@@ -104,7 +107,12 @@ const ResortSnowTotalRef = builder.objectRef<Insight>('ResortSnowTotal').impleme
     totalSnowfall: t.float({ resolve: (i) => toUnits.depth(i.total.totalCm, i.units) }),
     averagePerDay: t.float({ resolve: (i) => toUnits.depth(i.total.totalCm / i.days, i.units) }),
     maxDaySnowfall: t.float({ resolve: (i) => toUnits.depth(i.total.maxDayCm, i.units) }),
-    maxDayDate: t.field({ type: 'Date', nullable: true, description: 'The snowiest day (earliest on ties); null without snow.', resolve: (i) => (i.total.maxDayCm > 0 ? i.total.maxDayDate : null) }),
+    maxDayDate: t.field({
+      type: 'Date',
+      nullable: true,
+      description: 'The snowiest day (earliest on ties); null without snow.',
+      resolve: (i) => (i.total.maxDayCm > 0 ? i.total.maxDayDate : null),
+    }),
   }),
 });
 
@@ -119,29 +127,43 @@ const NetworkSnowRef = builder.objectRef<NetworkSnow & { units: Units }>('Networ
   }),
 });
 
-const SnowInsightsRef = builder.objectRef<{ days: number; from: string; to: string; units: Units; network: NetworkSnow; totals: Insight[] }>('SnowInsights').implement({
-  description: 'Rolling summit snowfall per resort over the last `days` days (today included), most first. The network spans every time zone, so these days are UTC calendar days.',
-  fields: (t) => ({
-    days: t.exposeInt('days'),
-    from: t.exposeString('from'),
-    to: t.exposeString('to'),
-    units: t.field({ type: UnitLabelsRef, resolve: (x) => UNIT_LABELS[x.units] }),
-    network: t.field({ type: NetworkSnowRef, resolve: (x) => ({ ...x.network, units: x.units }) }),
-    resorts: t.field({ type: [ResortSnowTotalRef], complexity: { field: 1, multiplier: 250 }, resolve: (x) => x.totals }),
-  }),
-});
+const SnowInsightsRef = builder
+  .objectRef<{ days: number; from: string; to: string; units: Units; network: NetworkSnow; totals: Insight[] }>('SnowInsights')
+  .implement({
+    description:
+      'Rolling summit snowfall per resort over the last `days` days (today included), most first. The network spans every time zone, so these days are UTC calendar days.',
+    fields: (t) => ({
+      days: t.exposeInt('days'),
+      from: t.exposeString('from'),
+      to: t.exposeString('to'),
+      units: t.field({ type: UnitLabelsRef, resolve: (x) => UNIT_LABELS[x.units] }),
+      network: t.field({ type: NetworkSnowRef, resolve: (x) => ({ ...x.network, units: x.units }) }),
+      resorts: t.field({ type: [ResortSnowTotalRef], complexity: { field: 1, multiplier: 250 }, resolve: (x) => x.totals }),
+    }),
+  });
 
-const rank = (units: Units) => (snap: ResortSnapshot<ResortRecord>, i: number): Entry => ({ rank: i + 1, snap, units });
+const rank =
+  (units: Units) =>
+  (snap: ResortSnapshot<ResortRecord>, i: number): Entry => ({ rank: i + 1, snap, units });
 
 builder.queryFields((t) => ({
   topSnow: t.field({
     nullable: true,
     description: 'Resorts with snow in the last 72 hours, the most 24-hour snowfall first.',
     type: TopSnowRef,
-    args: t.validate({ limit: t.arg.int({ description: `Most resorts to return, 1–${RESORT_BOUNDS.rankingLimit.max}.`, defaultValue: RESORT_BOUNDS.rankingLimit.default }), units: t.arg(unitsArg) }, argsOf(RankingParams)),
+    args: t.validate(
+      {
+        limit: t.arg.int({ description: `Most resorts to return, 1–${RESORT_BOUNDS.rankingLimit.max}.`, defaultValue: RESORT_BOUNDS.rankingLimit.default }),
+        units: t.arg(unitsArg),
+      },
+      argsOf(RankingParams),
+    ),
     resolve: async (_root, { limit, units }, ctx) => {
       const snaps = await allSnapshots(ctx);
-      const ranked = topSnow(snaps.map((s) => ({ resort: s.resort, report: s.report, s })), limit);
+      const ranked = topSnow(
+        snaps.map((s) => ({ resort: s.resort, report: s.report, s })),
+        limit,
+      );
       return { units, entries: ranked.map((r) => r.s).map(rank(units)) };
     },
   }),
@@ -149,10 +171,19 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'Operating resorts with at least this share of their trails open, the most open first.',
     type: OpenNowRef,
-    args: t.validate({ minOpenTrailsPct: t.arg.float({ description: 'Least share of trails open, percent: 0–100.', defaultValue: RESORT_BOUNDS.minOpenTrailsPct.default }), units: t.arg(unitsArg) }, argsOf(OpenNowParams)),
+    args: t.validate(
+      {
+        minOpenTrailsPct: t.arg.float({ description: 'Least share of trails open, percent: 0–100.', defaultValue: RESORT_BOUNDS.minOpenTrailsPct.default }),
+        units: t.arg(unitsArg),
+      },
+      argsOf(OpenNowParams),
+    ),
     resolve: async (_root, { minOpenTrailsPct, units }, ctx) => {
       const snaps = await allSnapshots(ctx);
-      const ranked = openNow(snaps.map((s) => ({ resort: s.resort, report: s.report, s })), minOpenTrailsPct);
+      const ranked = openNow(
+        snaps.map((s) => ({ resort: s.resort, report: s.report, s })),
+        minOpenTrailsPct,
+      );
       return { units, minOpenTrailsPct, entries: ranked.map((r) => r.s).map(rank(units)) };
     },
   }),
@@ -160,18 +191,36 @@ builder.queryFields((t) => ({
     nullable: true,
     description: `Resorts forecast to get at least ${STORM_WATCH_MIN_CM} cm at the summit in the next 48 hours, the most first.`,
     type: StormWatchRef,
-    args: t.validate({ limit: t.arg.int({ description: `Most resorts to return, 1–${RESORT_BOUNDS.rankingLimit.max}.`, defaultValue: RESORT_BOUNDS.rankingLimit.default }), units: t.arg(unitsArg) }, argsOf(RankingParams)),
+    args: t.validate(
+      {
+        limit: t.arg.int({ description: `Most resorts to return, 1–${RESORT_BOUNDS.rankingLimit.max}.`, defaultValue: RESORT_BOUNDS.rankingLimit.default }),
+        units: t.arg(unitsArg),
+      },
+      argsOf(RankingParams),
+    ),
     resolve: async (_root, { limit, units }, ctx) => {
       const snaps = await allSnapshots(ctx);
-      const ranked = stormWatch(snaps.map((s) => ({ resort: s.resort, outlook: stormOutlookView(s), s })), limit);
+      const ranked = stormWatch(
+        snaps.map((s) => ({ resort: s.resort, outlook: stormOutlookView(s), s })),
+        limit,
+      );
       return { units, entries: ranked.map((r) => r.s).map(rank(units)) };
     },
   }),
   snowInsights: t.field({
     nullable: true,
-    description: 'Summit snowfall per resort over the last days, the most first, and the network\'s averages.',
+    description: "Summit snowfall per resort over the last days, the most first, and the network's averages.",
     type: SnowInsightsRef,
-    args: t.validate({ days: t.arg.int({ description: `Days back from today, today included: 1–${RESORT_BOUNDS.insightsDays.max}.`, defaultValue: RESORT_BOUNDS.insightsDays.default }), units: t.arg(unitsArg) }, argsOf(InsightsParams)),
+    args: t.validate(
+      {
+        days: t.arg.int({
+          description: `Days back from today, today included: 1–${RESORT_BOUNDS.insightsDays.max}.`,
+          defaultValue: RESORT_BOUNDS.insightsDays.default,
+        }),
+        units: t.arg(unitsArg),
+      },
+      argsOf(InsightsParams),
+    ),
     resolve: async (_root, { days, units }, ctx) => {
       const to = await ctx.weatherWindow.ensureCurrent();
       const from = addDays(to, -(days - 1));

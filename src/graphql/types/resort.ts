@@ -49,7 +49,6 @@ export const NearbyResortRef = builder.objectRef<{ resort: ResortRecord; distanc
   }),
 });
 
-
 ResortRef.implement({
   description: 'A ski resort from the curated catalogue, with today’s conditions from the configured provider.',
   fields: (t) => ({
@@ -61,7 +60,8 @@ ResortRef.implement({
     continent: t.exposeString('continent'),
     location: t.field({ type: GeoPointRef, resolve: (r) => ({ lat: r.lat, lng: r.lng }) }),
     timezone: t.exposeString('timezone', {
-      description: 'IANA time zone, from the coordinates (e.g. America/Denver). Dates, the season, forecasts and the history window are in this zone’s local days.',
+      description:
+        'IANA time zone, from the coordinates (e.g. America/Denver). Dates, the season, forecasts and the history window are in this zone’s local days.',
     }),
     ...Object.fromEntries(
       RESORT_FIELD_NAMES.map((name) => {
@@ -110,7 +110,8 @@ ResortRef.implement({
           units: t.arg({
             ...unitsArg,
             description: `${unitsArg.description} For trail lengths read without their own \`units\`.`,
-            deprecationReason: 'Use Trail.length(units:): a value that depends on its parent\'s argument is cached wrongly by normalized client caches (one Trail, two units).',
+            deprecationReason:
+              "Use Trail.length(units:): a value that depends on its parent's argument is cached wrongly by normalized client caches (one Trail, two units).",
           }),
         },
         argsOf(UnitsOnly),
@@ -126,7 +127,10 @@ ResortRef.implement({
       type: [NearbyZipRef],
       nullable: true,
       description: `US ZIP codes near the resort, nearest first (radiusMiles > 0 and <= ${ZIP_BOUNDS.radiusMiles.max}, default ${ZIP_BOUNDS.radiusMiles.default}; limit 1–${ZIP_BOUNDS.nearbyLimit.max}, default ${ZIP_BOUNDS.nearbyLimit.default}). Empty outside the US.`,
-      args: t.validate({ radiusMiles: t.arg.float({ defaultValue: ZIP_BOUNDS.radiusMiles.default }), limit: t.arg.int({ defaultValue: ZIP_BOUNDS.nearbyLimit.default }) }, argsOf(NearbyOptions)),
+      args: t.validate(
+        { radiusMiles: t.arg.float({ defaultValue: ZIP_BOUNDS.radiusMiles.default }), limit: t.arg.int({ defaultValue: ZIP_BOUNDS.nearbyLimit.default }) },
+        argsOf(NearbyOptions),
+      ),
       complexity: byLimit(ZIP_BOUNDS.nearbyLimit.default),
       resolve: (r, { radiusMiles, limit }, ctx): NearbyZip[] => {
         return ctx.zipIndex.get().nearby(r.lat, r.lng, radiusMiles, limit);
@@ -140,10 +144,19 @@ builder.objectField(ZipRef, 'nearbyResorts', (t) =>
     type: [NearbyResortRef],
     nullable: true,
     description: `Ski resorts near this ZIP code, nearest first (radiusMiles > 0 and <= ${RESORT_BOUNDS.nearbyResortsRadius.max}, default ${RESORT_BOUNDS.nearbyResortsRadius.default}; limit 1–${RESORT_BOUNDS.nearbyResortsLimit.max}, default ${RESORT_BOUNDS.nearbyResortsLimit.default}).`,
-    args: t.validate({ radiusMiles: t.arg.float({ defaultValue: RESORT_BOUNDS.nearbyResortsRadius.default }), limit: t.arg.int({ defaultValue: RESORT_BOUNDS.nearbyResortsLimit.default }) }, argsOf(NearbyResortsParams)),
+    args: t.validate(
+      {
+        radiusMiles: t.arg.float({ defaultValue: RESORT_BOUNDS.nearbyResortsRadius.default }),
+        limit: t.arg.int({ defaultValue: RESORT_BOUNDS.nearbyResortsLimit.default }),
+      },
+      argsOf(NearbyResortsParams),
+    ),
     complexity: byLimit(RESORT_BOUNDS.nearbyResortsLimit.default),
     resolve: (zip, { radiusMiles, limit }, ctx) => {
-      return ctx.resortIndex.get().nearby(zip.lat, zip.lng, radiusMiles, limit).map(({ item, distanceMiles }) => ({ resort: item, distanceMiles }));
+      return ctx.resortIndex
+        .get()
+        .nearby(zip.lat, zip.lng, radiusMiles, limit)
+        .map(({ item, distanceMiles }) => ({ resort: item, distanceMiles }));
     },
   }),
 );
@@ -185,7 +198,8 @@ const DifferencesRef = builder.objectRef<Comparison>('ComparisonDifferences').im
   fields: (t) => {
     const diff = (pick: (c: ReturnType<typeof conditionsView>) => number) => (c: Comparison) =>
       Math.round((pick(conditionsView(c.a, c.units)) - pick(conditionsView(c.b, c.units))) * 10) / 10;
-    const elev = (pick: (r: ResortRecord) => number) => (c: Comparison) => toUnits.elevation(pick(c.a.resort), c.units) - toUnits.elevation(pick(c.b.resort), c.units);
+    const elev = (pick: (r: ResortRecord) => number) => (c: Comparison) =>
+      toUnits.elevation(pick(c.a.resort), c.units) - toUnits.elevation(pick(c.b.resort), c.units);
     return {
       baseElevation: t.int({ resolve: elev((r) => r.baseElevation) }),
       summitElevation: t.int({ resolve: elev((r) => r.summitElevation) }),
@@ -223,7 +237,10 @@ builder.queryFields((t) => ({
     type: ResortRef,
     nullable: true,
     description: 'One resort by id. An unknown id is a NOT_FOUND error.',
-    args: t.validate({ id: t.arg.id({ required: true, description: 'The resort\'s id (its slug, e.g. vail), any case.' }) }, argsOf(ResortParams, (a: { id: string | number }) => ({ id: String(a.id) }))),
+    args: t.validate(
+      { id: t.arg.id({ required: true, description: "The resort's id (its slug, e.g. vail), any case." }) },
+      argsOf(ResortParams, (a: { id: string | number }) => ({ id: String(a.id) })),
+    ),
     resolve: (_root, { id }, ctx) => loadResort(ctx, id),
   }),
   resorts: t.field({
@@ -232,10 +249,16 @@ builder.queryFields((t) => ({
     description: 'Resorts matching a filter, by name, one page at a time.',
     args: t.validate(
       { filter: t.arg({ type: ResortFilterInput }), paging: t.arg({ type: PagingInput }) },
-      argsOf(ResortListParams, (a: { filter?: Record<string, unknown> | null; paging?: Record<string, unknown> | null }) => ({ ...dropNulls(a.filter ?? {}), ...dropNulls(a.paging ?? {}) })),
+      argsOf(ResortListParams, (a: { filter?: Record<string, unknown> | null; paging?: Record<string, unknown> | null }) => ({
+        ...dropNulls(a.filter ?? {}),
+        ...dropNulls(a.paging ?? {}),
+      })),
     ),
     // The cost analysis reads the arguments as validated (the page's limit, flattened).
-    complexity: sliced((args: Record<string, unknown>) => byLimit(RESORT_BOUNDS.listLimit.default)({ limit: (args as z.output<typeof ResortListParams>).limit }), ['paging.limit']),
+    complexity: sliced(
+      (args: Record<string, unknown>) => byLimit(RESORT_BOUNDS.listLimit.default)({ limit: (args as z.output<typeof ResortListParams>).limit }),
+      ['paging.limit'],
+    ),
     resolve: (_root, args, ctx) => {
       // The parsed parameters (Pothos types transformed arguments as nullable input fields).
       const p = args as z.output<typeof ResortListParams>;
@@ -249,18 +272,28 @@ builder.queryFields((t) => ({
     type: ComparisonRef,
     description: 'Two resorts side by side with the differences (first minus second).',
     args: t.validate(
-      { id: t.arg.id({ required: true, description: 'The first resort\'s id.' }), with: t.arg.id({ required: true, description: 'The second resort\'s id (the differences are first minus second).' }), units: t.arg(unitsArg) },
-      argsOf(CompareParams, (a: { id: string | number; with: string | number; units?: string | null }) => ({ id: String(a.id), with: String(a.with), units: a.units ?? undefined })),
+      {
+        id: t.arg.id({ required: true, description: "The first resort's id." }),
+        with: t.arg.id({ required: true, description: "The second resort's id (the differences are first minus second)." }),
+        units: t.arg(unitsArg),
+      },
+      argsOf(CompareParams, (a: { id: string | number; with: string | number; units?: string | null }) => ({
+        id: String(a.id),
+        with: String(a.with),
+        units: a.units ?? undefined,
+      })),
     ),
     resolve: async (_root, p, ctx) => {
-      const [a, b] = await Promise.all([loadResort(ctx, p.id), (async () => {
-        const r = await ctx.loaders.resortById.load(p.with);
-        if (!r) throw new NotFoundError('Resort', 'with', p.with);
-        return r;
-      })()]);
+      const [a, b] = await Promise.all([
+        loadResort(ctx, p.id),
+        (async () => {
+          const r = await ctx.loaders.resortById.load(p.with);
+          if (!r) throw new NotFoundError('Resort', 'with', p.with);
+          return r;
+        })(),
+      ]);
       const [sa, sb] = await Promise.all([snapshot(ctx, a), snapshot(ctx, b)]);
       return { a: sa, b: sb, units: p.units };
     },
   }),
 }));
-

@@ -45,7 +45,8 @@ CityRef.implement({
   description: 'The ZIP codes of a city (a place name may exist in several states).',
   fields: (t) => ({
     id: t.id({
-      description: 'The city name and the state filter it was asked with (e.g. "Springfield|IL", or "Springfield|*" across states): its ZIP list depends on both.',
+      description:
+        'The city name and the state filter it was asked with (e.g. "Springfield|IL", or "Springfield|*" across states): its ZIP list depends on both.',
       resolve: (c) => `${c.city}|${c.stateCode ?? '*'}`,
     }),
     city: t.exposeString('city', { description: 'The city name as the data spells it.' }),
@@ -75,7 +76,10 @@ builder.queryFields((t) => ({
     type: StateRef,
     nullable: true,
     description: 'One state by its two-letter code, case-insensitive. Unknown codes are NOT_FOUND.',
-    args: t.validate({ code: t.arg.string({ required: true, description: 'Two-letter USPS state code, any case (CO, co).' }) }, argsOf(StateParams, (a: { code: string }) => ({ state: a.code }))),
+    args: t.validate(
+      { code: t.arg.string({ required: true, description: 'Two-letter USPS state code, any case (CO, co).' }) },
+      argsOf(StateParams, (a: { code: string }) => ({ state: a.code })),
+    ),
     resolve: (_root, { state }, ctx) => loadState(ctx, state),
   }),
   city: t.field({

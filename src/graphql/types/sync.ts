@@ -10,7 +10,8 @@ import { SYNC_RUN_STATUSES, SYNC_STATES, SYNC_TRIGGERS } from '../../data/reposi
 const SyncStateEnum = builder.enumType('SyncState', { values: SYNC_STATES });
 const SyncTriggerEnum = builder.enumType('SyncTrigger', { values: SYNC_TRIGGERS });
 const SyncRunStatusEnum = builder.enumType('SyncRunStatus', {
-  description: 'SUCCEEDED: every resort updated; PARTIAL: some failed (the rest published); FAILED: nothing published (the last good data stays served), or the process stopped mid-run.',
+  description:
+    'SUCCEEDED: every resort updated; PARTIAL: some failed (the rest published); FAILED: nothing published (the last good data stays served), or the process stopped mid-run.',
   values: SYNC_RUN_STATUSES,
 });
 
@@ -43,13 +44,27 @@ const SyncStatusRef = builder.objectRef<SyncStatus>('SyncStatus').implement({
 });
 
 builder.queryFields((t) => ({
-  syncStatus: t.field({ nullable: true, type: SyncStatusRef, description: 'The sync run going on, if any, the last finished one, and when the next is scheduled.', resolve: (_r, _a, ctx) => ctx.sync.status() }),
+  syncStatus: t.field({
+    nullable: true,
+    type: SyncStatusRef,
+    description: 'The sync run going on, if any, the last finished one, and when the next is scheduled.',
+    resolve: (_r, _a, ctx) => ctx.sync.status(),
+  }),
   syncHistory: t.field({
     nullable: true,
     type: [SyncRunRef],
     description: `Recent runs, newest first; limit 1–${SYNC_BOUNDS.historyLimit.max}, default ${SYNC_BOUNDS.historyLimit.default}.`,
-    args: t.validate({ limit: t.arg.int({ description: `Most runs to return, 1–${SYNC_BOUNDS.historyLimit.max}.`, defaultValue: SYNC_BOUNDS.historyLimit.default }) }, argsOf(SyncHistoryParams)),
-    complexity: sliced((args: { limit?: unknown }) => ({ field: 1, multiplier: typeof args.limit === 'number' && args.limit > 0 ? Math.min(args.limit, 1000) : SYNC_BOUNDS.historyLimit.default }), ['limit']),
+    args: t.validate(
+      { limit: t.arg.int({ description: `Most runs to return, 1–${SYNC_BOUNDS.historyLimit.max}.`, defaultValue: SYNC_BOUNDS.historyLimit.default }) },
+      argsOf(SyncHistoryParams),
+    ),
+    complexity: sliced(
+      (args: { limit?: unknown }) => ({
+        field: 1,
+        multiplier: typeof args.limit === 'number' && args.limit > 0 ? Math.min(args.limit, 1000) : SYNC_BOUNDS.historyLimit.default,
+      }),
+      ['limit'],
+    ),
     resolve: (_r, { limit }, ctx) => ctx.sync.history(limit),
   }),
 }));
@@ -59,7 +74,8 @@ builder.mutationField('runSync', (t) =>
   t.field({
     type: SyncStatusRef,
     nullable: true,
-    description: 'Starts a sync run unless one is going (then starts nothing); answers the status either way. Needs a key with the admin scope (FORBIDDEN otherwise).',
+    description:
+      'Starts a sync run unless one is going (then starts nothing); answers the status either way. Needs a key with the admin scope (FORBIDDEN otherwise).',
     resolve: (_r, _a, ctx) => {
       if (!hasScope(ctx.scopes, 'admin')) throw new ForbiddenError('admin', 'Starting a sync run');
       return ctx.sync.start('MANUAL');

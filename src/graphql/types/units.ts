@@ -5,7 +5,10 @@ const labelsOf = (l: UnitLabels) => [...new Set([l.depth, l.elevation, l.tempera
 
 export const UnitsEnum = builder.enumType('Units', {
   description: 'Unit system of the numbers returned. Stored values are metric.',
-  values: Object.fromEntries(UNIT_SYSTEMS.map((u) => [u, { description: labelsOf(UNIT_LABELS[u]) }])) as Record<(typeof UNIT_SYSTEMS)[number], { description: string }>,
+  values: Object.fromEntries(UNIT_SYSTEMS.map((u) => [u, { description: labelsOf(UNIT_LABELS[u]) }])) as Record<
+    (typeof UNIT_SYSTEMS)[number],
+    { description: string }
+  >,
 });
 
 export const UnitLabelsRef = builder.objectRef<UnitLabels>('UnitLabels').implement({

@@ -2,7 +2,9 @@ import { GraphQLError } from 'graphql';
 import { refuse, type Step } from '../operation.js';
 
 const REFUSED = refuse(
-  new GraphQLError('A GET to /graphql must carry an x-api-key, authorization or x-graphql-yoga-csrf header (cross-site request forgery protection).', { extensions: { code: 'FORBIDDEN' } }),
+  new GraphQLError('A GET to /graphql must carry an x-api-key, authorization or x-graphql-yoga-csrf header (cross-site request forgery protection).', {
+    extensions: { code: 'FORBIDDEN' },
+  }),
   403,
 );
 

@@ -54,7 +54,13 @@ export class ExecuteStep implements Step {
   }
 
   private execute(op: Operation): Outcome | Promise<Outcome> {
-    const args: ExecutionArgs = { schema: this.schema, document: op.document!, contextValue: op.context, variableValues: op.variables, operationName: op.operationName };
+    const args: ExecutionArgs = {
+      schema: this.schema,
+      document: op.document!,
+      contextValue: op.context,
+      variableValues: op.variables,
+      operationName: op.operationName,
+    };
     if (op.definition!.operation === 'subscription') return settle(subscribe(args), false);
     if (op.transport.streams && isIncremental(op.document!)) {
       return (this.incrementalEngine ??= import('@graphql-tools/executor')).then(({ normalizedExecutor }) => {
@@ -75,7 +81,9 @@ export class ExecuteStep implements Step {
     const name = args.operationName ?? '';
     let query = byOperation.get(name);
     if (query === undefined) {
-      const made = jit.compileQuery(args.schema, args.document, args.operationName ?? undefined, { disableLeafSerialization: mayDisableLeafSerialization(args.schema, args.document) });
+      const made = jit.compileQuery(args.schema, args.document, args.operationName ?? undefined, {
+        disableLeafSerialization: mayDisableLeafSerialization(args.schema, args.document),
+      });
       query = jit.isCompiledQuery(made) ? made : null;
       byOperation.set(name, query);
     }

@@ -35,7 +35,12 @@ export function finalizeStep(options: { hideSuggestions: boolean }): Step {
   };
 
   /** An execution error without a code is the request's (variables that do not coerce): BAD_USER_INPUT. */
-  const finishResult = <R extends { errors?: readonly GraphQLError[]; extensions?: Record<string, unknown> }>(result: R, op: Operation, first: boolean, codeForUncoded = 'BAD_USER_INPUT'): R => {
+  const finishResult = <R extends { errors?: readonly GraphQLError[]; extensions?: Record<string, unknown> }>(
+    result: R,
+    op: Operation,
+    first: boolean,
+    codeForUncoded = 'BAD_USER_INPUT',
+  ): R => {
     const ctx = op.context;
     const errors = result.errors?.map((e) => finishError(e, ctx, codeForUncoded));
     if (!first) return errors ? { ...result, errors } : result;

@@ -25,7 +25,10 @@ export const PARSE_FAILED = 'GRAPHQL_PARSE_FAILED';
  * `kept` hears of each document the cache keeps: those are worth compiling.
  */
 export function parseStep(kept: (document: DocumentNode) => void): Step {
-  const documents = new LRUCache<string, DocumentNode>({ maxSize: CACHE_BYTES.documents, sizeCalculation: (_d, text) => text.length * DOCUMENT_BYTES_PER_CHAR });
+  const documents = new LRUCache<string, DocumentNode>({
+    maxSize: CACHE_BYTES.documents,
+    sizeCalculation: (_d, text) => text.length * DOCUMENT_BYTES_PER_CHAR,
+  });
   const failures = new LRUCache<string, Outcome>({ maxSize: CACHE_BYTES.parseErrors, sizeCalculation: (_e, text) => text.length + 512 });
   return {
     name: 'parse',
@@ -45,7 +48,14 @@ export function parseStep(kept: (document: DocumentNode) => void): Step {
         document = new MaxTokensParserWLexer(text, { n: QUERY_LIMITS.maxTokens }).parseDocument();
       } catch (err) {
         const message = err instanceof Error ? err.message : 'Syntax Error';
-        const refusal = refuse(new GraphQLError(message, { ...(err instanceof GraphQLError ? { source: err.source, positions: err.positions } : {}), extensions: { code: PARSE_FAILED } }), 400, 200);
+        const refusal = refuse(
+          new GraphQLError(message, {
+            ...(err instanceof GraphQLError ? { source: err.source, positions: err.positions } : {}),
+            extensions: { code: PARSE_FAILED },
+          }),
+          400,
+          200,
+        );
         if (text.length <= MAX_CACHED_DOCUMENT_CHARS) failures.set(text, refusal);
         return refusal;
       }

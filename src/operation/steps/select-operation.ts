@@ -3,10 +3,18 @@ import { refuse, type Outcome, type Step } from '../operation.js';
 
 const badRequest = (message: string) => refuse(new GraphQLError(message, { extensions: { code: 'BAD_REQUEST' } }), 400);
 
-const MUTATION_OVER_GET = refuse(new GraphQLError('Can only perform a mutation operation from a POST request.', { extensions: { code: 'METHOD_NOT_ALLOWED' } }), 405, 405, ['allow', 'POST']);
+const MUTATION_OVER_GET = refuse(
+  new GraphQLError('Can only perform a mutation operation from a POST request.', { extensions: { code: 'METHOD_NOT_ALLOWED' } }),
+  405,
+  405,
+  ['allow', 'POST'],
+);
 
 const SUBSCRIPTION_NEEDS_A_STREAM = refuse(
-  new GraphQLError('A subscription is answered as a stream: send accept: text/event-stream (SSE) or multipart/mixed, or use the WebSocket at /graphql (graphql-transport-ws).', { extensions: { code: 'NOT_ACCEPTABLE' } }),
+  new GraphQLError(
+    'A subscription is answered as a stream: send accept: text/event-stream (SSE) or multipart/mixed, or use the WebSocket at /graphql (graphql-transport-ws).',
+    { extensions: { code: 'NOT_ACCEPTABLE' } },
+  ),
   406,
 );
 
@@ -34,7 +42,11 @@ export const selectOperationStep: Step = {
     if (!isObjectOrNull(variables)) return badRequest('variables must be a JSON object.');
     const definition = operationOf(op.document!, operationName ?? undefined);
     if (!definition) {
-      return badRequest(typeof operationName === 'string' ? `Unknown operation named "${operationName}".` : 'Must provide operation name if query contains multiple operations.');
+      return badRequest(
+        typeof operationName === 'string'
+          ? `Unknown operation named "${operationName}".`
+          : 'Must provide operation name if query contains multiple operations.',
+      );
     }
     if (definition.operation === 'mutation' && op.request.overGet) return MUTATION_OVER_GET;
     if (definition.operation === 'subscription' && !op.transport.streams) return SUBSCRIPTION_NEEDS_A_STREAM;

@@ -2,7 +2,9 @@ import { GraphQLError } from 'graphql';
 import { refuse, type Step } from '../operation.js';
 
 const REFUSED = refuse(
-  new GraphQLError('Only trusted documents run here (GRAPHQL_TRUSTED_ONLY=on): send the documentId of a document in the manifest.', { extensions: { code: 'PERSISTED_QUERY_ONLY' } }),
+  new GraphQLError('Only trusted documents run here (GRAPHQL_TRUSTED_ONLY=on): send the documentId of a document in the manifest.', {
+    extensions: { code: 'PERSISTED_QUERY_ONLY' },
+  }),
   400,
 );
 

@@ -31,5 +31,12 @@ export function checkedOnce(name: string, check: (document: DocumentNode) => rea
 
 function withCode(e: GraphQLError, code: string): GraphQLError {
   if (e.extensions.code !== undefined) return e;
-  return new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, path: e.path, originalError: e.originalError, extensions: { ...e.extensions, code } });
+  return new GraphQLError(e.message, {
+    nodes: e.nodes,
+    source: e.source,
+    positions: e.positions,
+    path: e.path,
+    originalError: e.originalError,
+    extensions: { ...e.extensions, code },
+  });
 }

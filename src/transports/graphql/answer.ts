@@ -35,7 +35,11 @@ export function refusalBody(outcome: Refused): ExecutionResult {
  * all), an executed result is 200, or
  * 400 when it has no data (its variables did not coerce); a kept answer is revalidated by its ETag.
  */
-export function sendAnswer(ex: Exchange, outcome: Outcome & { kind: 'refused' | 'result' | 'kept' }, cache: Pick<ResponseCache, 'resized'>): Promise<void> | void {
+export function sendAnswer(
+  ex: Exchange,
+  outcome: Outcome & { kind: 'refused' | 'result' | 'kept' },
+  cache: Pick<ResponseCache, 'resized'>,
+): Promise<void> | void {
   if (outcome.kind === 'kept') return sendKept(ex, outcome.answer as Representations, outcome.key, cache, contentTypeFor(ex));
   if (outcome.kind === 'result') {
     const status = outcome.result.data === undefined ? 400 : 200;
@@ -57,5 +61,5 @@ export function sendKept(ex: Exchange, answer: Representations, key: string, cac
   const held = answer.encodedBytes;
   // Most kept answers go out at once, as they are: no promise.
   const sending = ex.sendRepresentation(contentType, answer, ['cache-control', CACHE_REVALIDATE]);
-  if (sending) return sending.then(() => void (answer.encodedBytes !== held && cache.resized(key, answer)));
+  if (sending !== undefined) return sending.then(() => void (answer.encodedBytes !== held && cache.resized(key, answer)));
 }

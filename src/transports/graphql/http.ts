@@ -36,7 +36,12 @@ export interface GraphQLHttpDeps {
 const POST_MEDIA_TYPES = ['application/json', 'application/graphql+json', 'application/graphql'];
 
 /** A request that could not be decoded into an operation: 400, in the shape of the pipeline's refusals. */
-const requestError = (ex: Exchange, message: string): Refused => ({ kind: 'refused', errors: [new GraphQLError(message, { extensions: { code: 'BAD_REQUEST' } })], status: 400, extensions: { requestId: ex.requestId } });
+const requestError = (ex: Exchange, message: string): Refused => ({
+  kind: 'refused',
+  errors: [new GraphQLError(message, { extensions: { code: 'BAD_REQUEST' } })],
+  status: 400,
+  extensions: { requestId: ex.requestId },
+});
 
 /**
  * /graphql over HTTP, as an adapter onto the operation pipeline: it decodes a request (a JSON or
@@ -91,7 +96,8 @@ export function createGraphQLHttp(deps: GraphQLHttpDeps) {
       return sendAnswer(ex, requestError(ex, 'POST body sent invalid JSON.'), cache);
     }
     if (Array.isArray(params)) return batch(ex, params);
-    if (typeof params !== 'object' || params === null) return sendAnswer(ex, requestError(ex, 'POST body must be a JSON object (one operation) or an array of them (a batch).'), cache);
+    if (typeof params !== 'object' || params === null)
+      return sendAnswer(ex, requestError(ex, 'POST body must be a JSON object (one operation) or an array of them (a batch).'), cache);
     return answer(ex, pick(params as Record<string, unknown>), wanted);
   }
 
@@ -115,7 +121,8 @@ export function createGraphQLHttp(deps: GraphQLHttpDeps) {
       } catch {
         return sendAnswer(ex, requestError(ex, `The ${name} parameter is not valid JSON.`), cache);
       }
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) return sendAnswer(ex, requestError(ex, `The ${name} parameter must be a JSON object.`), cache);
+      if (typeof value !== 'object' || value === null || Array.isArray(value))
+        return sendAnswer(ex, requestError(ex, `The ${name} parameter must be a JSON object.`), cache);
       request[name] = value;
     }
     // A GET's answer is a version of the data: kept by document, variables and data version.
@@ -145,7 +152,8 @@ export function createGraphQLHttp(deps: GraphQLHttpDeps) {
           const refused = await deps.recheck(ex);
           if (refused) return { errors: [{ message: refused.detail, extensions: { code: refused.code } }] };
         }
-        if (typeof item !== 'object' || item === null || Array.isArray(item)) return { errors: [{ message: 'Each operation of a batch must be a JSON object.', extensions: { code: 'BAD_REQUEST' } }] };
+        if (typeof item !== 'object' || item === null || Array.isArray(item))
+          return { errors: [{ message: 'Each operation of a batch must be a JSON object.', extensions: { code: 'BAD_REQUEST' } }] };
         const ctx = makeContext(ex);
         const outcome = await pipeline.run(pick(item as Record<string, unknown>), TRANSPORTS.batch, ctx);
         cost += ctx.cost ?? 0;
@@ -162,7 +170,12 @@ export function createGraphQLHttp(deps: GraphQLHttpDeps) {
       const wanted = negotiate(req.headers.accept);
       if (req.method === 'POST') return post(ex, wanted);
       if (req.method === 'GET') return get(ex, wanted);
-      sendProblem(ex, { status: 405, code: 'METHOD_NOT_ALLOWED', detail: `${req.method} is not allowed on /graphql; use GET or POST.`, headers: ['allow', 'GET, POST'] });
+      sendProblem(ex, {
+        status: 405,
+        code: 'METHOD_NOT_ALLOWED',
+        detail: `${req.method} is not allowed on /graphql; use GET or POST.`,
+        headers: ['allow', 'GET, POST'],
+      });
     },
   };
 }
@@ -202,5 +215,10 @@ function unsupportedMediaType(ex: Exchange, media: string): void {
 /** JSON nested past MAX_JSON_DEPTH: refused before anything parses or walks it. */
 function tooDeep(ex: Exchange, name: string): void {
   const bound = `JSON nested at most ${MAX_JSON_DEPTH} levels deep`;
-  sendProblem(ex, { status: 400, code: 'BAD_REQUEST', detail: `The request's ${name} nests deeper than ${MAX_JSON_DEPTH} levels.`, errors: [{ name, bound, message: `${name} must be ${bound}` }] });
+  sendProblem(ex, {
+    status: 400,
+    code: 'BAD_REQUEST',
+    detail: `The request's ${name} nests deeper than ${MAX_JSON_DEPTH} levels.`,
+    errors: [{ name, bound, message: `${name} must be ${bound}` }],
+  });
 }

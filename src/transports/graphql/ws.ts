@@ -109,7 +109,11 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
       conn.keyId = verdict.key?.id ?? null;
       conn.keyRate = verdict.key?.ratePerSecond ?? 0;
       conn.scopes = verdict.key ? verdict.key.scopes : 'admin';
-      const refused = deps.streams.admit({ keyId: conn.keyId, end: () => conn.socket.close(1001, 'Going away: the server needs the connection'), onEnd: (listener) => conn.socket.once('close', listener) });
+      const refused = deps.streams.admit({
+        keyId: conn.keyId,
+        end: () => conn.socket.close(1001, 'Going away: the server needs the connection'),
+        onEnd: (listener) => conn.socket.once('close', listener),
+      });
       if (refused) {
         conn.socket.close(TRY_AGAIN_LATER, closeReason(refused.detail));
         return false;
@@ -164,12 +168,34 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
    */
   async function run(conn: Connection, id: string, payload: SubscribePayload, running: Running): Promise<Outcome> {
     const { abort, deadline } = running;
-    const info: RequestInfo = { requestId: `${conn.id}:${id.slice(0, 64)}`, signal: abort.signal, scopes: conn.scopes, keyId: conn.keyId, keyRate: conn.keyRate, due: deadline.due };
+    const info: RequestInfo = {
+      requestId: `${conn.id}:${id.slice(0, 64)}`,
+      signal: abort.signal,
+      scopes: conn.scopes,
+      keyId: conn.keyId,
+      keyRate: conn.keyRate,
+      due: deadline.due,
+    };
     const ctx = deps.newContext(info);
     const extra = payload as SubscribePayload & { documentId?: unknown };
-    const request = { query: payload.query === '' ? undefined : payload.query, documentId: extra.documentId, operationName: payload.operationName, variables: payload.variables, extensions: payload.extensions };
+    const request = {
+      query: payload.query === '' ? undefined : payload.query,
+      documentId: extra.documentId,
+      operationName: payload.operationName,
+      variables: payload.variables,
+      extensions: payload.extensions,
+    };
     const timedOut = new Promise<Outcome>((resolve) =>
-      abort.signal.addEventListener('abort', () => resolve({ kind: 'refused', status: 503, errors: [new GraphQLError(`The operation took longer than the ${deps.deadlines.ms} ms execution limit.`, { extensions: { code: 'TIMEOUT' } })] }), { once: true }),
+      abort.signal.addEventListener(
+        'abort',
+        () =>
+          resolve({
+            kind: 'refused',
+            status: 503,
+            errors: [new GraphQLError(`The operation took longer than the ${deps.deadlines.ms} ms execution limit.`, { extensions: { code: 'TIMEOUT' } })],
+          }),
+        { once: true },
+      ),
     );
     const outcome = await Promise.race([deps.pipeline.run(request, TRANSPORTS.ws, ctx), timedOut]);
     if (outcome.kind === 'stream' && !outcome.incremental) deps.deadlines.done(deadline);
@@ -178,7 +204,18 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
 
   wss.on('connection', (socket: WebSocket, request: IncomingMessage) => {
     const now = clock();
-    const conn: Connection = { socket, request, id: deps.newId(), openedAt: now, lastMessageAt: now, acknowledged: false, keyId: null, keyRate: 0, scopes: '', operations: new Map() };
+    const conn: Connection = {
+      socket,
+      request,
+      id: deps.newId(),
+      openedAt: now,
+      lastMessageAt: now,
+      acknowledged: false,
+      keyId: null,
+      keyRate: 0,
+      scopes: '',
+      operations: new Map(),
+    };
     connections.add(conn);
     let alive = true;
     socket.on('pong', () => void (alive = true));
@@ -217,7 +254,8 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
   const sweep = setInterval(() => {
     const now = clock();
     for (const conn of connections) {
-      if (!conn.acknowledged && now - conn.openedAt >= deps.initTimeoutMs) conn.socket.close(CloseCode.ConnectionInitialisationTimeout, 'Connection initialisation timeout');
+      if (!conn.acknowledged && now - conn.openedAt >= deps.initTimeoutMs)
+        conn.socket.close(CloseCode.ConnectionInitialisationTimeout, 'Connection initialisation timeout');
       else if (conn.acknowledged && conn.operations.size === 0 && now - conn.lastMessageAt >= deps.idleTimeoutMs) conn.socket.close(1000, 'Idle');
     }
   }, SWEEP_MS).unref();
@@ -226,11 +264,18 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
     /** Takes an upgrade request for /graphql; anything else is refused before the handshake. */
     upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
       const path = (request.url ?? '').split('?', 1)[0];
-      const refuse = (status: number, code: string, detail: string): void => void socket.end(rawProblemResponse({ status, code, detail }, deps.newId()), () => socket.destroy());
-      if (path !== '/graphql' && path !== '/v1/graphql') return refuse(404, 'NOT_FOUND', `No WebSocket at ${path}: GraphQL over WebSocket is at /graphql.`);
+      const refuse = (status: number, code: string, detail: string) =>
+        socket.end(rawProblemResponse({ status, code, detail }, deps.newId()), () => socket.destroy());
+      if (path !== '/graphql' && path !== '/v1/graphql') {
+        refuse(404, 'NOT_FOUND', `No WebSocket at ${path}: GraphQL over WebSocket is at /graphql.`);
+        return;
+      }
       // A browser sends its page's origin: one CORS_ORIGINS allows, or this server's own (GraphiQL).
       const origin = request.headers.origin;
-      if (origin !== undefined && !allowsOrigin(origin, deps.corsOrigins) && !sameOrigin(origin, request.headers.host)) return refuse(403, 'FORBIDDEN', `The origin ${origin} may not open a WebSocket here (CORS_ORIGINS).`);
+      if (origin !== undefined && !allowsOrigin(origin, deps.corsOrigins) && !sameOrigin(origin, request.headers.host)) {
+        refuse(403, 'FORBIDDEN', `The origin ${origin} may not open a WebSocket here (CORS_ORIGINS).`);
+        return;
+      }
       markUpgraded(socket as never);
       wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
     },
@@ -261,5 +306,10 @@ function sameOrigin(origin: string, host: string | undefined): boolean {
 /** A close frame's reason is at most 123 bytes. */
 function closeReason(detail: string): string {
   const bytes = Buffer.from(detail);
-  return bytes.length <= 123 ? detail : `${bytes.subarray(0, 120).toString().replace(/\uFFFD$/, '')}...`;
+  return bytes.length <= 123
+    ? detail
+    : `${bytes
+        .subarray(0, 120)
+        .toString()
+        .replace(/\uFFFD$/, '')}...`;
 }

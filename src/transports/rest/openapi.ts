@@ -26,7 +26,9 @@ const RATE_LIMIT_HEADERS = {
 
 /** Every schema with an id (the documented bodies and their shared parts), as components. */
 function components(): Json {
-  const { schemas } = z.toJSONSchema(z.globalRegistry, { uri: (id) => `#/components/schemas/${id}`, io: 'output', unrepresentable: 'any' }) as { schemas: Record<string, Json> };
+  const { schemas } = z.toJSONSchema(z.globalRegistry, { uri: (id) => `#/components/schemas/${id}`, io: 'output', unrepresentable: 'any' }) as {
+    schemas: Record<string, Json>;
+  };
   for (const schema of Object.values(schemas)) {
     delete schema.$schema;
     delete schema.$id;
@@ -80,7 +82,10 @@ function documentedBySchema(route: RestRoute, schema: GraphQLSchema): { descript
 function variableNames(route: RestRoute, names: readonly string[]): Map<string, string> {
   const byName = new Map(names.map((n) => [n, n]));
   if (!route.variables) return byName;
-  const params = validate(route.params, Object.fromEntries(names.flatMap((n) => (PARAMETER_EXAMPLES[n] === undefined ? [] : [[n, String(PARAMETER_EXAMPLES[n])]])))) as Record<string, unknown>;
+  const params = validate(
+    route.params,
+    Object.fromEntries(names.flatMap((n) => (PARAMETER_EXAMPLES[n] === undefined ? [] : [[n, String(PARAMETER_EXAMPLES[n])]]))),
+  ) as Record<string, unknown>;
   const variables = route.variables(params as never) as Record<string, unknown>;
   for (const name of names) {
     if (name in variables) continue;
@@ -121,15 +126,28 @@ function operation(route: RestRoute, schema: GraphQLSchema): Json {
   const responses: Json = {
     200: {
       description: route.summary,
-      headers: { ...(route.freshness === 'none' ? {} : { ETag: { description: 'A strong tag of this answer; send it back as If-None-Match.', schema: { type: 'string' } } }), ...RATE_LIMIT_HEADERS },
-      content: { 'application/json': { schema: { $ref: `#/components/schemas/${idOf(route.response)}` }, ...(RESPONSE_EXAMPLES[route.path] !== undefined ? { example: RESPONSE_EXAMPLES[route.path] } : {}) } },
+      headers: {
+        ...(route.freshness === 'none'
+          ? {}
+          : { ETag: { description: 'A strong tag of this answer; send it back as If-None-Match.', schema: { type: 'string' } } }),
+        ...RATE_LIMIT_HEADERS,
+      },
+      content: {
+        'application/json': {
+          schema: { $ref: `#/components/schemas/${idOf(route.response)}` },
+          ...(RESPONSE_EXAMPLES[route.path] !== undefined ? { example: RESPONSE_EXAMPLES[route.path] } : {}),
+        },
+      },
     },
     ...(route.freshness === 'none' ? {} : { 304: { description: 'Not modified: the If-None-Match tag is this answer’s.' } }),
     ...(params.length > 0 ? { 400: problem('A parameter is out of its bounds or malformed; `errors` names each one.') } : {}),
     401: problem('No key, an unknown key, or a revoked key.'),
     ...(route.method === 'POST' ? { 403: problem('The key lacks the admin scope.') } : {}),
     ...(hasId ? { 404: problem('No such ZIP code, state, city or resort.') } : {}),
-    429: { ...problem('Over the per-second rate, the monthly quota, or the cost budget; see Retry-After.'), headers: { 'Retry-After': { schema: { type: 'integer' } }, ...RATE_LIMIT_HEADERS } },
+    429: {
+      ...problem('Over the per-second rate, the monthly quota, or the cost budget; see Retry-After.'),
+      headers: { 'Retry-After': { schema: { type: 'integer' } }, ...RATE_LIMIT_HEADERS },
+    },
     ...(route.path.endsWith('/history') ? { 502: problem('The weather provider failed (provider lookup error).') } : {}),
     503: problem('The request ran past the execution time limit.'),
   };
@@ -137,7 +155,15 @@ function operation(route: RestRoute, schema: GraphQLSchema): Json {
     operationId: name.charAt(0).toLowerCase() + name.slice(1),
     summary: route.summary,
     ...(described.description ? { description: described.description } : {}),
-    tags: [route.path.startsWith('/api/sync') ? 'sync' : /^\/api\/(resorts|conditions|insights)/.test(route.path) ? 'resorts' : route.path === '/health' ? 'service' : 'zip'],
+    tags: [
+      route.path.startsWith('/api/sync')
+        ? 'sync'
+        : /^\/api\/(resorts|conditions|insights)/.test(route.path)
+          ? 'resorts'
+          : route.path === '/health'
+            ? 'service'
+            : 'zip',
+    ],
     parameters: params,
     responses,
   };
@@ -162,7 +188,15 @@ function headOf(get: Json): Json {
   };
 }
 
-const PROBE_BODY = { 'application/json': { schema: { type: 'object', properties: { status: { type: 'string' }, waiting: { type: 'array', items: { type: 'string' } }, notes: { type: 'array', items: { type: 'string' } } }, required: ['status'] } } };
+const PROBE_BODY = {
+  'application/json': {
+    schema: {
+      type: 'object',
+      properties: { status: { type: 'string' }, waiting: { type: 'array', items: { type: 'string' } }, notes: { type: 'array', items: { type: 'string' } } },
+      required: ['status'],
+    },
+  },
+};
 
 function probe(operationId: string, summary: string, description: string, unavailable: string): Json {
   return {
@@ -187,7 +221,12 @@ export function openApiDocument(routes: readonly RestRoute[], version: string, s
     const op = operation(route, schema);
     paths[path] = { ...(paths[path] as Json | undefined), [method]: op, ...(method === 'get' ? { head: headOf(op) } : {}) };
   }
-  const livez = probe('livez', 'Liveness: the process answers. No key needed, not counted.', 'For a process supervisor: 200 while the event loop runs.', 'Never: a process that answers is live.');
+  const livez = probe(
+    'livez',
+    'Liveness: the process answers. No key needed, not counted.',
+    'For a process supervisor: 200 while the event loop runs.',
+    'Never: a process that answers is live.',
+  );
   const readyz = probe(
     'readyz',
     'Readiness: the database is open and today’s weather is there. No key needed, not counted.',
@@ -207,9 +246,12 @@ export function openApiDocument(routes: readonly RestRoute[], version: string, s
       description:
         'US ZIP codes and ski resort conditions. Every path is served as documented and under /v1. ' +
         'Every request needs an API key in the x-api-key header. GraphQL over the same data is at [/graphql](/graphql) ' +
-        '(GraphiQL in a browser); the service\'s index is at [/](/).',
+        "(GraphiQL in a browser); the service's index is at [/](/).",
     },
-    servers: [{ url: '/', description: 'As documented' }, { url: '/v1', description: 'The hosted prefix' }],
+    servers: [
+      { url: '/', description: 'As documented' },
+      { url: '/v1', description: 'The hosted prefix' },
+    ],
     security: [{ ApiKey: [] }],
     tags: [
       { name: 'zip', description: 'The US ZIP code API' },
@@ -219,7 +261,9 @@ export function openApiDocument(routes: readonly RestRoute[], version: string, s
     ],
     paths,
     components: {
-      securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Get one with `npm run keys -- create --name NAME` on the server.' } },
+      securitySchemes: {
+        ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Get one with `npm run keys -- create --name NAME` on the server.' },
+      },
       schemas: components(),
     },
   };

@@ -1,12 +1,32 @@
 import { UNIT_LABELS } from '../../domain/units.js';
 import { descriptiveFacts } from '../../domain/resort-fields.js';
-import { CompareParams, InsightsParams, OpenNowParams, RankingParams, ResortHistoryParams, ResortListParams, ResortParams } from '../../validation/resort-params.js';
+import {
+  CompareParams,
+  InsightsParams,
+  OpenNowParams,
+  RankingParams,
+  ResortHistoryParams,
+  ResortListParams,
+  ResortParams,
+} from '../../validation/resort-params.js';
 import { route } from './route.js';
 import * as R from './responses.js';
 import {
-  RestCompareDocument, RestHistoryDocument, RestOpenNowDocument, RestResortDocument, RestResortLiftsDocument, RestResortsDocument,
-  RestResortTrailsDocument, RestResortWeatherDocument, RestSnowInsightsDocument, RestStormWatchDocument, RestTopSnowDocument,
-  type LiftSummaryFieldsFragment, type ResortRefFieldsFragment, type ResortSummaryFragment, type TrailSummaryFieldsFragment,
+  RestCompareDocument,
+  RestHistoryDocument,
+  RestOpenNowDocument,
+  RestResortDocument,
+  RestResortLiftsDocument,
+  RestResortsDocument,
+  RestResortTrailsDocument,
+  RestResortWeatherDocument,
+  RestSnowInsightsDocument,
+  RestStormWatchDocument,
+  RestTopSnowDocument,
+  type LiftSummaryFieldsFragment,
+  type ResortRefFieldsFragment,
+  type ResortSummaryFragment,
+  type TrailSummaryFieldsFragment,
 } from './operations/generated.js';
 
 /** The documented resort paths: each one GraphQL operation (operations/resort.graphql), shaped into the documented body. */
@@ -32,8 +52,7 @@ export function summary(r: ResortSummaryFragment) {
   return { ...identity(r), elevation: r.elevation, conditions, source };
 }
 
-const byKey = <T, K extends keyof T>(items: readonly T[], key: K, value: (x: T) => unknown) =>
-  Object.fromEntries(items.map((x) => [x[key], value(x)]));
+const byKey = <T, K extends keyof T>(items: readonly T[], key: K, value: (x: T) => unknown) => Object.fromEntries(items.map((x) => [x[key], value(x)]));
 
 const trailSummary = (s: TrailSummaryFieldsFragment) => ({
   total: s.total,

@@ -16,7 +16,10 @@ import { SYNC_RUN_STATUSES, SYNC_STATES, SYNC_TRIGGERS } from '../../data/reposi
 const int = z.number().int();
 const num = z.number();
 const str = z.string();
-const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).meta({ format: 'date' });
+const date = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/)
+  .meta({ format: 'date' });
 const dateTime = z.string().meta({ format: 'date-time' });
 const obj = <T extends z.ZodRawShape>(shape: T, description?: string) => {
   const o = z.strictObject(shape);
@@ -61,7 +64,9 @@ export const StateZips = obj({ stateCode: str, stateName: str, total: int, limit
 
 export const City = obj({ city: str, stateCode: str.optional(), count: int, zipcodes: z.array(ZipRecord) }).meta({ id: 'City' });
 
-export const Health = obj({ status: str.meta({ description: 'Always "ok" while the process serves requests.' }), service: str, timestamp: dateTime }).meta({ id: 'Health' });
+export const Health = obj({ status: str.meta({ description: 'Always "ok" while the process serves requests.' }), service: str, timestamp: dateTime }).meta({
+  id: 'Health',
+});
 
 // Resort API ------------------------------------------------------------------------------------
 
@@ -168,7 +173,9 @@ export const ResortDetail = obj({
   source: str,
   inventorySource: str,
   date,
-  updatedAt: str.meta({ description: 'The moment the report describes, ISO 8601 with the resort’s offset; new snow covers the 24, 72 and 168 hours before it.' }),
+  updatedAt: str.meta({
+    description: 'The moment the report describes, ISO 8601 with the resort’s offset; new snow covers the 24, 72 and 168 hours before it.',
+  }),
   operation: obj({ status: OperatingStatus, reason: str, seasonOpens: date, seasonCloses: date }),
   snow: obj({ depthBase: num, depthSummit: num, newSnow24h: num, newSnow72h: num, newSnow7d: num, seasonTotal: num, surface: Surface }),
   weather: CurrentWeather,
@@ -177,7 +184,9 @@ export const ResortDetail = obj({
   trails: TrailSummary.extend({ openPct: num }),
 }).meta({ id: 'ResortDetail' });
 
-export const ResortWeather = obj({ resortId: str, name: str, source: str, units: UnitLabels, current: CurrentWeather, forecast: z.array(ForecastDay) }).meta({ id: 'ResortWeather' });
+export const ResortWeather = obj({ resortId: str, name: str, source: str, units: UnitLabels, current: CurrentWeather, forecast: z.array(ForecastDay) }).meta({
+  id: 'ResortWeather',
+});
 
 export const ResortTrails = obj({
   resortId: str,
@@ -185,7 +194,17 @@ export const ResortTrails = obj({
   source: str,
   units: UnitLabels,
   summary: TrailSummary,
-  trails: z.array(obj({ id: str, name: str, difficulty: z.enum(DIFFICULTIES), rating: str, length: int, status: z.enum(TRAIL_STATUSES), grooming: z.enum(GROOMING_STATUSES) })),
+  trails: z.array(
+    obj({
+      id: str,
+      name: str,
+      difficulty: z.enum(DIFFICULTIES),
+      rating: str,
+      length: int,
+      status: z.enum(TRAIL_STATUSES),
+      grooming: z.enum(GROOMING_STATUSES),
+    }),
+  ),
 }).meta({ id: 'ResortTrails' });
 
 export const ResortLifts = obj({
@@ -247,7 +266,9 @@ export const OpenNow = obj({
   minOpenTrailsPct: num,
   count: int,
   units: UnitLabels,
-  resorts: z.array(obj({ rank: int, resort: ResortRef, openTrailsPct: num, openTrails: int, totalTrails: int, openLifts: int, totalLifts: int, snowDepthBase: num })),
+  resorts: z.array(
+    obj({ rank: int, resort: ResortRef, openTrailsPct: num, openTrails: int, totalTrails: int, openLifts: int, totalLifts: int, snowDepthBase: num }),
+  ),
 }).meta({ id: 'OpenNow' });
 
 export const StormWatch = obj({
@@ -303,4 +324,7 @@ export const Problem = z
     requestId: str.optional(),
     errors: z.array(z.object({ name: str, value: z.unknown(), bound: str, message: str })).optional(),
   })
-  .meta({ id: 'Problem', description: 'RFC 9457 problem details; `code` matches GraphQL’s extensions.code, `errors` names each invalid parameter and its bound.' });
+  .meta({
+    id: 'Problem',
+    description: 'RFC 9457 problem details; `code` matches GraphQL’s extensions.code, `errors` names each invalid parameter and its bound.',
+  });

@@ -2,7 +2,6 @@ import type { Freshness } from '../../data/data-version.js';
 import type { z } from 'zod';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 
-
 /**
  * The operation's data as `shape` sees it: the router shapes only answers without errors, and a
  * root field is null only with an error, so the root fields are there. (Nested nullable fields,
@@ -20,7 +19,7 @@ export interface RestRoute<P extends z.ZodType = z.ZodType, R = unknown, B exten
   /** GET unless said otherwise; a documented POST takes no body. */
   method?: 'GET' | 'POST';
   params: P;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: each route's operation has variables of its own type; any lets the table hold them all.
   operation: TypedDocumentNode<R, any>;
   /** GraphQL variables from the validated parameters; by default the parameters themselves. */
   variables?: (params: z.output<P>) => Record<string, unknown>;
@@ -33,5 +32,7 @@ export interface RestRoute<P extends z.ZodType = z.ZodType, R = unknown, B exten
 }
 
 /** Keeps each route's parameter and data types attached to its own callbacks inside a heterogeneous table. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const route = <P extends z.ZodType, R, B extends z.ZodType>(r: RestRoute<P, R, B>): RestRoute<z.ZodType, any> => r as unknown as RestRoute<z.ZodType, any>;
+// biome-ignore lint/suspicious/noExplicitAny: the table is heterogeneous in its data types (see above).
+export const route = <P extends z.ZodType, R, B extends z.ZodType>(r: RestRoute<P, R, B>): RestRoute<z.ZodType, any> =>
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  r as unknown as RestRoute<z.ZodType, any>;

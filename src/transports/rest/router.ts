@@ -8,7 +8,7 @@ import type { Exchange } from '../../http/exchange.js';
 import { sendProblem } from '../../http/problem.js';
 import type { Problem } from '../../lib/errors.js';
 import type { ResponseCache } from '../../http/response-cache.js';
-import { TRANSPORTS, type OperationRequest, type Outcome } from '../../operation/operation.js';
+import { TRANSPORTS, type OperationRequest } from '../../operation/operation.js';
 import type { Pipeline } from '../../operation/pipeline.js';
 import { sendKept } from '../graphql/answer.js';
 import type { RestRoute } from './route.js';
@@ -98,7 +98,9 @@ export function createRestRouter({ routes, pipeline, cache, makeContext }: RestR
         overGet,
         // Not a cross-site concern: a route runs only the server's own operation, and a GET route a query.
         crossSiteSafe: true,
-        ...(overGet ? { keep: { key: `${route.path}\n${JSON.stringify(params)}`, serialize: (data: unknown) => JSON.stringify(route.shape(data as never, params)) } } : {}),
+        ...(overGet
+          ? { keep: { key: `${route.path}\n${JSON.stringify(params)}`, serialize: (data: unknown) => JSON.stringify(route.shape(data as never, params)) } }
+          : {}),
       };
       // A kept answer first, by the response-cache step's own lookup (the steps before it pass a
       // route's document by construction); else the whole list.
@@ -138,7 +140,11 @@ function decodePathSegment(name: string, value: string): string {
     return decodeURIComponent(value);
   } catch {
     throw new GraphQLError(`${name} is not valid percent-encoding`, {
-      extensions: { code: 'BAD_USER_INPUT', status: 400, errors: [{ name, value, bound: 'valid percent-encoded UTF-8', message: `${name} must be valid percent-encoded UTF-8` }] },
+      extensions: {
+        code: 'BAD_USER_INPUT',
+        status: 400,
+        errors: [{ name, value, bound: 'valid percent-encoded UTF-8', message: `${name} must be valid percent-encoded UTF-8` }],
+      },
     });
   }
 }

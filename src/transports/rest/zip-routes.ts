@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { CityParams, NearbyParams, StateZipsParams, ZipParams } from '../../validation/params.js';
 import { route } from './route.js';
 import * as R from './responses.js';
-import { RestCityDocument, RestNearbyDocument, RestStatesDocument, RestStateZipsDocument, RestZipDocument, RestZipStatsDocument } from './operations/generated.js';
+import {
+  RestCityDocument,
+  RestNearbyDocument,
+  RestStatesDocument,
+  RestStateZipsDocument,
+  RestZipDocument,
+  RestZipStatsDocument,
+} from './operations/generated.js';
 
 /** The documented ZIP API paths (operations in operations/zip.graphql). */
 export const zipRoutes = [

@@ -44,7 +44,9 @@ export function loadResortCatalogue(file = RESORT_CATALOGUE): ResortFacts[] {
   return raw.map((item, i) => {
     const parsed = Entry.safeParse(item);
     if (!parsed.success) {
-      throw new Error(`${path.basename(file)} entry ${i} (${(item as { id?: string }).id}): ${parsed.error.issues.map((x) => `${x.path.join('.')} ${x.message}`).join('; ')}`);
+      throw new Error(
+        `${path.basename(file)} entry ${i} (${(item as { id?: string }).id}): ${parsed.error.issues.map((x) => `${x.path.join('.')} ${x.message}`).join('; ')}`,
+      );
     }
     const r = parsed.data;
     if (seen.has(r.id)) throw new Error(`${path.basename(file)}: duplicate id ${r.id}`);
