@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const FIXTURES = path.join(root, 'test', 'fixtures', 'rest-shapes');
-const OUTPUT = path.join(root, 'src', 'rest', 'operations', 'response-examples.ts');
+const OUTPUT = path.join(root, 'src', 'transports', 'rest', 'operations', 'response-examples.ts');
 const LIST_ITEMS = 2;
 
 /** A recorded body with each list cut to its first items, recursively. */

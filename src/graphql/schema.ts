@@ -2,8 +2,9 @@ import { DirectiveLocation, GraphQLBoolean, GraphQLDirective, GraphQLInt, GraphQ
 import { builder } from './builder.js';
 import { costDirective, listSizeDirective } from './cost-directives.js';
 import './types/health.js';
-import './types/state.js';
+// Zip before State: the SDL lists types in the order they are implemented.
 import './types/zip.js';
+import './types/state.js';
 import './types/units.js';
 import './types/conditions.js';
 import './types/inventory.js';

@@ -14,6 +14,8 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
+    "query A { zip(zip: \"05401\") { city } }": typeof types.ADocument,
+    "query B { zip(zip: \"81657\") { city } }": typeof types.BDocument,
     "query ApqCity($zip: String!) { zip(zip: $zip) { zip city } }": typeof types.ApqCityDocument,
     "\n  query TestResort($id: ID!, $units: Units) {\n    resort(id: $id) {\n      id name countryCode continent inventorySource\n      location { lat lng }\n      elevation(units: $units) { base summit vertical unit }\n      conditions(units: $units) {\n        date source status statusReason seasonOpens seasonCloses snowDepthBase snowDepthSummit newSnow24h newSnow72h\n        newSnow7d seasonSnowfall surface openTrails totalTrails openTrailsPct openLifts totalLifts temperature\n        units { system depth }\n      }\n      weather(units: $units) { source current { temperature summary } forecast { date precipitationProbability snowLine base { tempMin tempMax } summit { snowfall windGust } } }\n      trailSummary { total open byDifficulty { difficulty total open } }\n      liftSummary { total open byStatus { status count } }\n    }\n  }\n": typeof types.TestResortDocument,
     "\n  query TestResortList($limit: Int, $offset: Int) {\n    resorts(paging: { limit: $limit, offset: $offset }) {\n      total\n      resorts {\n        id\n        trails { name status }\n        lifts { name status }\n        weather { forecast { date } }\n        conditions { snowDepthBase openTrails }\n      }\n    }\n  }\n": typeof types.TestResortListDocument,
@@ -30,6 +32,8 @@ type Documents = {
     "\n  query TestWide($limit: Int) {\n    states {\n      stateCode\n      zipcodes(limit: $limit) {\n        zip\n        state { stateName zipCount }\n        nearby(radiusMiles: 10, limit: 3) { zip details { countyFips state { fips } } }\n      }\n    }\n  }\n": typeof types.TestWideDocument,
 };
 const documents: Documents = {
+    "query A { zip(zip: \"05401\") { city } }": types.ADocument,
+    "query B { zip(zip: \"81657\") { city } }": types.BDocument,
     "query ApqCity($zip: String!) { zip(zip: $zip) { zip city } }": types.ApqCityDocument,
     "\n  query TestResort($id: ID!, $units: Units) {\n    resort(id: $id) {\n      id name countryCode continent inventorySource\n      location { lat lng }\n      elevation(units: $units) { base summit vertical unit }\n      conditions(units: $units) {\n        date source status statusReason seasonOpens seasonCloses snowDepthBase snowDepthSummit newSnow24h newSnow72h\n        newSnow7d seasonSnowfall surface openTrails totalTrails openTrailsPct openLifts totalLifts temperature\n        units { system depth }\n      }\n      weather(units: $units) { source current { temperature summary } forecast { date precipitationProbability snowLine base { tempMin tempMax } summit { snowfall windGust } } }\n      trailSummary { total open byDifficulty { difficulty total open } }\n      liftSummary { total open byStatus { status count } }\n    }\n  }\n": types.TestResortDocument,
     "\n  query TestResortList($limit: Int, $offset: Int) {\n    resorts(paging: { limit: $limit, offset: $offset }) {\n      total\n      resorts {\n        id\n        trails { name status }\n        lifts { name status }\n        weather { forecast { date } }\n        conditions { snowDepthBase openTrails }\n      }\n    }\n  }\n": types.TestResortListDocument,
@@ -60,6 +64,14 @@ const documents: Documents = {
  */
 export function graphql(source: string): unknown;
 
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query A { zip(zip: \"05401\") { city } }"): (typeof documents)["query A { zip(zip: \"05401\") { city } }"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query B { zip(zip: \"81657\") { city } }"): (typeof documents)["query B { zip(zip: \"81657\") { city } }"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
