@@ -96,6 +96,8 @@ describe.skipIf(!haveBrowser)('in a browser', () => {
         expect(text).toContain(route.summary);
       }
       expect(text).not.toMatch(/Ask AI|\bShare\b|\bDeploy\b/);
+      // Each GET's HEAD twin is in the document, not in the sidebar beside it.
+      expect(text).not.toContain('(headers only)');
       // The introduction (the document's description) links to GraphiQL and the index.
       await expect.poll(() => page.locator('a[href="/graphql"]').count(), { timeout: 10_000 }).toBeGreaterThan(0);
       expect(await page.locator('a[href="/"]').count()).toBeGreaterThan(0);

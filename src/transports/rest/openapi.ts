@@ -185,6 +185,9 @@ function headOf(get: Json): Json {
     summary: `${get.summary as string} (headers only)`,
     description: `The GET answer's status and headers, without its body.`,
     responses,
+    // In the document for clients and tools; left out of the reference's sidebar (Scalar), where
+    // every GET would otherwise be listed twice.
+    'x-scalar-ignore': true,
   };
 }
 
