@@ -19,8 +19,7 @@ export interface WarmUpSamples {
  * Runs each documented GET route's operation `rounds` times, in-process, before the server says it
  * is ready: graphql-jit compiles the operations, the resorts' snapshots are built and the rankings
  * computed, and V8 optimizes the resolvers and the executor, so the first requests a load balancer
- * sends run at warm speed instead of paying for all of that (measured: 380–540 ms for cheap
- * requests right after /readyz turned 200, 30–50 ms warm). Each round takes other samples, one
+ * sends run at warm speed instead of paying for all of that (BENCHMARKS.md, design figures: warm-up). Each round takes other samples, one
  * route per turn of the event loop, so requests are served in between. Histories (provider calls,
  * costed per point) and routes that change things are left out.
  */

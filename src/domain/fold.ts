@@ -10,7 +10,7 @@ const foldedNames = new Map<string, string>();
 
 /**
  * The order names are listed in: folded (accents and case aside) first, then as written. Not
- * localeCompare: its collator costs a process ~3 MiB of ICU data, for the same order on names.
+ * localeCompare: its collator costs a process ICU's data (BENCHMARKS.md, design figures: ICU), for the same order on names.
  */
 export function compareNames(a: string, b: string): number {
   const x = folded(a);

@@ -4,7 +4,7 @@ import { offsetIn, type ZoneOffsets } from './zone-offsets.js';
  * Wall-clock time in an IANA time zone, from an instant: the local date and hour a resort lives
  * in, and ISO 8601 timestamps with the zone's offset. Pure. The offset comes from the zone's
  * offsets as the database keeps them (domain/zone-offsets.ts) when the caller has them, else from
- * Intl, whose first time-zone formatter costs the process ~8 MiB of ICU data; answers are kept per
+ * Intl, whose first time-zone formatter costs the process ICU's data (BENCHMARKS.md, design figures: ICU); answers are kept per
  * zone and hour, since every resort asks once an hour.
  */
 

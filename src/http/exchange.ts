@@ -8,7 +8,7 @@ const VARY = ['vary', 'accept-encoding'] as const;
 const NO_HEADERS: readonly string[] = [];
 /**
  * From this length a string body is written beside its head, not joined to it (see send). Below
- * it nothing measurable is saved: a 6.5 KB nearby answer cost the same either way.
+ * it nothing measurable is saved (a nearby answer cost the same either way).
  */
 const SEPARATE_HEAD_CHARS = 64 * 1024;
 
@@ -114,7 +114,7 @@ export class Exchange {
     this.ending = true;
     if (typeof body === 'string' && body.length >= SEPARATE_HEAD_CHARS && this.res.socket) {
       // Node prepends the head to a string body, and the joined string is copied whole before it
-      // is written (for a 1,000-ZIP page, 215 KB in V8's large-object space per answer). Corked,
+      // is written (for a 1,000-ZIP page, a copy in V8's large-object space per answer). Corked,
       // head and body go out in one writev instead, the body not copied on the heap; its end
       // uncorks at once (Node's end() does), so it is not left for the end of the turn.
       this.res.socket.cork();

@@ -112,12 +112,11 @@ export interface GraphiQLParts {
 const hashed = (name: string, ext: string, body: string) => ({ path: `/graphiql/${name}.${hash('sha1', body, 'hex').slice(0, 12)}.${ext}`, body });
 
 /**
- * Yoga's GraphiQL page is one 9 MB HTML file: its script (8 MB), its styles (0.8 MB) and an icon
- * (0.15 MB) inline. Here the script and styles become files of their own (the icon is ours), which a browser keeps for a year (their address
+ * Yoga's GraphiQL page is one large HTML file: its script, its styles and an icon inline. Here the script and styles become files of their own (the icon is ours), which a browser keeps for a year (their address
  * changes with their content), and a page of a few kilobytes that asks for the key first.
  */
 export async function renderGraphiQLParts(keyHint: string): Promise<GraphiQLParts> {
-  // The page's bundle is 9 MB of JavaScript: loaded only when someone first asks for the page.
+  // The page's bundle is megabytes of JavaScript: loaded only when someone first asks for the page.
   const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
   const options = { endpoint: '/graphql', title: 'ski-zip-gateway', defaultQuery: DEFAULT_QUERY, headers: '{}' };
   const html = renderGraphiQL(options);

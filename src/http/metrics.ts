@@ -17,13 +17,13 @@ export interface MetricSources {
  * Prometheus scrapes.
  *
  * prom-client is loaded after the server listens (`load()`, or the first scrape), not before the
- * first answer: its import and the default collectors were ~17 ms of start-up. What happens
+ * first answer: its import and the default collectors are a measurable part of start-up (BENCHMARKS.md, design figures: start-up). What happens
  * before it is there (a few requests at most) is kept in order and counted once it is.
  */
 export function createMetrics(sources: MetricSources) {
   let live: LiveMetrics | null = null;
   let loading: Promise<LiveMetrics> | null = null;
-  /** Bounded: it is loaded ~200 ms after listening, when a server has answered far fewer requests. */
+  /** Bounded: it is loaded just after listening (config.warmUpDelayMs), when a server has answered few requests. */
   const early: ((m: LiveMetrics) => void)[] = [];
   const EARLY_MAX = 100_000;
   const record = (event: (m: LiveMetrics) => void) => {

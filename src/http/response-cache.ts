@@ -3,9 +3,8 @@ import { Representations } from './compression.js';
 
 /**
  * What a kept answer holds besides its body and key: the two strings' headers, the ETag, the
- * Representations object and the LRU's slot. Measured (heap after GC, 20,000 kept ZIP answers of
- * 229 bytes with 42-character keys): 549 bytes each, of which 271 are body and key. Counting 96 here
- * let an 8 MiB cache hold ~12 MiB.
+ * Representations object and the LRU's slot, measured on a heap after GC (BENCHMARKS.md, design figures: cache
+ * entry): counting less let the cache hold half again its bound.
  */
 const ENTRY_BYTES = 280;
 
@@ -21,9 +20,8 @@ const FILTER_BITS = 1 << 20;
  *
  * An answer is stored the second time its key is asked for, not the first (a "doorkeeper"
  * admission filter: one bit per key hash). Keeping every one-off answer cost more than computing
- * it: a ZIP lookup asked once cost 107 µs of CPU with the cache storing it against 67 µs without
- * (the retained strings are copied by every young-generation collection); answers asked twice
- * or more are the ones worth keeping.
+ * it (the retained strings are copied by every young-generation collection) (BENCHMARKS.md, design figures: cache
+ * admission); answers asked twice or more are the ones worth keeping.
  */
 export class ResponseCache {
   private readonly lru: LRUCache<string, Representations> | null;

@@ -42,8 +42,7 @@ export const EnvSchema = z.object({
   EXECUTION_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   COST_UNITS_PER_REQUEST: z.coerce.number().int().min(100).default(2_000),
   COST_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
-  // 6 MiB: ~11,000 ZIP answers as counted (~550 bytes each) or ~25 pages of 1,000 ZIPs; sized so
-  // that a process stays under 120 MiB through `npm run bench` (8 held ~2 MiB more at its peaks).
+  // Sized so that a process stays within its memory target through `npm run bench` BENCHMARKS.md, design figures: response cache).
   RESPONSE_CACHE_MB: z.coerce.number().min(0).max(4096).default(6),
   // OpenTelemetry's own variables: tracing is on when one names an OTLP endpoint (the SDK reads
   // these and the rest of OTEL_* itself, see telemetry/sdk.ts).
@@ -133,8 +132,8 @@ export interface Config {
    */
   snapshotChunk: number;
   /**
-   * How long after listening the warming starts (200 ms: the first requests are answered before
-   * it). Not an environment setting; the suite's in-process servers use 0.
+   * How long after listening the warming starts (a moment: the first requests are answered
+   * before it). Not an environment setting; the suite's in-process servers use 0.
    */
   warmUpDelayMs: number;
   /**

@@ -1,7 +1,7 @@
 /**
  * rate-limiter-flexible's in-memory limiter, imported from the package's own files: its index
- * requires every store it supports (Redis, Mongo, Postgres, DynamoDB…), about 170 KB of code to
- * parse at start-up for the two classes used here.
+ * requires every store it supports (Redis, Mongo, Postgres, DynamoDB…), much code to parse at
+ * start-up for the two classes used here.
  */
 import RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js';
 import RateLimiterRes from 'rate-limiter-flexible/lib/RateLimiterRes.js';

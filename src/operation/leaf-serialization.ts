@@ -3,8 +3,8 @@ import { getNamedType, isEnumType, TypeInfo, visit, visitWithTypeInfo, type Docu
 /**
  * Whether no leaf a document selects is an ID or an enum. graphql-jit may then skip its leaf
  * serializers for the built-in scalars (compileQuery's disableLeafSerialization): each one is a call
- * with a path array and a location array made for every leaf of every list item (350 of each for a
- * 50-ZIP nearby answer, ~20,000 for a 1,000-ZIP page), and for String, Float, Int and Boolean it
+ * with a path array and a location array made for every leaf of every list item (hundreds for a
+ * nearby answer, thousands for a page of ZIPs), and for String, Float, Int and Boolean it
  * returns what the resolver gave, which Pothos's typed fields (exposeString, exposeFloat, …)
  * already make a string, number or boolean. Not for IDs (a number becomes a string) or enums
  * (internal values become names): a document with either keeps them all. Our own scalars

@@ -16,9 +16,8 @@ const siteOf = (resort: ResortFacts, at?: { lat: number; lng: number }): Generat
 /** The offline default: deterministic simulated weather, labelled "simulated" wherever served. */
 export const simulatedProvider: ConditionsProvider & HistoryProvider = {
   name: 'simulated',
-  // Computed each time, not kept: a window of all 241 curated resorts takes ~50 ms to simulate,
-  // and keeping the windows held ~6 MiB (up to 1,000 windows, ~17 MiB, after an import) for a sync
-  // run an hour later.
+  // Computed each time, not kept: simulating a window is cheap, and keeping every resort's
+  // windows held memory for a sync run an hour later (BENCHMARKS.md, design figures: simulated windows).
   daily: async (resort, from, to, today) => simulateDays(siteOf(resort), from, to, today),
   // Simulating a point means stepping from the season's start: up to a few ms each. One point per
   // turn of the event loop, so other requests are answered in between, and a cancelled request

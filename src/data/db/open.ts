@@ -6,8 +6,8 @@ export interface OpenOptions {
   /** Called with every statement executed; only tests set it (it costs a string per statement). */
   onStatement?: (sql?: unknown) => void;
   /**
-   * The connection that serves requests. (A memory map saved ~1 µs per ZIP lookup but put the
-   * whole file in the process's resident memory; the 200 MiB budget mattered more.)
+   * The connection that serves requests. (A memory map saved little per ZIP lookup but put the
+   * whole file in the process's resident memory, which mattered more.)
    */
   serving?: boolean;
 }
@@ -19,10 +19,9 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
-  // Page caches of 256 KiB (serving) and 1 MiB (the background writer) instead of SQLite's 2 MiB
-  // each: what requests read often is held in memory above SQLite (ZIPs, states, snapshots), and
-  // the default caches filled up while the server warmed, 10 MiB of resident memory in all
-  // (heaptrack, /proc smaps) for no measurable speed.
+  // Small page caches (serving, and the background writer) instead of SQLite's default: what
+  // requests read often is held in memory above SQLite (ZIPs, states, snapshots), and the default
+  // caches filled up while the server warmed, for no measurable speed (BENCHMARKS.md, design figures: SQLite caches).
   db.pragma(`cache_size = ${options.serving ? -256 : -1024}`);
   return db;
 }

@@ -16,7 +16,7 @@ export interface Table<C extends Columns> {
   select(alias?: string): string;
   /**
    * `INSERT [OR …] INTO name (cols) VALUES (?, …)`, bound positionally with `values(row)` (named
-   * parameters cost 2.5× as much per row). `extra` adds columns with SQL values (`?` for values
+   * parameters cost more than twice as much per row). `extra` adds columns with SQL values (`?` for values
    * passed after the row's); `into` writes another table of the same layout (a staging table).
    */
   insert(options?: { verb?: 'INSERT' | 'INSERT OR REPLACE' | 'INSERT OR IGNORE'; extra?: Record<string, string>; into?: string }): string;
@@ -28,7 +28,7 @@ export interface Table<C extends Columns> {
    * The object of a raw row (a statement's `.raw()` values, in `select()`'s order), as one literal
    * of a fixed shape: every object shares one hidden class with its fields in the object. The
    * driver's row objects keep all but the first few fields in a separate array (a day of weather
-   * took ~1 KB that way, ~0.4 KB as a literal).
+   * took more than twice the memory that way).
    */
   fromRaw(row: readonly unknown[]): { [F in keyof C]: unknown };
 }

@@ -4,7 +4,7 @@ import { OFFSET_SPAN, scanOffsets } from '../../domain/zone-offsets.js';
 
 /**
  * Writes the offsets of every resort time zone the zone_offsets table lacks (after a build and an
- * import; ~20 ms a zone). A zone Intl does not know is left out: the server then asks Intl, which
+ * import; Intl is slow at it, so a zone is scanned once). A zone Intl does not know is left out: the server then asks Intl, which
  * fails for it as it always did.
  */
 export function writeZoneOffsets(db: Db): void {

@@ -64,7 +64,7 @@ export class WeatherRepository {
 
   /**
    * Days of some resorts; kept by resort snapshots, so as literals of one shape (DAILY_WEATHER.fromRaw)
-   * whose resort, date and source are one string each, not one per row (~7,000 strings in the store).
+   * whose resort, date and source are one string each, not one per row (thousands of strings in the store).
    */
   daysOf(resortIds: readonly string[], from: string, to: string): StoredDay[] {
     return this.rangeStmt.all(JSON.stringify(resortIds), from, to).map((row) => {

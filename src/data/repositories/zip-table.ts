@@ -41,9 +41,9 @@ const NO_ZIP = 100_000;
 
 /**
  * The 40,977 ZIP records in memory as columns: typed arrays of numbers, and each repeated string
- * (city, county, state, zone, date) once. As one object per record and a map by code, the table
- * held ~13 MiB of V8's heap; as columns ~2.5 MiB, and ~1.3 MiB of that was the codes as strings,
- * now numbers (a code's five characters are made when a record is). A record is made when asked
+ * (city, county, state, zone, date) once. As columns it holds a fraction of what one object
+ * per record and a map by code held, and the codes are numbers (a code's five characters are made
+ * when a record is) (BENCHMARKS.md, design figures: ZIP table). A record is made when asked
  * for (a lookup, a page, a nearby result): one short-lived object. Rows come in ZIP order.
  */
 export class ZipTable {

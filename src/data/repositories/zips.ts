@@ -26,8 +26,8 @@ const STATE_COLUMNS = 'state_code AS stateCode, state_name AS stateName, fips, z
 /**
  * ZIPs and states. Both are static reference data (they change only with a rebuild, which means a
  * restart), so the 51 states and the 40,977 ZIP records are read once and served from memory (as
- * columns, repositories/zip-table.ts): a lookup is an array read. Measured under load, the
- * primary-key read was a fifth of a REST lookup's CPU (a read transaction's file locks, and page
+ * columns, repositories/zip-table.ts): a lookup is an array read. Under load the primary-key
+ * read was a large share of a REST lookup's CPU (BENCHMARKS.md, design figures: ZIP table) (a read transaction's file locks, and page
  * reads after every write by the usage counter emptied the connection's page cache). The table
  * also feeds the spatial index and the pages of a state, so it is held once. City lookups stay
  * in SQL, where the indexes do the work (as do pages and lookups in the moments before the table

@@ -5,8 +5,8 @@ type OffsetRow = { zone: string; at: number; minutes: number | null };
 
 /**
  * Time zones' offsets as the database keeps them (db/zone-offsets.ts): every zone's read in one
- * statement (a few hundred rows a zone) when local time is first asked for, not at start (6 ms
- * before the first answer, which a ZIP lookup does not need), then a zone added since (an import
+ * statement (a few hundred rows a zone) when local time is first asked for, not at start (it
+ * would delay the first answer, which a ZIP lookup does not need), then a zone added since (an import
  * while the server runs) by a statement of its own, once.
  */
 export class ZoneOffsetRepository {

@@ -20,7 +20,7 @@ function codeOf<T>(list: readonly T[], value: T): number {
 /**
  * Ids as given, except those that are the resort's prefix and the position counted from 1 (every
  * trail and lift of a generated inventory: `vail:t12`, `vail:l3`), which are made again when asked
- * for rather than held: ~24,000 strings, 0.7 MiB of the snapshot store. Undefined when all are.
+ * for rather than held: tens of thousands of strings (BENCHMARKS.md, design figures: snapshots). Undefined when all are.
  */
 function ownIds(ids: readonly string[], prefix: string): (string | undefined)[] | undefined {
   let own: (string | undefined)[] | undefined;
@@ -32,8 +32,8 @@ function ownIds(ids: readonly string[], prefix: string): (string | undefined)[] 
 
 /**
  * A resort's trails as a snapshot keeps them: one array per field, not one object per trail. The
- * store holds every resort's snapshot, ~19,000 trails, and as objects of nine fields they were
- * 1.7 MiB of its 6.3 (heap snapshot, dominator tree); here the few-valued fields are bytes and the
+ * store holds every resort's snapshot, and as objects of nine fields the trails were its largest
+ * part (BENCHMARKS.md, design figures: snapshots); here the few-valued fields are bytes and the
  * resort's id is held once. A request that lists trails gets objects made for it (`all()`).
  */
 export class TrailColumns {

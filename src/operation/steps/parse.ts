@@ -7,7 +7,7 @@ import { QUERY_LIMITS } from './limits.js';
 /**
  * Documents longer than this are parsed, validated and run each time they come, never kept: a
  * client sending ever new large documents cannot fill memory with them (or with their compiled
- * forms). Our longest REST operation is about 1.5 KB; GraphiQL's introspection query about 2 KB.
+ * forms). The REST operations and GraphiQL's introspection query are a few kilobytes each.
  */
 export const MAX_CACHED_DOCUMENT_CHARS = 16 * 1024;
 

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
  * IANA time zones from coordinates, offline, with geo-tz's comprehensive boundaries (at least one
  * zone per country, so a Swiss resort is Europe/Zurich, not an equivalent neighbour). Used when
  * the database is built or an import runs, never per request: the zone is stored with each ZIP
- * and resort. geo-tz is loaded on first use (its index is 1 MB of JSON; a server that finds its
+ * and resort. geo-tz is loaded on first use (its index is a large JSON file; a server that finds its
  * database built never loads it) and reads its data files from its own package directory, so the
  * bundle leaves it external. The boundary tiles it reads are cached in our map, dropped after a
  * build.
