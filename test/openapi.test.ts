@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RunningApp } from '../src/app/start.js';
 import { routes } from '../src/transports/rest/routes.js';
@@ -218,9 +218,11 @@ describe('real answers conform to the document (openapi-backend, an independent 
   });
 });
 
-/** The REST requests the README shows (its curl lines), as paths with their query. */
+/** The REST requests the README and docs/ show (their curl lines), as paths with their query. */
 function readmeExamples(): string[] {
-  const readme = readFileSync(path.join(import.meta.dirname, '..', 'README.md'), 'utf8');
+  const root = path.join(import.meta.dirname, '..');
+  const docs = readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => path.join(root, 'docs', f));
+  const readme = [path.join(root, 'README.md'), ...docs].map((f) => readFileSync(f, 'utf8')).join('\n');
   const urls = [...readme.matchAll(/curl [^\n]*?'?localhost:4000(\/(?:v1\/)?api\/[^'\s]*)'?/g)].map((m) => m[1]!);
   return [...new Set(urls)];
 }

@@ -5,7 +5,7 @@ import { clockFrom } from '../../src/lib/clock.js';
 import { EnvSchema, loadConfig, type Config } from '../../src/lib/config.js';
 
 /**
- * Every variable of the README's configuration table, set to something other than its default,
+ * Every variable of docs/configuration.md's table, set to something other than its default,
  * lands where the server reads it; a bad value stops the start with the variable's name.
  */
 const SET: Record<string, [string, (c: Config) => unknown, unknown, Record<string, string>?]> = {
@@ -61,10 +61,10 @@ const SET: Record<string, [string, (c: Config) => unknown, unknown, Record<strin
   STREAM_MAX_LIFETIME_MS: ['60000', (c) => c.streams.maxLifetimeMs, 60_000],
 };
 
-const README = readFileSync(path.join(import.meta.dirname, '../../README.md'), 'utf8');
-/** The variables named in the first column of the README's configuration table. */
+const PAGE = readFileSync(path.join(import.meta.dirname, '../../docs/configuration.md'), 'utf8');
+/** The variables named in the first column of docs/configuration.md's table. */
 const documented = () => {
-  const table = README.slice(README.indexOf('### Configuration (environment)')).split('\n\n')[1]!;
+  const table = PAGE.slice(PAGE.indexOf('| variable |')).split('\n\n')[0]!;
   return table
     .split('\n')
     .slice(2)
@@ -72,7 +72,7 @@ const documented = () => {
 };
 
 describe('configuration', () => {
-  it('the README documents exactly the variables the server reads, and this test sets each', () => {
+  it('docs/configuration.md documents exactly the variables the server reads, and this test sets each', () => {
     const read = Object.keys(EnvSchema.shape).sort();
     expect(documented().sort()).toEqual(read.filter((v) => v !== 'NODE_ENV').sort());
     expect(Object.keys(SET).sort()).toEqual(read);
