@@ -8,13 +8,17 @@ import path from 'node:path';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const file = process.argv[2] ?? path.join(root, '.test-totals.json');
+/** The checks .ci/run ran before the suite (codegen, API compatibility, lint, format): a line per failure. */
+const checksFile = process.argv[3];
+const failedChecks = checksFile && existsSync(checksFile) ? readFileSync(checksFile, 'utf8').split('\n').filter(Boolean) : [];
 // The suite's own layout; test/totals.test.ts points these at a fixture suite.
 const testDir = process.env.TEST_TOTALS_DIR ?? 'test';
 const suffix = process.env.TEST_TOTALS_SUFFIX ?? '.test.ts';
 const floorFile = process.env.TEST_TOTALS_FLOOR ?? path.join(root, 'test', 'floor.json');
 
 if (!existsSync(file)) {
-  console.log('0 passed, 1 failed (the suite wrote no totals: it did not run to its end)');
+  for (const c of failedChecks) console.log(`failed check: ${c}`);
+  console.log(`0 passed, ${1 + failedChecks.length} failed (the suite wrote no totals: it did not run to its end)`);
   process.exit(1);
 }
 const totals = JSON.parse(readFileSync(file, 'utf8'));
@@ -33,6 +37,7 @@ const expected = process.env.TEST_TOTALS_PARTIAL ? totals.files : testFiles(test
 const missing = expected.filter((f) => !totals.files.includes(f));
 
 const failures = [
+  ...failedChecks.map((c) => `failed check: ${c}`),
   ...totals.failedTests.map((t) => `failed: ${t}`),
   ...totals.failedSuites.map((s) => `failed outside a test: ${s}`),
   ...totals.unhandledErrors.map((e) => `unhandled error: ${e}`),

@@ -221,7 +221,9 @@ describe('real answers conform to the document (openapi-backend, an independent 
 /** The REST requests the README and docs/ show (their curl lines), as paths with their query. */
 function readmeExamples(): string[] {
   const root = path.join(import.meta.dirname, '..');
-  const docs = readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => path.join(root, 'docs', f));
+  const docs = readdirSync(path.join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => path.join(root, 'docs', f));
   const readme = [path.join(root, 'README.md'), ...docs].map((f) => readFileSync(f, 'utf8')).join('\n');
   const urls = [...readme.matchAll(/curl [^\n]*?'?localhost:4000(\/(?:v1\/)?api\/[^'\s]*)'?/g)].map((m) => m[1]!);
   return [...new Set(urls)];

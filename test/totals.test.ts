@@ -60,6 +60,28 @@ describe('the closing line', () => {
     expect(r.status).toBe(0);
   });
 
+  it('counts each failed check of .ci/run (codegen, API compatibility, lint, format), even when every test passed', () => {
+    const totals = path.join(dir, 'checks.json');
+    expect(runFixtures(totals, ['test/fixtures/totals/passes.check.ts']).status).toBe(0);
+    const checks = path.join(dir, 'checks.txt');
+    writeFileSync(checks, 'npm run lint\nnpm run format: the code is not formatted\n');
+    const r = spawnSync(process.execPath, ['scripts/test-totals.mjs', totals, checks], { env: { ...process.env, TEST_TOTALS_PARTIAL: '1' }, encoding: 'utf8' });
+    expect(r.stdout.trim().split('\n')).toEqual([
+      'failed check: npm run lint',
+      'failed check: npm run format: the code is not formatted',
+      '1 passed, 2 failed',
+    ]);
+    expect(r.status).toBe(1);
+    // No check file, or an empty one: only the suite counts.
+    writeFileSync(checks, '');
+    expect(
+      spawnSync(process.execPath, ['scripts/test-totals.mjs', totals, checks], {
+        env: { ...process.env, TEST_TOTALS_PARTIAL: '1' },
+        encoding: 'utf8',
+      }).stdout.trim(),
+    ).toBe('1 passed, 0 failed');
+  });
+
   it('fails when the suite wrote no totals at all', () => {
     const line = closingLine(path.join(dir, 'absent.json'), 1);
     expect(line.last).toMatch(/^0 passed, 1 failed/);
