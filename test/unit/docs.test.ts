@@ -9,7 +9,14 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const DOCS = path.join(ROOT, 'docs');
-const pages = [path.join(ROOT, 'README.md'), path.join(ROOT, 'BENCHMARKS.md'), path.join(ROOT, 'CHANGELOG.md'), ...readdirSync(DOCS).filter((f) => f.endsWith('.md')).map((f) => path.join(DOCS, f))];
+const pages = [
+  path.join(ROOT, 'README.md'),
+  path.join(ROOT, 'BENCHMARKS.md'),
+  path.join(ROOT, 'CHANGELOG.md'),
+  ...readdirSync(DOCS)
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => path.join(DOCS, f)),
+];
 
 /** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces to hyphens. */
 const slug = (heading: string) =>
@@ -66,5 +73,13 @@ describe('the documentation', () => {
     }
     expect(checked).toBeGreaterThan(20);
     expect(broken).toEqual([]);
+  });
+});
+
+describe('the version', () => {
+  it('package.json says the API version /openapi.json states (src/lib/version.ts)', async () => {
+    const { API_VERSION } = await import('../../src/lib/version.js');
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(pkg.version).toBe(API_VERSION);
   });
 });
