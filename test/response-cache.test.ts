@@ -57,7 +57,7 @@ describe('ETags and conditional requests', () => {
       expect(a.status, p).toBe(200);
       // A strong tag per representation: the body's hash, with .gz or .br when compressed.
       expect(a.headers.get('etag'), p).toMatch(/^"[\w-]{27}(\.gz|\.br)?"$/);
-      expect(a.headers.get('cache-control')).toBe('private, no-cache');
+      expect(a.headers.get('cache-control'), p).toMatch(/^private, max-age=\d+, stale-while-revalidate=\d+$/);
       // The first answer was computed, the third came from the cache: the same bytes, the same tag.
       expect(c.headers.get('etag')).toBe(a.headers.get('etag'));
       expect(JSON.stringify(c.body)).toBe(JSON.stringify(a.body));
@@ -109,6 +109,25 @@ describe('ETags and conditional requests', () => {
     expect((await getJson(app, '/api/zip/90210', { apiKey })).headers.get('etag')).toBe(zip.headers.get('etag'));
   });
 
+  it('a kept answer says how long it stays true: resort data until the next hour, ZIP data a day; a 304 says the same', async () => {
+    now = new Date(`${DAY}T12:45:30Z`);
+    const resort = await getJson(app, '/api/resorts/vail', { apiKey });
+    expect(resort.headers.get('cache-control')).toBe('private, max-age=870, stale-while-revalidate=60');
+    const graphqlGet = await fetch(`${app.url}/graphql?query=${encodeURIComponent('{ resort(id: "vail") { conditions { status } } }')}`, {
+      headers: { 'x-api-key': apiKey },
+    });
+    expect(graphqlGet.headers.get('cache-control')).toBe('private, max-age=870, stale-while-revalidate=60');
+    now = new Date(`${DAY}T12:59:59Z`);
+    const revalidated = await fetch(`${app.url}/api/resorts/vail`, { headers: { 'x-api-key': apiKey, 'if-none-match': resort.headers.get('etag')! } });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.headers.get('cache-control')).toBe('private, max-age=1, stale-while-revalidate=60');
+    for (const p of ['/api/zip/90210', '/api/states', '/api/zip/80424/nearby']) {
+      expect((await getJson(app, p, { apiKey })).headers.get('cache-control'), p).toBe('private, max-age=86400, stale-while-revalidate=86400');
+    }
+    // What changes from one request to the next is never kept.
+    expect((await getJson(app, '/api/sync/status', { apiKey })).headers.get('cache-control')).toBe('no-store');
+  });
+
   it('a 401 or 429 is never answered from the cache, and errors carry no ETag', async () => {
     const ok = await getJson(app, '/api/zip/05672', { apiKey });
     expect(ok.status).toBe(200);
@@ -127,6 +146,18 @@ describe('ETags and conditional requests', () => {
       expect(over.headers.get('etag')).toBeNull();
     } finally {
       await tight.close();
+    }
+  });
+});
+
+describe('how long a client may keep an answer, with sync runs scheduled', () => {
+  it('resort answers stay true until the next scheduled run when it comes before the next hour', async () => {
+    const app = await startTestServer({ privateDb: true, now: () => new Date(`${DAY}T12:45:30Z`), config: { syncIntervalMinutes: 5 } });
+    try {
+      expect((await getJson(app, '/api/resorts/vail')).headers.get('cache-control')).toBe('private, max-age=300, stale-while-revalidate=60');
+      expect((await getJson(app, '/api/zip/90210')).headers.get('cache-control')).toBe('private, max-age=86400, stale-while-revalidate=86400');
+    } finally {
+      await app.close();
     }
   });
 });

@@ -52,6 +52,11 @@ import { clockFrom } from '../lib/clock.js';
 import { WindowStore } from '../cluster/window-store.js';
 import { API_VERSION } from '../lib/version.js';
 import { nextTurn } from '../lib/turn.js';
+import { ConditionsFeed } from '../live/conditions-feed.js';
+import { RequestLoaders } from '../data/loaders.js';
+
+/** How often live conditions look whether the hour turned (or the data moved without an event). */
+const LIVE_CHECK_MS = 1000;
 
 export interface AppOptions {
   config: Config;
@@ -114,7 +119,14 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   redis?.cmd.on('ready', () => void registerEnvKeys(redisKeys!, config, now, logger).catch(() => {}));
   if (!config.auth) logger.warn('AUTH=off: API keys are NOT checked. Never run like this outside local development.');
 
-  const dataVersion = new DataVersion(repos, now);
+  const dataVersion = new DataVersion(repos, now, () => sync.nextScheduledRun);
+  // Reports are made from the same snapshots requests use; `services` is complete before anyone subscribes.
+  const live = new ConditionsFeed({
+    snapshots: (ids) => new RequestLoaders(services).snapshotByResort.loadMany(ids),
+    version: () => dataVersion.current().version,
+    checkEveryMs: LIVE_CHECK_MS,
+    logger,
+  });
   let metrics: Metrics | null = null;
   const providers = createProviders(config, logger, (provider, outcome) => metrics?.upstreamCall(provider, outcome));
   // The offline generator fills the window itself (in the background if it must); real providers by sync runs.
@@ -135,6 +147,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     runBudgetMs: config.syncRunBudgetMs,
     onPublished: (runId, { from, to }) => {
       dataVersion.published();
+      void live.changed();
       void cluster?.publishWindow(runId, windows.read(from, to));
     },
     nextRunId: () => cluster?.nextRunId() ?? 1,
@@ -158,7 +171,10 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         replicaId: config.redis!.replicaId,
         logger,
         now,
-        onApplied: () => dataVersion.published(),
+        onApplied: () => {
+          dataVersion.published();
+          void live.changed();
+        },
         windowMissing,
       })
     : null;
@@ -166,6 +182,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   else if (windowMissing()) sync.start('SCHEDULED');
 
   const services: Services = {
+    live,
     repos,
     zipIndex: new Lazy(() => new ZipSpatialIndex(repos.zips.table())),
     resortIndex: new Lazy(() => PointIndex.of(repos.resorts.all(), (r) => r.id)),
@@ -201,6 +218,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     cache,
     freshnessOf: createFreshnessOf(schema),
     versionOf: (freshness) => dataVersion.of(freshness),
+    cacheControlOf: (freshness) => dataVersion.cacheControl(freshness),
   });
   metrics = createMetrics({
     cache: () => ({ ...cache.stats, bytes: cache.bytes }),
@@ -346,6 +364,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       server.closeIdleConnections();
       // WebSockets are told the server is going (1001) at once: their operations are long-lived.
       if (ws) (await ws).close();
+      live.close();
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
       clearTimeout(timer);

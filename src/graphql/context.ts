@@ -9,6 +9,7 @@ import type { SnapshotStore } from '../data/snapshots/store.js';
 import type { DataVersion } from '../data/data-version.js';
 import type { HistoryService } from '../history/service.js';
 import type { SyncService } from '../sync/runner.js';
+import type { ConditionsFeed } from '../live/conditions-feed.js';
 import type { BudgetHolder, CostBudget } from '../auth/cost-budget.js';
 import { RequestLoaders, type Loaders } from '../data/loaders.js';
 
@@ -27,6 +28,8 @@ export interface Services {
   snapshotChunk: number;
   history: HistoryService;
   sync: SyncService;
+  /** Live conditions: who listens to which resort's report (conditionsChanged). */
+  live: ConditionsFeed;
   /** Each key's cost budget per window. */
   costBudget: CostBudget;
   logger: Logger;

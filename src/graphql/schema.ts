@@ -13,6 +13,7 @@ import './types/lookups.js';
 import './types/rankings.js';
 import './types/history.js';
 import './types/sync.js';
+import './types/live.js';
 
 /**
  * The schema in the order it is declared: fields and enum values read in their natural order

@@ -21,11 +21,6 @@ export const PAGE_HEADERS: readonly string[] = [
   "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; frame-ancestors 'none'",
 ];
 
-/**
- * Answers that may be kept: the key holder's client may store them and revalidate with the ETag
- * (If-None-Match → 304); shared caches must not, since every answer needs a key.
- */
-export const CACHE_REVALIDATE = 'private, no-cache';
 /** Errors, and answers that change from one request to the next. */
 export const CACHE_NONE = 'no-store';
 

@@ -66,12 +66,20 @@ export class BadInputError extends ClientError {
 }
 
 export class NotFoundError extends ClientError {
-  constructor(what: string, name: string, value: string) {
-    super(`${what} ${JSON.stringify(value)} not found`, {
+  /** `values`: one value, or several (each is named, e.g. the unknown ids of a list). */
+  constructor(what: string, name: string, values: string | readonly string[]) {
+    const list = typeof values === 'string' ? [values] : values;
+    const named = list.map((v) => JSON.stringify(v)).join(', ');
+    super(list.length === 1 ? `${what} ${named} not found` : `${what}s not found: ${named}`, {
       extensions: {
         code: 'NOT_FOUND',
         status: 404,
-        errors: [{ name, value, bound: `an existing ${what.toLowerCase()}`, message: `no ${what.toLowerCase()} ${JSON.stringify(value)}` }],
+        errors: list.map((value) => ({
+          name,
+          value,
+          bound: `an existing ${what.toLowerCase()}`,
+          message: `no ${what.toLowerCase()} ${JSON.stringify(value)}`,
+        })),
       },
     });
   }

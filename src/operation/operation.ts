@@ -95,7 +95,13 @@ export type Outcome =
       extensions?: Record<string, unknown>;
     }
   | { kind: 'result'; result: ExecutionResult }
-  | { kind: 'kept'; key: string; answer: KeptAnswer }
+  | {
+      kind: 'kept';
+      key: string;
+      answer: KeptAnswer;
+      /** How long the client may keep it (the data's next known change: data-version.ts). */
+      cacheControl: string;
+    }
   | { kind: 'stream'; parts: AsyncIterable<ExecutionResult | IncrementalPart>; incremental: boolean };
 
 /** A serialized answer as the response cache keeps it (http/response-cache.ts's Representations). */

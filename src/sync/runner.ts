@@ -179,6 +179,11 @@ export class SyncRunner implements SyncService {
     this.events.on('status', listener);
   }
 
+  /** When the next scheduled run starts (null without a schedule). */
+  get nextScheduledRun(): Date | null {
+    return this.nextRunAt;
+  }
+
   /** Whether a run is going on in this process. */
   get busy(): boolean {
     return this.running !== null;
@@ -212,29 +217,33 @@ export class SyncRunner implements SyncService {
             // A turn of the event loop per resort: a provider that answers at once (the simulated
             // one) would otherwise run the whole sync inside one turn and hold every request.
             await nextTurn();
+            const liftieId = deps.liftieIds.get(resort.id);
+            // Weather and lift status are asked at once, and each stands alone: lift status is a
+            // bonus that never fails the resort's weather, and fresh lift status is kept even when
+            // the weather could not be had (the report then says LIFTS, not SYNC, to subscribers).
+            const [weather, lifts] = await Promise.allSettled([
+              budget.signal.aborted
+                ? Promise.reject(new UpstreamError(deps.conditions.name, 'no time left', 'the run budget was spent before this resort'))
+                : deps.conditions.daily(resort, from, to, today, bounds),
+              deps.lifts && liftieId ? deps.lifts.lifts(liftieId, bounds) : Promise.resolve(null),
+            ]);
+            if (lifts.status === 'rejected') log.warn({ resort: resort.id, cause: (lifts.reason as Error).message }, 'lift status lookup failed');
+            const live: LiveLift[] | null = lifts.status === 'fulfilled' ? lifts.value : null;
             try {
-              if (budget.signal.aborted) throw new UpstreamError(deps.conditions.name, 'no time left', 'the run budget was spent before this resort');
-              const days = await deps.conditions.daily(resort, from, to, today, bounds);
-              const liftieId = deps.liftieIds.get(resort.id);
-              let lifts: LiveLift[] | null = null;
-              if (deps.lifts && liftieId) {
-                // Lift status is a bonus: its failure does not fail the resort's weather.
-                lifts = await deps.lifts.lifts(liftieId, bounds).catch((err: Error) => {
-                  log.warn({ resort: resort.id, cause: err.message }, 'lift status lookup failed');
-                  return null;
-                });
-              }
+              if (weather.status === 'rejected') throw weather.reason;
+              const syncedAt = deps.now().toISOString();
               deps.runs.stage(
                 run.id,
                 resort.id,
-                days.map((d) => ({ ...d, resortId: resort.id, source: deps.conditions.name })),
-                lifts,
+                weather.value.map((d) => ({ ...d, resortId: resort.id, source: deps.conditions.name, syncedAt })),
+                live,
               );
               updated++;
             } catch (err) {
               failed++;
               firstError ??= publicCause(err, run.id);
               log.warn({ resort: resort.id, cause: (err as Error).message }, 'resort sync failed');
+              if (live) deps.runs.stage(run.id, resort.id, [], live);
             } finally {
               run.done++;
               this.emit();

@@ -13,6 +13,7 @@ export const RESORT_BOUNDS = {
   nearbyResortsRadius: { default: 150, max: 500 },
   nearbyResortsLimit: { default: 10, max: 50 },
   textMax: 100,
+  liveResortIds: { max: 50 },
 } as const;
 
 export const resortId = z
@@ -93,3 +94,13 @@ export const HistoryParams = z.object({
 });
 
 export const ResortHistoryParams = HistoryParams.extend({ id: resortId });
+
+/** A live conditions subscription: the resorts (each once), and the units of their reports. */
+export const ConditionsChangedParams = z.object({
+  resortIds: z
+    .array(resortId)
+    .min(1)
+    .max(RESORT_BOUNDS.liveResortIds.max)
+    .transform((ids) => [...new Set(ids)]),
+  units,
+});

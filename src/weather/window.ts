@@ -117,7 +117,9 @@ export class WeatherWindow {
     const { from, to } = windowFor(today);
     const rows: StoredDay[] = [];
     for (const resort of resorts) {
-      for (const day of await this.provider.daily(resort, from, to, today)) rows.push({ ...day, resortId: resort.id, source: this.provider.name });
+      const days = await this.provider.daily(resort, from, to, today);
+      const syncedAt = this.now().toISOString();
+      for (const day of days) rows.push({ ...day, resortId: resort.id, source: this.provider.name, syncedAt });
     }
     if (!this.stopped) this.weather.write(rows);
   }

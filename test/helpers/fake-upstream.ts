@@ -14,6 +14,7 @@ export type Mode =
   | 'wrong-shape'
   | 'slow'
   | 'fail-south'
+  | 'fail-north'
   | 'huge'
   | 'trickle'
   | 'leaky'
@@ -33,6 +34,8 @@ export interface FakeUpstream {
   maxInFlight: number;
   /** The day Open-Meteo's past_days and forecast_days count from (the caller's clock). */
   today: string;
+  /** What Liftie says of every resort's lifts, by lift name (Liftie's statuses: open, hold, scheduled, closed). */
+  liftStatus: Record<string, string>;
   /** Holds every request until the returned function is called (a provider that has not answered yet). */
   hold(): () => void;
   /** Requests whose connection is still open (a cancelled call closes its own). */
@@ -107,15 +110,25 @@ function openMeteo(url: URL, today: string) {
   return locations.length === 1 ? locations[0] : locations;
 }
 
-function liftie(id: string) {
+const LIFT_STATUS = { 'Eagle Bahn Gondola': 'open', 'Born Free Express': 'hold', 'Riva Bahn Express': 'scheduled', 'Sourdough Express': 'closed' };
+
+function liftie(id: string, status: Record<string, string>) {
+  const count = (s: string) => Object.values(status).filter((x) => x === s).length;
+  const n = Object.keys(status).length || 1;
   return {
     id,
     name: `Resort ${id}`,
     ll: [-106.35, 39.6],
     timestamp: { lifts: Date.now() },
     lifts: {
-      status: { 'Eagle Bahn Gondola': 'open', 'Born Free Express': 'hold', 'Riva Bahn Express': 'scheduled', 'Sourdough Express': 'closed' },
-      stats: { open: 1, hold: 1, scheduled: 1, closed: 1, percentage: { open: 25, hold: 25, scheduled: 25, closed: 25 } },
+      status,
+      stats: {
+        open: count('open'),
+        hold: count('hold'),
+        scheduled: count('scheduled'),
+        closed: count('closed'),
+        percentage: Object.fromEntries(['open', 'hold', 'scheduled', 'closed'].map((s) => [s, Math.round((count(s) / n) * 100)])),
+      },
     },
   };
 }
@@ -124,7 +137,14 @@ export async function startFakeUpstream(options: { today: string }): Promise<Fak
   let inFlight = 0;
   const answers = new Map<string, string>();
   let gate: Promise<void> | null = null;
-  const state: Omit<FakeUpstream, 'close' | 'url' | 'hold' | 'inFlight'> = { mode: 'ok', delayMs: 0, requests: [], maxInFlight: 0, today: options.today };
+  const state: Omit<FakeUpstream, 'close' | 'url' | 'hold' | 'inFlight'> = {
+    mode: 'ok',
+    delayMs: 0,
+    requests: [],
+    maxInFlight: 0,
+    today: options.today,
+    liftStatus: { ...LIFT_STATUS },
+  };
   const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     state.requests.push(req.url ?? '');
     inFlight++;
@@ -186,10 +206,15 @@ export async function startFakeUpstream(options: { today: string }): Promise<Fak
       case 'fail-south':
         if (Number((url.searchParams.get('latitude') ?? '0').split(',')[0]) < 0) return send(500, { error: true, reason: 'southern hemisphere is down' });
         break;
+      case 'fail-north':
+        // Weather only: Liftie still answers.
+        if (url.pathname.startsWith('/v1/') && Number((url.searchParams.get('latitude') ?? '0').split(',')[0]) >= 0)
+          return send(500, { error: true, reason: 'northern hemisphere is down' });
+        break;
       default:
         break;
     }
-    if (url.pathname.startsWith('/liftie/')) return send(200, liftie(decodeURIComponent(url.pathname.slice('/liftie/'.length))));
+    if (url.pathname.startsWith('/liftie/')) return send(200, liftie(decodeURIComponent(url.pathname.slice('/liftie/'.length)), state.liftStatus));
     if (url.pathname === '/v1/forecast' || url.pathname === '/v1/archive') {
       // The same question gets the same answer: tests run many syncs over the same resorts, and
       // building the hourly series again for each was most of a sync test's time.

@@ -5,7 +5,7 @@ import { RESORT_FIELDS, SQL_TYPES } from '../../domain/resort-fields.js';
  * fingerprint, db/fingerprint.ts) or another SCHEMA_VERSION is rebuilt (atomically) at the next
  * start, so nobody runs on a stale layout.
  */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 /** Daily weather columns, shared by the served table and a sync run's staging table. */
 const DAILY_WEATHER_COLUMNS = `
@@ -31,7 +31,9 @@ const DAILY_WEATHER_COLUMNS = `
   snow_line_m               INTEGER NOT NULL,
   -- Summit snowfall per local hour (24 comma-separated cm) when the provider gives hours;
   -- NULL: split from the daily total by the generator's rule (src/domain/weather/hourly.ts).
-  snowfall_summit_hourly    TEXT`;
+  snowfall_summit_hourly    TEXT,
+  -- When the provider's answer behind this row was fetched (ISO 8601, UTC): a report's syncedAt.
+  synced_at                 TEXT NOT NULL`;
 
 export const SCHEMA_SQL = `
 CREATE TABLE meta (

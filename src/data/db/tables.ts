@@ -123,6 +123,7 @@ export const DAILY_WEATHER = table('daily_weather', {
   windDirectionDeg: 'wind_direction_deg',
   snowLineM: 'snow_line_m',
   snowfallSummitHourly: 'snowfall_summit_hourly',
+  syncedAt: 'synced_at',
 });
 
 export const ZIPS = table('zips', {

@@ -6,6 +6,8 @@ import { intern } from '../../lib/intern.js';
 export interface StoredDay extends DailyWeather {
   resortId: string;
   source: string;
+  /** When the provider's answer was fetched (ISO 8601, UTC). */
+  syncedAt: string;
 }
 
 const COLUMNS = DAILY_WEATHER.select();
@@ -72,6 +74,7 @@ export class WeatherRepository {
       day.resortId = intern(day.resortId);
       day.date = intern(day.date);
       day.source = intern(day.source);
+      day.syncedAt = intern(day.syncedAt);
       return day;
     });
   }

@@ -9,7 +9,12 @@ import { LiftColumns, TrailColumns, type ServedLift } from './inventory-columns.
 
 export interface SnapshotDay extends DailyWeather {
   source: string;
+  /** When the provider's answer behind the day was fetched (ISO 8601, UTC). */
+  syncedAt: string;
 }
+
+/** A report's `syncedAt` when no weather was ever stored for the resort (its report is empty). */
+export const NEVER_SYNCED = '1970-01-01T00:00:00.000Z';
 
 export type { ServedLift, ServedTrail } from './inventory-columns.js';
 
@@ -37,6 +42,8 @@ export interface ResortSnapshot<R extends ResortFacts = ResortFacts> {
   /** Last 7 days and the forecast days, oldest first. */
   days: SnapshotDay[];
   source: string;
+  /** When the data behind the report was fetched: today's row's, else the newest day's. */
+  syncedAt: string;
   report: SnowReport;
   /** Each trail's facts and state, as columns (`trails.all()` makes the objects). */
   trails: TrailColumns;
@@ -91,6 +98,7 @@ export function buildSnapshot<R extends ResortFacts>({ resort, days, trails, lif
     updatedAt: local.iso,
     days,
     source: days.find((x) => x.date === today)?.source ?? 'none',
+    syncedAt: syncedAtOf(days, today),
     report: { ...report, openLifts: served.filter((x) => x.status === 'OPEN').length, totalLifts: served.length },
     trails: TrailColumns.of(
       resort.id,
@@ -109,6 +117,15 @@ export function buildSnapshot<R extends ResortFacts>({ resort, days, trails, lif
     lifts: LiftColumns.of(resort.id, served),
     memo: new Map(),
   };
+}
+
+function syncedAtOf(days: readonly SnapshotDay[], today: string): string {
+  let newest = NEVER_SYNCED;
+  for (const d of days) {
+    if (d.date === today) return d.syncedAt;
+    if (d.syncedAt > newest) newest = d.syncedAt;
+  }
+  return newest;
 }
 
 /** A derived view of a snapshot, computed once and kept with it. */

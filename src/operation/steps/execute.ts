@@ -2,6 +2,7 @@ import { BREAK, execute, subscribe, visit, type DocumentNode, type ExecutionArgs
 import type { CompiledQuery } from 'graphql-jit';
 import { traced, tracingOn } from '../../telemetry/trace.js';
 import { cutAtDeadline, type IncrementalPart } from '../incremental.js';
+import { endingOnError } from '../map-parts.js';
 import { mayDisableLeafSerialization } from '../leaf-serialization.js';
 import type { Operation, Outcome, Step } from '../operation.js';
 
@@ -99,7 +100,11 @@ type Streamed = ExecutionResult | AsyncIterable<ExecutionResult | IncrementalPar
 function settle(result: Streamed | Promise<Streamed>, incremental: boolean, signal?: AbortSignal): Outcome | Promise<Outcome> {
   if (result instanceof Promise) return result.then((r) => settle(r, incremental, signal));
   if (!isAsyncIterable(result)) return asResult(result);
-  return { kind: 'stream', incremental, parts: incremental ? cutAtDeadline(result as AsyncIterable<IncrementalPart>, signal) : result };
+  return {
+    kind: 'stream',
+    incremental,
+    parts: incremental ? cutAtDeadline(result as AsyncIterable<IncrementalPart>, signal) : endingOnError(result as AsyncIterable<ExecutionResult>),
+  };
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {

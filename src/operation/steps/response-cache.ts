@@ -15,6 +15,8 @@ export interface ResponseCacheDeps {
   freshnessOf: (document: DocumentNode) => Freshness;
   /** The version of that data now (data-version.ts). */
   versionOf: (freshness: Freshness) => string;
+  /** How long a client may keep an answer of that data (data-version.ts). */
+  cacheControlOf: (freshness: Freshness) => string;
 }
 
 /**
@@ -25,16 +27,21 @@ export interface ResponseCacheDeps {
  * and kept. A new data version stops matching the old keys, which age out. Before the cost steps:
  * a kept answer costs its key's budget nothing (its usage was counted by the key check).
  */
-export function responseCacheStep({ cache, freshnessOf, versionOf }: ResponseCacheDeps): Step & { lookupOwn(request: OperationRequest): Outcome | undefined } {
+export function responseCacheStep({
+  cache,
+  freshnessOf,
+  versionOf,
+  cacheControlOf,
+}: ResponseCacheDeps): Step & { lookupOwn(request: OperationRequest): Outcome | undefined } {
   /** The key of a kept answer: the transport's, the document, the operation, and the data version now. */
   const keyOf = (keep: string, document: DocumentNode, documentId: string, operationName: string | undefined): string | undefined => {
     const freshness = freshnessOf(document);
     return freshness === 'none' ? undefined : `${keep}\n${documentId}\n${operationName ?? ''}\n${versionOf(freshness)}`;
   };
-  const lookup = (key: string | undefined): Outcome | undefined => {
+  const lookup = (key: string | undefined, document: DocumentNode): Outcome | undefined => {
     if (key === undefined) return undefined;
     const answer = cache.get(key);
-    return answer ? { kind: 'kept', key, answer } : undefined;
+    return answer ? { kind: 'kept', key, answer, cacheControl: cacheControlOf(freshnessOf(document)) } : undefined;
   };
   return {
     name: 'response-cache',
@@ -47,7 +54,7 @@ export function responseCacheStep({ cache, freshnessOf, versionOf }: ResponseCac
         return undefined;
       }
       op.cacheKey = keyOf(keep.key, op.document!, op.source!.id(), op.operationName);
-      return lookup(op.cacheKey);
+      return lookup(op.cacheKey, op.document!);
     },
     /**
      * The same lookup for a document of the server's own (a REST route's GET), which passes every
@@ -57,14 +64,15 @@ export function responseCacheStep({ cache, freshnessOf, versionOf }: ResponseCac
     lookupOwn(request) {
       if (!request.own || !request.keep || request.operationName !== undefined) return undefined;
       const key = keyOf(request.keep.key, request.own, '', undefined);
-      const found = lookup(key);
+      const found = lookup(key, request.own);
       if (!found && key !== undefined) request.missedKey = key;
       return found;
     },
     done(op, outcome): Outcome {
       const key = op.cacheKey;
       if (key === undefined || outcome.kind !== 'result' || outcome.result.errors || !outcome.result.data) return outcome;
-      return { kind: 'kept', key, answer: cache.put(key, op.request.keep!.serialize(outcome.result.data, op.context.cost ?? 0)) };
+      const answer = cache.put(key, op.request.keep!.serialize(outcome.result.data, op.context.cost ?? 0));
+      return { kind: 'kept', key, answer, cacheControl: cacheControlOf(freshnessOf(op.document!)) };
     },
   };
 }

@@ -2,7 +2,7 @@ import type { ExecutionResult } from 'graphql';
 import type { Outcome, Refused } from '../../operation/operation.js';
 import type { Representations } from '../../http/compression.js';
 import type { Exchange } from '../../http/exchange.js';
-import { CACHE_NONE, CACHE_REVALIDATE } from '../../http/headers.js';
+import { CACHE_NONE } from '../../http/headers.js';
 import type { ResponseCache } from '../../http/response-cache.js';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
@@ -32,17 +32,18 @@ export function refusalBody(outcome: Refused): ExecutionResult {
  * An outcome that is one JSON answer, with GraphQL over HTTP's status rules: a refusal has its
  * status (a request error is 200 to a plain application/json client and 400 to one of
  * application/graphql-response+json, or to one that reads only streams; 405, 403, 406 and 429 to
- * all), an executed result is 200, or
- * 400 when it has no data (its variables did not coerce); a kept answer is revalidated by its ETag.
+ * all), an executed result is 200, or a 4xx when it has no data (its variables did not coerce:
+ * 400; a subscription refused at its start: its error's status); a kept answer is revalidated by
+ * its ETag.
  */
 export function sendAnswer(
   ex: Exchange,
   outcome: Outcome & { kind: 'refused' | 'result' | 'kept' },
   cache: Pick<ResponseCache, 'resized'>,
 ): Promise<void> | void {
-  if (outcome.kind === 'kept') return sendKept(ex, outcome.answer as Representations, outcome.key, cache, contentTypeFor(ex));
+  if (outcome.kind === 'kept') return sendKept(ex, outcome, cache, contentTypeFor(ex));
   if (outcome.kind === 'result') {
-    const status = outcome.result.data === undefined ? 400 : 200;
+    const status = outcome.result.data === undefined ? requestErrorStatus(outcome.result.errors) : 200;
     return ex.sendCompressible(status, contentTypeFor(ex), JSON.stringify(outcome.result), ['cache-control', CACHE_NONE]);
   }
   // The 200 of a request error is for plain JSON clients; one that reads only streams gets the 400.
@@ -54,12 +55,23 @@ export function sendAnswer(
 }
 
 /**
+ * A result without data is a request error: 400, or the 4xx our error names (a subscription
+ * refused at its start: NOT_FOUND is 404, FORBIDDEN 403).
+ */
+function requestErrorStatus(errors: readonly { extensions?: Record<string, unknown> }[] | undefined): number {
+  const status = errors?.[0]?.extensions?.status;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : 400;
+}
+
+/**
  * A kept answer (the response cache's: a REST body or a GraphQL one): 304 on If-None-Match, else
  * compressed once per representation, the cache told what a new representation holds.
  */
-export function sendKept(ex: Exchange, answer: Representations, key: string, cache: Pick<ResponseCache, 'resized'>, contentType: string): Promise<void> | void {
+export function sendKept(ex: Exchange, kept: Outcome & { kind: 'kept' }, cache: Pick<ResponseCache, 'resized'>, contentType: string): Promise<void> | void {
+  const answer = kept.answer as Representations;
+  const key = kept.key;
   const held = answer.encodedBytes;
   // Most kept answers go out at once, as they are: no promise.
-  const sending = ex.sendRepresentation(contentType, answer, ['cache-control', CACHE_REVALIDATE]);
+  const sending = ex.sendRepresentation(contentType, answer, ['cache-control', kept.cacheControl]);
   if (sending !== undefined) return sending.then(() => void (answer.encodedBytes !== held && cache.resized(key, answer)));
 }

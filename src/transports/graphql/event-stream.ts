@@ -47,6 +47,8 @@ export function negotiate(accept: string | undefined): Wanted {
   return { single: single ?? 'json', stream };
 }
 
+const multipartPart = (json: string) => `\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}\r\n---`;
+
 const FORMATS = {
   sse: {
     contentType: 'text/event-stream; charset=utf-8',
@@ -59,15 +61,21 @@ const FORMATS = {
   multipart: {
     contentType: 'multipart/mixed; boundary="-"',
     open: '\r\n---',
-    part: (json: string) => `\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}\r\n---`,
+    part: multipartPart,
     close: '--\r\n',
-    heartbeat: null,
+    // An empty part, as Apollo's multipart subscription protocol sends (its client skips it).
+    heartbeat: multipartPart('{}'),
   },
 } as const;
 
 export interface StreamOptions {
-  /** SSE writes a comment this often, so that no proxy takes the stream for idle. */
+  /**
+   * A stream writes a heartbeat this often (SSE a comment; multipart, for subscriptions only, an
+   * empty part), so that no proxy takes it for idle.
+   */
   heartbeatMs: number;
+  /** Whether the stream is a subscription's (an incremental answer's parts follow in moments). */
+  subscription?: boolean;
   /** What a part that could not be made is answered with (the error is logged by the caller). */
   onError: (err: unknown) => unknown;
 }
@@ -99,7 +107,8 @@ export async function writeStream(ex: Exchange, format: StreamFormat, parts: Asy
     ),
   );
   res.write(f.open);
-  const heartbeat = f.heartbeat ? setInterval(() => res.writableLength === 0 && res.write(f.heartbeat), options.heartbeatMs).unref() : null;
+  const beats = format === 'sse' || options.subscription;
+  const heartbeat = beats ? setInterval(() => res.writableLength === 0 && res.write(f.heartbeat), options.heartbeatMs).unref() : null;
   try {
     for (;;) {
       let next: IteratorResult<unknown> | 'closed';

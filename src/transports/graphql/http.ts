@@ -74,7 +74,11 @@ export function createGraphQLHttp(deps: GraphQLHttpDeps) {
       }
       // The parts of a deferred answer still to come are cut at the deadline; a subscription is not.
       if (outcome.incremental) ex.incremental = true;
-      return writeStream(ex, wanted.stream!, outcome.parts, { heartbeatMs: deps.heartbeatMs, onError: (err) => streamFailed(ctx, err) });
+      return writeStream(ex, wanted.stream!, outcome.parts, {
+        heartbeatMs: deps.heartbeatMs,
+        subscription: !outcome.incremental,
+        onError: (err) => streamFailed(ctx, err),
+      });
     }
     if (ex.answered) return;
     if (outcome.kind === 'result' && wanted.single !== 'json' && outcome.result.data !== undefined) {

@@ -3,7 +3,6 @@ import { parseParams } from '../../validation/validate.js';
 import { badInput } from '../../lib/errors.js';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { CACHE_NONE, JSON_TYPE } from '../../http/headers.js';
-import type { Representations } from '../../http/compression.js';
 import type { Exchange } from '../../http/exchange.js';
 import { sendProblem } from '../../http/problem.js';
 import type { Problem } from '../../lib/errors.js';
@@ -114,7 +113,7 @@ export function createRestRouter({ routes, pipeline, cache, makeContext }: RestR
       }
       if (outcome.kind === 'kept') {
         // No name in this async frame holds the body while it is compressed (see exchange.ts).
-        await sendKept(ex, outcome.answer as Representations, outcome.key, cache, JSON_TYPE);
+        await sendKept(ex, outcome, cache, JSON_TYPE);
         return true;
       }
       const errors = outcome.kind === 'refused' ? outcome.errors : outcome.kind === 'result' ? outcome.result.errors : undefined;

@@ -1,0 +1,243 @@
+import { ClientError } from '../lib/errors.js';
+import type { Logger } from '../lib/logger.js';
+import type { Units } from '../domain/units.js';
+import type { ResortSnapshot } from '../data/snapshots/snapshot.js';
+import { conditionsView, type ConditionsView } from '../data/snapshots/views.js';
+
+/** Why an update was sent: declared once, for the schema and the feed. */
+export const CONDITIONS_CHANGE_REASONS = ['INITIAL', 'SYNC', 'HOUR', 'LIFTS'] as const;
+export type ConditionsChangeReason = (typeof CONDITIONS_CHANGE_REASONS)[number];
+
+export interface ConditionsUpdate {
+  resortId: string;
+  conditions: ConditionsView;
+  reason: ConditionsChangeReason;
+  syncedAt: string;
+}
+
+/** A subscriber may fall this many whole rounds of updates behind (besides its first) before it is cut. */
+export const ROUNDS_BEHIND = 2;
+
+export interface ConditionsFeedDeps {
+  /** The resorts' snapshots now, in one batch (an Error where one could not be built). */
+  snapshots(ids: readonly string[]): Promise<(ResortSnapshot | Error)[]>;
+  /** The version of the resort data now: it moves with the hour, the stored weather and the inventory. */
+  version(): string;
+  /** How often the version is compared while anyone listens (the hour turns with no event to say so). */
+  checkEveryMs: number;
+  logger: Logger;
+}
+
+/** What every subscriber of one resort in one units system shares: the last report sent. */
+interface Topic {
+  resortId: string;
+  units: Units;
+  subscribers: Set<Subscriber>;
+  /** The last update sent to this topic's subscribers, and what it is compared by. */
+  last: { update: ConditionsUpdate; key: string } | null;
+}
+
+interface Subscriber {
+  queue: ConditionsUpdate[];
+  /** More than this many waiting updates and the subscriber is cut. */
+  max: number;
+  wake: (() => void) | null;
+  cut: boolean;
+  left: boolean;
+  topics: Topic[];
+}
+
+/** A subscriber read too slowly: its buffer filled, and its stream ends with this error. */
+export class TooSlowError extends ClientError {
+  constructor(max: number) {
+    super(`Live updates stopped: the client read more slowly than they came (at most ${max} may wait). Subscribe again.`, {
+      extensions: { code: 'TOO_SLOW', status: 429 },
+    });
+  }
+}
+
+/**
+ * Live conditions: who listens to which resort, and what each was last told. A change (a sync run
+ * published or a window applied here, the hour turning, anything that moves the data's version) is
+ * turned into one report per resort and units, shared by every subscriber of that resort; a report
+ * and `syncedAt` identical to the last one sent are not sent again. Work is done one change at a
+ * time, in order, so a subscriber's first report and the changes after it never cross.
+ */
+export class ConditionsFeed {
+  private readonly topics = new Map<string, Topic>();
+  /** The data version the topics' `last` reports were made at. */
+  private version = '';
+  private work: Promise<void> = Promise.resolve();
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(private readonly deps: ConditionsFeedDeps) {}
+
+  /**
+   * The current report of each resort (INITIAL), then every change, until the consumer stops
+   * reading (`return`) or `signal` aborts. `ids` must name existing resorts (the schema checks).
+   * Not an async generator: a generator's `return()` waits for the `next()` it is suspended in,
+   * and a quiet resort's next update may be hours away; this one lets go at once.
+   */
+  subscribe(ids: readonly string[], units: Units, signal?: AbortSignal): AsyncIterableIterator<ConditionsUpdate> {
+    const unique = [...new Set(ids)];
+    const s: Subscriber = { queue: [], max: unique.length * (1 + ROUNDS_BEHIND), wake: null, cut: false, left: false, topics: [] };
+    const leave = () => {
+      if (s.left) return;
+      s.left = true;
+      signal?.removeEventListener('abort', leave);
+      for (const t of s.topics) {
+        t.subscribers.delete(s);
+        if (t.subscribers.size === 0 && this.topics.get(keyOf(t.resortId, t.units)) === t) this.topics.delete(keyOf(t.resortId, t.units));
+      }
+      if (this.topics.size === 0) this.stopChecking();
+      s.wake?.();
+    };
+    signal?.addEventListener('abort', leave, { once: true });
+    let joined: Promise<void> | null = null;
+    const done = { done: true as const, value: undefined };
+    const iterator: AsyncIterableIterator<ConditionsUpdate> = {
+      next: async () => {
+        joined ??= this.join(s, unique, units);
+        await joined;
+        for (;;) {
+          if (s.queue.length > 0) return { done: false, value: s.queue.shift()! };
+          if (s.cut) {
+            leave();
+            throw new TooSlowError(s.max);
+          }
+          if (s.left || signal?.aborted || this.closed) {
+            leave();
+            return done;
+          }
+          await new Promise<void>((resolve) => (s.wake = resolve));
+          s.wake = null;
+        }
+      },
+      return: () => {
+        leave();
+        return Promise.resolve(done);
+      },
+      [Symbol.asyncIterator]: () => iterator,
+    };
+    return iterator;
+  }
+
+  /**
+   * A subscriber joins its topics: those already listened to first catch up (their subscribers
+   * are told), then nothing else runs until its first reports are queued.
+   */
+  private join(s: Subscriber, ids: readonly string[], units: Units): Promise<void> {
+    return this.serially(async () => {
+      await this.refresh();
+      if (s.left) return;
+      s.topics = ids.map((id) => this.topicOf(id, units));
+      for (const t of s.topics) t.subscribers.add(s);
+      await this.fill(s.topics.filter((t) => !t.last));
+      for (const t of s.topics) if (t.last) s.queue.push({ ...t.last.update, reason: 'INITIAL' });
+      this.startChecking();
+    });
+  }
+
+  /** The data changed (a run published here, a window applied): tell subscribers now. */
+  changed(): Promise<void> {
+    return this.serially(() => this.refresh());
+  }
+
+  /** How many streams listen, and to how many resort reports (for /metrics and the bench). */
+  get stats(): { topics: number; subscribers: number } {
+    const subscribers = new Set<Subscriber>();
+    for (const t of this.topics.values()) for (const s of t.subscribers) subscribers.add(s);
+    return { topics: this.topics.size, subscribers: subscribers.size };
+  }
+
+  /** Ends every subscription (at shutdown). */
+  close(): void {
+    this.closed = true;
+    this.stopChecking();
+    for (const t of this.topics.values()) for (const s of t.subscribers) s.wake?.();
+  }
+
+  private topicOf(resortId: string, units: Units): Topic {
+    const key = keyOf(resortId, units);
+    let topic = this.topics.get(key);
+    if (!topic) this.topics.set(key, (topic = { resortId, units, subscribers: new Set(), last: null }));
+    return topic;
+  }
+
+  private serially(task: () => Promise<void>): Promise<void> {
+    const run = this.work.then(task);
+    this.work = run.catch((err: unknown) => this.deps.logger.error({ err }, 'live conditions could not be updated'));
+    return run;
+  }
+
+  /** When the data's version moved, every topic's report is made again and sent where it changed. */
+  private async refresh(): Promise<void> {
+    const version = this.deps.version();
+    if (version === this.version) return;
+    this.version = version;
+    const topics = [...this.topics.values()];
+    const fresh = await this.reportsOf(topics);
+    for (const [i, t] of topics.entries()) {
+      const next = fresh[i];
+      if (!next || next.key === t.last?.key) continue;
+      // A topic whose first report could not be made gets it now, as its first.
+      const update: ConditionsUpdate = { ...next.update, reason: t.last ? reasonOf(t.last.update, next.update) : 'INITIAL' };
+      t.last = { update, key: next.key };
+      for (const s of t.subscribers) push(s, update);
+    }
+  }
+
+  /** Topics with no report yet get the current one. */
+  private async fill(topics: readonly Topic[]): Promise<void> {
+    if (topics.length === 0) return;
+    const fresh = await this.reportsOf(topics);
+    for (const [i, t] of topics.entries()) if (fresh[i]) t.last = fresh[i]!;
+  }
+
+  /** One report per topic: the resorts' snapshots in one batch, each view once per units. */
+  private async reportsOf(topics: readonly Topic[]): Promise<({ update: ConditionsUpdate; key: string } | null)[]> {
+    const ids = [...new Set(topics.map((t) => t.resortId))];
+    const snapshots = await this.deps.snapshots(ids);
+    const byId = new Map(ids.map((id, i) => [id, snapshots[i]!]));
+    return topics.map((t) => {
+      const s = byId.get(t.resortId);
+      if (!s || s instanceof Error) {
+        if (s) this.deps.logger.warn({ resort: t.resortId, cause: s.message }, 'a live report could not be made');
+        return null;
+      }
+      const conditions = conditionsView(s, t.units);
+      const update: ConditionsUpdate = { resortId: t.resortId, conditions, reason: 'SYNC', syncedAt: s.syncedAt };
+      return { update, key: `${s.syncedAt}|${JSON.stringify(conditions)}` };
+    });
+  }
+
+  private startChecking(): void {
+    if (this.timer || this.closed || this.topics.size === 0) return;
+    this.timer = setInterval(() => void this.serially(() => this.refresh()).catch(() => {}), this.deps.checkEveryMs);
+    this.timer.unref();
+  }
+
+  private stopChecking(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+}
+
+const keyOf = (resortId: string, units: Units) => `${resortId}/${units}`;
+
+/** The most telling cause of a change: new data fetched, else a new hour, else lift status. */
+function reasonOf(before: ConditionsUpdate, after: ConditionsUpdate): ConditionsChangeReason {
+  if (after.syncedAt !== before.syncedAt) return 'SYNC';
+  if (after.conditions.updatedAt !== before.conditions.updatedAt) return 'HOUR';
+  if (after.conditions.openLifts !== before.conditions.openLifts || after.conditions.totalLifts !== before.conditions.totalLifts) return 'LIFTS';
+  // The stored data changed without a new fetch (an import): new data all the same.
+  return 'SYNC';
+}
+
+function push(s: Subscriber, update: ConditionsUpdate): void {
+  if (s.cut) return;
+  if (s.queue.length >= s.max) s.cut = true;
+  else s.queue.push(update);
+  s.wake?.();
+}
