@@ -75,11 +75,48 @@ describe.skipIf(!haveBrowser)('in a browser', () => {
     // GraphiQL has loaded the schema with the key (the docs explorer knows Query) and runs the default query.
     const run = page.locator('.graphiql-execute-button');
     await run.waitFor();
+    // The starter document has two operations: ▶ asks which.
     await run.click();
+    await page.getByRole('menuitem', { name: 'SkiNearZip' }).click();
     await expect.poll(async () => (await page.locator('.result-window').textContent()) ?? '', { timeout: 15_000 }).toMatch(/"city":\s*"Vail"/);
     expect(await page.evaluate(() => localStorage.getItem('ski-zip-gateway.apiKey'))).toBe(TEST_KEY);
     expect(sentWithoutKey).toEqual([]);
     await page.close();
+  }, 60_000);
+
+  it('GraphiQL opens on a starter document that names itself, and its subscription streams live conditions over SSE', async () => {
+    const context = await browser.newContext();
+    await context.addInitScript(([store, key]) => localStorage.setItem(store!, key!), [STORE, TEST_KEY]);
+    const { page, errors, outside } = await watchedPage(context, app.url);
+    const streams: string[] = [];
+    page.on('request', (r) => {
+      // GraphiQL's executor asks for a subscription as a GET that reads text/event-stream.
+      if (r.url().includes('/graphql') && (r.headers().accept ?? '').includes('text/event-stream'))
+        streams.push(decodeURIComponent(r.url()) + (r.postData() ?? ''));
+    });
+    try {
+      await page.goto(`${app.url}/graphql`);
+      const run = page.locator('.graphiql-execute-button');
+      await run.waitFor();
+      // The tab is named after the document's first operation, not <untitled>.
+      await expect.poll(() => page.locator('.graphiql-tab').first().textContent()).toBe('SkiNearZip');
+      await run.click();
+      await page.getByRole('menuitem', { name: 'LiveConditions' }).click();
+      const result = () =>
+        page
+          .locator('.result-window')
+          .textContent()
+          .then((t) => t ?? '');
+      await expect.poll(result, { timeout: 15_000 }).toMatch(/"reason":\s*"INITIAL"/);
+      expect(await result()).toMatch(/"resortId":\s*"(vail|beaver-creek)"/);
+      expect(streams.some((body) => body.includes('conditionsChanged'))).toBe(true);
+      // Stopped with the same button.
+      await run.click();
+      expect(errors).toEqual([]);
+      expect(outside).toEqual([]);
+    } finally {
+      await context.close();
+    }
   }, 60_000);
 
   it('/docs renders the OpenAPI document and lists the ZIP paths; no AI, share or deploy control; links to GraphiQL and /; keeps the key typed into it across reloads', async () => {

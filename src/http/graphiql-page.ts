@@ -7,13 +7,36 @@ import { hash } from 'node:crypto';
  * try instead of a raw 401.
  */
 
-export const DEFAULT_QUERY = `# Your API key is in the Headers tab below (stored in this browser);
-# "Change key" and "Forget key" are at the top of the page.
+export const DEFAULT_QUERY = `# Welcome to ski-zip-gateway: US ZIP codes and ski
+# resort conditions in one graph. Your API key is in the
+# Headers tab below; change or forget it at the top.
+# The Docs button (top left) lists every field.
+#
+# Press ▶ and pick an operation:
+# - SkiNearZip asks both services at once: a ZIP code,
+#   and the resorts near it with today's report.
+# - LiveConditions subscribes to reports as they change:
+#   each resort's report now (INITIAL), then one whenever
+#   new data is fetched (SYNC), the hour turns (HOUR) or
+#   lifts open or close (LIFTS). ■ stops it.
 
-query {
+query SkiNearZip {
   zip(zip: "81657") {
     city
-    nearbyResorts(radiusMiles: 40, limit: 3) { distanceMiles resort { name conditions { snowDepthBase newSnow24h } } }
+    state { stateName }
+    nearbyResorts(radiusMiles: 40, limit: 3) {
+      distanceMiles
+      resort { name conditions { snowDepthBase newSnow24h openLifts totalLifts } }
+    }
+  }
+}
+
+subscription LiveConditions {
+  conditionsChanged(resortIds: ["vail", "beaver-creek"]) {
+    resortId
+    reason
+    syncedAt
+    conditions { updatedAt snowDepthBase newSnow24h openLifts }
   }
 }
 `;
@@ -118,7 +141,8 @@ const hashed = (name: string, ext: string, body: string) => ({ path: `/graphiql/
 export async function renderGraphiQLParts(keyHint: string): Promise<GraphiQLParts> {
   // The page's bundle is megabytes of JavaScript: loaded only when someone first asks for the page.
   const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
-  const options = { endpoint: '/graphql', title: 'ski-zip-gateway', defaultQuery: DEFAULT_QUERY, headers: '{}' };
+  // Subscriptions over SSE (POST, accept: text/event-stream), with the key from the Headers tab.
+  const options = { endpoint: '/graphql', title: 'ski-zip-gateway', defaultQuery: DEFAULT_QUERY, headers: '{}', subscriptionsProtocol: 'SSE' as const };
   const html = renderGraphiQL(options);
   const between = (from: number, open: string, close: string) => {
     const start = html.indexOf(open, from);

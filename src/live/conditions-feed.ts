@@ -45,6 +45,8 @@ interface Subscriber {
   cut: boolean;
   left: boolean;
   topics: Topic[];
+  /** Stops listening: out of every topic, the reader woken. */
+  leave: () => void;
 }
 
 /** A subscriber read too slowly: its buffer filled, and its stream ends with this error. */
@@ -81,7 +83,7 @@ export class ConditionsFeed {
    */
   subscribe(ids: readonly string[], units: Units, signal?: AbortSignal): AsyncIterableIterator<ConditionsUpdate> {
     const unique = [...new Set(ids)];
-    const s: Subscriber = { queue: [], max: unique.length * (1 + ROUNDS_BEHIND), wake: null, cut: false, left: false, topics: [] };
+    const s: Subscriber = { queue: [], max: unique.length * (1 + ROUNDS_BEHIND), wake: null, cut: false, left: false, topics: [], leave: () => leave() };
     const leave = () => {
       if (s.left) return;
       s.left = true;
@@ -235,9 +237,15 @@ function reasonOf(before: ConditionsUpdate, after: ConditionsUpdate): Conditions
   return 'SYNC';
 }
 
+/** Queues an update for a subscriber; one already `max` behind is cut: its queue dropped, out of every topic. */
 function push(s: Subscriber, update: ConditionsUpdate): void {
   if (s.cut) return;
-  if (s.queue.length >= s.max) s.cut = true;
-  else s.queue.push(update);
-  s.wake?.();
+  if (s.queue.length < s.max) {
+    s.queue.push(update);
+    s.wake?.();
+    return;
+  }
+  s.cut = true;
+  s.queue.length = 0;
+  s.leave();
 }

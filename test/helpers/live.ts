@@ -13,7 +13,7 @@ export interface ResultStream<T = any> {
 }
 
 /** A queue a reader fills and `take` empties; `fail` ends every wait with the stream's error. */
-function resultQueue<T>(close: () => void): ResultStream<T> & { push(value: T): void; fail(err: Error): void } {
+export function resultQueue<T>(close: () => void): ResultStream<T> & { push(value: T): void; fail(err: Error): void } {
   const items: { value: T; at: number }[] = [];
   const arrivals: number[] = [];
   let waiter: (() => void) | null = null;

@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../src/data/db/open.js';
+import { createRepositories } from '../src/data/repositories/index.js';
+import { RequestLoaders, type LoaderServices } from '../src/data/loaders.js';
+import { SnapshotStore } from '../src/data/snapshots/store.js';
+import { DataVersion } from '../src/data/data-version.js';
+import { ConditionsFeed, ROUNDS_BEHIND, type ConditionsUpdate } from '../src/live/conditions-feed.js';
+import { createLogger } from '../src/lib/logger.js';
+import { privateDatabase } from './helpers/server.js';
+import { runNow } from './helpers/clock.js';
+
+/**
+ * The live feed over a real database (the run's, with today's weather): what a subscriber that
+ * does not read costs, and what one that does receives. Changes are the hour turning on the
+ * feed's clock, told to it as a publish would (`changed()`), never waited for.
+ */
+
+let db: Db;
+let feed: ConditionsFeed;
+let t = runNow().getTime();
+beforeAll(() => {
+  db = openDatabase(privateDatabase('gateway-feed-'));
+  const repos = createRepositories(db);
+  const now = () => new Date(t);
+  const dataVersion = new DataVersion(repos, now);
+  const services: LoaderServices = {
+    repos,
+    snapshots: new SnapshotStore(),
+    snapshotChunk: 25,
+    dataVersion,
+    weatherWindow: { ensureFor: () => Promise.resolve(now().toISOString().slice(0, 10)) },
+  };
+  feed = new ConditionsFeed({
+    snapshots: (ids) => new RequestLoaders(services).snapshotByResort.loadMany(ids),
+    version: () => dataVersion.current().version,
+    // Never by itself in these tests: every change is told.
+    checkEveryMs: 3_600_000,
+    logger: createLogger('silent'),
+  });
+});
+afterAll(() => {
+  feed.close();
+  db.close();
+});
+
+/** The hour turns, and the feed is told. */
+async function nextHour(): Promise<void> {
+  t += 3_600_000;
+  await feed.changed();
+}
+
+describe('the live conditions feed', () => {
+  it('cuts a subscriber that stops reading once it is two rounds behind, and lets go of it; a reader beside it gets every update', async () => {
+    const ids = ['vail', 'zermatt', 'niseko'];
+    const slow = feed.subscribe(ids, 'METRIC');
+    const reader = feed.subscribe(ids, 'METRIC');
+    const got: ConditionsUpdate[] = [];
+    // Each takes its first report (joining), then the slow one reads no more.
+    got.push((await reader.next()).value!);
+    expect((await slow.next()).value).toMatchObject({ reason: 'INITIAL' });
+    for (let i = 1; i < ids.length; i++) got.push((await reader.next()).value!);
+    expect(feed.stats).toEqual({ topics: 3, subscribers: 2 });
+
+    // Its first reports but one wait, then two whole rounds: still there.
+    for (let round = 0; round < ROUNDS_BEHIND; round++) {
+      await nextHour();
+      for (const _ of ids) got.push((await reader.next()).value!);
+    }
+    expect(feed.stats.subscribers).toBe(2);
+    // One more round is one too many: it is cut, and nothing of it is kept.
+    await nextHour();
+    expect(feed.stats).toEqual({ topics: 3, subscribers: 1 });
+    await expect(slow.next()).rejects.toMatchObject({ extensions: { code: 'TOO_SLOW' } });
+
+    for (const _ of ids) got.push((await reader.next()).value!);
+    expect(got.map((u) => u.reason)).toEqual([...ids.map(() => 'INITIAL'), ...Array(ids.length * (ROUNDS_BEHIND + 1)).fill('HOUR')]);
+    await reader.return!();
+    expect(feed.stats).toEqual({ topics: 0, subscribers: 0 });
+  });
+
+  it('a subscriber that leaves before its next update lets go at once (no update needs to come)', async () => {
+    const sub = feed.subscribe(['vail'], 'IMPERIAL');
+    expect((await sub.next()).value).toMatchObject({ resortId: 'vail', reason: 'INITIAL' });
+    const waiting = sub.next();
+    expect(feed.stats.subscribers).toBe(1);
+    await sub.return!();
+    expect(await waiting).toEqual({ done: true, value: undefined });
+    expect(feed.stats).toEqual({ topics: 0, subscribers: 0 });
+  });
+
+  it('an abort signal ends the subscription too', async () => {
+    const abort = new AbortController();
+    const sub = feed.subscribe(['vail'], 'METRIC', abort.signal);
+    await sub.next();
+    const waiting = sub.next();
+    abort.abort();
+    expect(await waiting).toEqual({ done: true, value: undefined });
+    expect(feed.stats.subscribers).toBe(0);
+  });
+
+  it('one report per resort and units per change, the same object for every subscriber', async () => {
+    const subs = Array.from({ length: 5 }, () => feed.subscribe(['zermatt'], 'METRIC'));
+    for (const s of subs) await s.next();
+    await nextHour();
+    const updates = await Promise.all(subs.map(async (s) => (await s.next()).value!));
+    expect(new Set(updates.map((u) => u.conditions)).size).toBe(1);
+    for (const s of subs) await s.return!();
+  });
+});

@@ -1,0 +1,231 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ApolloClient, HttpLink, InMemoryCache, gql } from '@apollo/client';
+import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
+import { createClient as createWsClient } from 'graphql-ws';
+import { createClient as createSseClient } from 'graphql-sse';
+import { Redis } from 'ioredis';
+import WebSocket from 'ws';
+import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
+import { spawnServer, type ServerProcess } from './helpers/process.js';
+import { haveRedis, startRedis, type TestRedis } from './helpers/redis.js';
+import { privateDatabase } from './helpers/server.js';
+import { runNow } from './helpers/clock.js';
+import { resultQueue, type ResultStream } from './helpers/live.js';
+import { isoDate } from '../src/domain/dates.js';
+import { until } from './helpers/wait.js';
+
+/**
+ * Live conditions across replicas: two server processes, each with its own SQLite file, sharing a
+ * real Redis; a run on one, subscribers on the other, through clients nobody here wrote —
+ * graphql-sse (SSE), Apollo Client's HttpLink (multipart/mixed) and its GraphQLWsLink
+ * (graphql-ws). Replicas and the fake provider run on the run's clock.
+ */
+
+const ADMIN = 'szg_live_replica_admin_key';
+const SUBSCRIPTION = `subscription Live($ids: [ID!]!) {
+  conditionsChanged(resortIds: $ids) { resortId reason syncedAt conditions { id source snowDepthBase } }
+}`;
+const IDS = ['vail', 'steamboat'];
+
+let redis: TestRedis;
+let fake: FakeUpstream;
+let replicas: ServerProcess[] = [];
+let urls: string[] = [];
+beforeAll(async () => {
+  if (!haveRedis) return;
+  redis = await startRedis();
+  fake = await startFakeUpstream({ today: isoDate(runNow()) });
+  replicas = [0, 1].map((i) =>
+    spawnServer(privateDatabase('gateway-live-replica-'), {
+      REDIS_URL: redis.url,
+      REPLICA_ID: `live-${i}`,
+      API_ADMIN_KEYS: ADMIN,
+      API_KEYS_RATE: '1000',
+      STREAMS_PER_KEY: '20',
+      PROVIDER: 'open-meteo',
+      OPEN_METEO_FORECAST_URL: `${fake.url}/v1/forecast`,
+      OPEN_METEO_ARCHIVE_URL: `${fake.url}/v1/archive`,
+      UPSTREAM_CONCURRENCY: '8',
+      UPSTREAM_TIMEOUT_MS: '60000',
+    }),
+  );
+  urls = await Promise.all(replicas.map((r) => r.url));
+});
+afterAll(async () => {
+  for (const r of replicas) r.child.kill('SIGKILL');
+  await Promise.all(replicas.map((r) => r.exited));
+  await redis?.stop();
+  await fake?.close();
+});
+beforeEach(({ onTestFailed }) => {
+  if (!haveRedis) return;
+  fake.mode = 'ok';
+  fake.today = isoDate(runNow());
+  onTestFailed(() => {
+    for (const [i, r] of replicas.entries())
+      console.error(
+        `replica-${i} said:\n${r
+          .output()
+          .split('\n')
+          .filter((l) => /"level":[456]0|leader|window|sync run/.test(l))
+          .join('\n')}`,
+      );
+  });
+});
+
+const call = (url: string, p: string, init: RequestInit = {}) => fetch(url + p, { ...init, headers: { 'x-api-key': ADMIN, ...init.headers } });
+
+/** Which replica leads sync (it runs every run), and the other. */
+async function roles(): Promise<{ leader: number; follower: number }> {
+  const leader = await until(
+    async () => replicas.findIndex((r) => r.output().includes('this replica is now the sync leader')),
+    (i) => i >= 0,
+  );
+  return { leader, follower: 1 - leader };
+}
+
+/** When a replica applied (or published) a run's window, by its own log (pino's `time`, epoch ms). */
+function windowAt(replica: ServerProcess, runId: number): number | null {
+  for (const line of replica.output().split('\n')) {
+    if (!line.includes(`"syncRun":${runId}`) || !/applied the window another replica published|sync run published/.test(line)) continue;
+    return (JSON.parse(line) as { time: number }).time;
+  }
+  return null;
+}
+
+/** Starts a run on a replica and waits until every replica shows it finished; its id. */
+async function runOn(url: string): Promise<number> {
+  const before = ((await (await call(url, '/api/sync/status')).json()) as { lastRun: { id: number } | null }).lastRun?.id ?? 0;
+  expect((await call(url, '/api/sync/run', { method: 'POST' })).status).toBe(200);
+  const done = await until(
+    async () => (await (await call(url, '/api/sync/status')).json()) as { state: string; lastRun: { id: number; status: string } | null },
+    (s) => s.state === 'IDLE' && (s.lastRun?.id ?? 0) > before,
+  );
+  expect(done.lastRun!.status).toBe('SUCCEEDED');
+  return done.lastRun!.id;
+}
+
+/** graphql-sse's client (distinct connections mode: one SSE request per subscription). */
+function sseClient(url: string): ResultStream {
+  const client = createSseClient({ url: `${url}/graphql`, headers: { 'x-api-key': ADMIN }, retryAttempts: 0 });
+  let stop = () => {};
+  const queue = resultQueue<any>(() => {
+    stop();
+    client.dispose();
+  });
+  stop = client.subscribe(
+    { query: SUBSCRIPTION, variables: { ids: IDS } },
+    { next: (r) => queue.push(r), error: (e) => queue.fail(new Error(String(e))), complete: () => queue.fail(new Error('completed')) },
+  );
+  return queue;
+}
+
+/** Apollo Client over a link: HttpLink reads subscriptions as multipart/mixed, GraphQLWsLink over graphql-ws. */
+function apolloClient(url: string, transport: 'multipart' | 'ws'): ResultStream {
+  const link =
+    transport === 'ws'
+      ? new GraphQLWsLink(
+          createWsClient({
+            url: `${url.replace(/^http/, 'ws')}/graphql`,
+            webSocketImpl: WebSocket,
+            connectionParams: { 'x-api-key': ADMIN },
+            retryAttempts: 0,
+          }),
+        )
+      : new HttpLink({ uri: `${url}/graphql`, headers: { 'x-api-key': ADMIN } });
+  const client = new ApolloClient({ link, cache: new InMemoryCache() });
+  let subscription: { unsubscribe(): void } | null = null;
+  const queue = resultQueue<any>(() => {
+    subscription?.unsubscribe();
+    client.stop();
+  });
+  subscription = client.subscribe({ query: gql(SUBSCRIPTION), variables: { ids: IDS } }).subscribe({
+    next: (r) => queue.push(r),
+    error: (e) => queue.fail(e as Error),
+    complete: () => queue.fail(new Error('completed')),
+  });
+  return queue;
+}
+
+const updatesOf = (results: any[]) =>
+  results.map((r) => {
+    expect(r.errors).toBeUndefined();
+    const { __typename: _t, conditions, ...rest } = r.data.conditionsChanged;
+    const { __typename: _c, ...c } = conditions;
+    return { ...rest, conditions: c };
+  });
+
+describe.skipIf(!haveRedis)('live conditions across two replicas sharing one Redis', () => {
+  it('subscribers on one replica get INITIAL at once and SYNC within 1 s of their replica applying a run of the other, over SSE, multipart and WebSocket', async () => {
+    const { leader, follower } = await roles();
+    const clients: Record<string, ResultStream> = {
+      'graphql-sse': sseClient(urls[follower]!),
+      'Apollo HttpLink (multipart)': apolloClient(urls[follower]!, 'multipart'),
+      'Apollo GraphQLWsLink': apolloClient(urls[follower]!, 'ws'),
+    };
+    try {
+      const initial = await Promise.all(Object.values(clients).map(async (c) => updatesOf(await c.take(2))));
+      for (const seen of initial) expect(seen).toEqual(initial[0]);
+      expect(initial[0]!.map((u) => [u.resortId, u.reason])).toEqual([
+        ['vail', 'INITIAL'],
+        ['steamboat', 'INITIAL'],
+      ]);
+
+      const runId = await runOn(urls[leader]!);
+      const synced = await Promise.all(Object.values(clients).map(async (c) => updatesOf(await c.take(2))));
+      for (const seen of synced) expect(seen).toEqual(synced[0]);
+      expect(synced[0]!.map((u) => [u.resortId, u.reason, u.conditions.source])).toEqual([
+        ['vail', 'SYNC', 'open-meteo'],
+        ['steamboat', 'SYNC', 'open-meteo'],
+      ]);
+      for (const [i, u] of synced[0]!.entries()) expect(Date.parse(u.syncedAt)).toBeGreaterThan(Date.parse(initial[0]![i]!.syncedAt));
+
+      // The follower applied the leader's window (it fetched nothing itself), then told its subscribers.
+      const applied = windowAt(replicas[follower]!, runId);
+      expect(replicas[follower]!.output()).not.toContain('"msg":"sync run started"');
+      expect(applied).not.toBeNull();
+      for (const [name, c] of Object.entries(clients)) {
+        const last = Math.max(...c.arrivals.slice(-2));
+        expect(last - applied!, name).toBeLessThan(1000);
+      }
+      for (const c of Object.values(clients)) expect(c.pending()).toBe(0);
+    } finally {
+      for (const c of Object.values(clients)) c.close();
+    }
+  });
+
+  it('a replica that missed the announcement of a window catches up at its next tick and tells its subscribers what changed, and only that', async () => {
+    const { follower } = await roles();
+    const stream = sseClient(urls[follower]!);
+    const cmd = new Redis(redis.url.replace(/^unix:\/\//, ''), { lazyConnect: false });
+    try {
+      const [vail, steamboat] = updatesOf(await stream.take(2));
+      // The newest window again, with Vail fetched anew (a later syncedAt) and nothing else
+      // changed, stored under a newer version with no announcement, as if every replica's
+      // subscriber connection had been away when it was published.
+      const version = Number(await cmd.get('szg:sync:window-version'));
+      const window = JSON.parse(gunzipSync((await cmd.getBuffer('szg:sync:window'))!).toString('utf8')) as { fields: string[]; days: unknown[][] };
+      const syncedAt = window.fields.indexOf('syncedAt');
+      const resortId = window.fields.indexOf('resortId');
+      const later = new Date(Date.parse(vail!.syncedAt) + 60_000).toISOString();
+      for (const row of window.days) if (row[resortId] === 'vail') row[syncedAt] = later;
+      await cmd.set('szg:sync:window', gzipSync(JSON.stringify(window)));
+      await cmd.set('szg:sync:window-version', String(version + 1));
+
+      const [update] = updatesOf(await stream.take(1));
+      expect(update).toEqual({ ...vail, reason: 'SYNC', syncedAt: later });
+      // Steamboat's report did not change: nothing for it. Had anything been sent for it, it would
+      // come before the next run's updates.
+      await runOn(urls[follower]!);
+      expect(updatesOf(await stream.take(2)).map((u) => [u.resortId, u.reason])).toEqual([
+        ['vail', 'SYNC'],
+        ['steamboat', 'SYNC'],
+      ]);
+      expect(steamboat!.resortId).toBe('steamboat');
+    } finally {
+      stream.close();
+      cmd.disconnect();
+    }
+  });
+});
