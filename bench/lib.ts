@@ -1,6 +1,6 @@
 /** What `npm run bench` and `npm run load` share: server processes, and what /proc says of them. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -25,6 +25,11 @@ export function memoryMiB(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (name: string) => Number(status.match(new RegExp(`${name}:\\s+(\\d+)`))?.[1] ?? 0);
   return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
+}
+
+/** Starts a new peak: VmHWM reads the current RSS again from now on (Linux: clear_refs 5). */
+export function resetPeakMemory(pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
 }
 
 /**

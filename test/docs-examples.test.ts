@@ -83,6 +83,22 @@ function bash(command: string, env: Record<string, string>): Promise<{ code: num
   );
 }
 
+/** A stream's first `next` event, then the stream is let go. */
+async function firstEvent(res: Response): Promise<unknown> {
+  const reader = res.body!.getReader();
+  let text = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the stream ended before an event: ${text.slice(0, 200)}`);
+    text += new TextDecoder().decode(value);
+    const event = /event: next\ndata: (.*)\n\n/.exec(text);
+    if (event) {
+      await reader.cancel();
+      return JSON.parse(event[1]!);
+    }
+  }
+}
+
 describe('the documentation’s examples run as written', () => {
   it('finds the examples (a README without them would pass vacuously)', () => {
     expect(curlExamples.length).toBeGreaterThanOrEqual(14);
@@ -113,12 +129,15 @@ describe('the documentation’s examples run as written', () => {
   for (const example of graphqlExamples) {
     it(`${example.file}: ${example.text.replace(/\s+/g, ' ').slice(0, 100)}`, async () => {
       const base = await serverFor({});
+      // A subscription is read over SSE, as its text says it is served: its first event.
+      const subscription = /^\s*subscription\b/.test(example.text);
       const res = await fetch(`${base}/graphql`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY },
+        headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY, ...(subscription ? { accept: 'text/event-stream' } : {}) },
         body: JSON.stringify({ query: example.text }),
+        signal: AbortSignal.timeout(15_000),
       });
-      const body = (await res.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
+      const body = (subscription ? await firstEvent(res) : await res.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
       expect(res.status).toBe(200);
       expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
       expect(Object.values(body.data ?? {}).every((v) => v !== null)).toBe(true);

@@ -120,6 +120,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   if (!config.auth) logger.warn('AUTH=off: API keys are NOT checked. Never run like this outside local development.');
 
   const dataVersion = new DataVersion(repos, now, () => sync.nextScheduledRun);
+  /** When this replica last published or applied a run's window (for /metrics). */
+  let windowAt: Date | null = null;
   // Reports are made from the same snapshots requests use; `services` is complete before anyone subscribes.
   const live = new ConditionsFeed({
     snapshots: (ids) => new RequestLoaders(services).snapshotByResort.loadMany(ids),
@@ -146,6 +148,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     concurrency: config.upstream.concurrency,
     runBudgetMs: config.syncRunBudgetMs,
     onPublished: (runId, { from, to }) => {
+      windowAt = now();
       dataVersion.published();
       void live.changed();
       void cluster?.publishWindow(runId, windows.read(from, to));
@@ -172,6 +175,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         logger,
         now,
         onApplied: () => {
+          windowAt = now();
           dataVersion.published();
           void live.changed();
         },
@@ -224,6 +228,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     cache: () => ({ ...cache.stats, bytes: cache.bytes }),
     breakers: () => providers.upstreams.map((u) => ({ provider: u.name, open: u.breaker.opened })),
     usage: () => usage.countsFor(monthOf(now())),
+    live: () => live.stats,
+    windowAt: () => windowAt,
   });
   const rest = createRestRouter({ routes, pipeline, cache, makeContext: (ex) => newContext(ex) });
   const dispatch = createDispatcher({

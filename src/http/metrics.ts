@@ -7,6 +7,10 @@ export interface MetricSources {
   breakers(): { provider: string; open: boolean }[];
   /** Requests per key this month (in memory, written to SQLite once a second). */
   usage(): { keyId: number; requests: number }[];
+  /** Live conditions: streams listening, resort reports listened to, updates queued so far. */
+  live(): { subscribers: number; topics: number; updates: number };
+  /** When this replica last published or applied a sync run's window (null: not since start). */
+  windowAt(): Date | null;
 }
 
 /**
@@ -116,6 +120,40 @@ function liveMetrics({ Counter, Gauge, Histogram, Registry, collectDefaultMetric
     collect() {
       this.reset();
       for (const u of sources.usage()) this.set({ key_id: String(u.keyId) }, u.requests);
+    },
+  });
+
+  new Gauge({
+    name: 'live_subscribers',
+    help: 'Live conditions subscriptions open on this replica.',
+    registers: [registry],
+    collect() {
+      this.set(sources.live().subscribers);
+    },
+  });
+  new Gauge({
+    name: 'live_resort_reports',
+    help: 'Resort reports (per units) live subscribers listen to: what one change costs to compute.',
+    registers: [registry],
+    collect() {
+      this.set(sources.live().topics);
+    },
+  });
+  new Gauge({
+    name: 'live_updates_sent',
+    help: 'Live conditions updates queued for subscribers since start (one per subscriber and resort).',
+    registers: [registry],
+    collect() {
+      this.set(sources.live().updates);
+    },
+  });
+  new Gauge({
+    name: 'sync_window_applied_timestamp_seconds',
+    help: 'When this replica last published or applied a sync run’s window (Unix seconds; absent before the first). Its age is how stale the data may be.',
+    registers: [registry],
+    collect() {
+      const at = sources.windowAt();
+      if (at) this.set(at.getTime() / 1000);
     },
   });
 

@@ -72,6 +72,10 @@ export class ConditionsFeed {
   private work: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
+  /** Subscribers that joined and have not left. */
+  private listening = 0;
+  /** Updates queued for subscribers since start (each subscriber's copy counts). */
+  private queued = 0;
 
   constructor(private readonly deps: ConditionsFeedDeps) {}
 
@@ -87,6 +91,7 @@ export class ConditionsFeed {
     const leave = () => {
       if (s.left) return;
       s.left = true;
+      if (s.topics.length > 0) this.listening--;
       signal?.removeEventListener('abort', leave);
       for (const t of s.topics) {
         t.subscribers.delete(s);
@@ -134,9 +139,11 @@ export class ConditionsFeed {
       await this.refresh();
       if (s.left) return;
       s.topics = ids.map((id) => this.topicOf(id, units));
+      this.listening++;
       for (const t of s.topics) t.subscribers.add(s);
       await this.fill(s.topics.filter((t) => !t.last));
       for (const t of s.topics) if (t.last) s.queue.push({ ...t.last.update, reason: 'INITIAL' });
+      this.queued += s.queue.length;
       this.startChecking();
     });
   }
@@ -146,11 +153,9 @@ export class ConditionsFeed {
     return this.serially(() => this.refresh());
   }
 
-  /** How many streams listen, and to how many resort reports (for /metrics and the bench). */
-  get stats(): { topics: number; subscribers: number } {
-    const subscribers = new Set<Subscriber>();
-    for (const t of this.topics.values()) for (const s of t.subscribers) subscribers.add(s);
-    return { topics: this.topics.size, subscribers: subscribers.size };
+  /** How many streams listen, to how many resort reports, and the updates queued for them so far (for /metrics). */
+  get stats(): { topics: number; subscribers: number; updates: number } {
+    return { topics: this.topics.size, subscribers: this.listening, updates: this.queued };
   }
 
   /** Ends every subscription (at shutdown). */
@@ -187,6 +192,7 @@ export class ConditionsFeed {
       const update: ConditionsUpdate = { ...next.update, reason: t.last ? reasonOf(t.last.update, next.update) : 'INITIAL' };
       t.last = { update, key: next.key };
       for (const s of t.subscribers) push(s, update);
+      this.queued += t.subscribers.size;
     }
   }
 

@@ -39,10 +39,15 @@ export function copyDatabase(source: string, target: string): string {
 
 /**
  * A directory of its own for a test's files, inside the run's directory (removed when the run
- * ends), or the system's temporary directory when the run has none (the mutation runs).
+ * ends), or the system's temporary directory when there is no run's (the mutation runs, benches).
  */
 export function testDir(prefix: string): string {
-  const runDir = inject('runDir');
+  let runDir: string | undefined;
+  try {
+    runDir = inject('runDir');
+  } catch {
+    // Outside a test run (npm run load:replicas, bench:live): the system's temporary directory.
+  }
   return mkdtempSync(path.join(runDir ?? tmpdir(), prefix));
 }
 

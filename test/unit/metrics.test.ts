@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../../src/http/metrics.js';
 
-const sources = { cache: () => ({ hits: 0, misses: 0, stored: 0, bytes: 0 }), breakers: () => [], usage: () => [] };
+const sources = {
+  cache: () => ({ hits: 0, misses: 0, stored: 0, bytes: 0 }),
+  breakers: () => [],
+  usage: () => [],
+  live: () => ({ subscribers: 3, topics: 2, updates: 17 }),
+  windowAt: () => new Date('2027-01-15T12:00:00Z'),
+};
 
 describe('metrics', () => {
   // prom-client is loaded after the server listens: what happened before is counted when it is.
@@ -20,5 +26,9 @@ describe('metrics', () => {
     expect(text).toMatch(/^http_request_duration_seconds_count\{route="\/api\/zip\/\{zip\}"\} 3$/m);
     expect(text).toMatch(/^upstream_calls_total\{provider="open-meteo",outcome="ok"\} 1$/m);
     expect(text).toMatch(/^sync_runs_total\{status="SUCCEEDED"\} 1$/m);
+    expect(text).toMatch(/^live_subscribers 3$/m);
+    expect(text).toMatch(/^live_resort_reports 2$/m);
+    expect(text).toMatch(/^live_updates_sent 17$/m);
+    expect(text).toMatch(/^sync_window_applied_timestamp_seconds 1800014400$/m);
   });
 });
