@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app/start.js';
-import type { Config } from '../src/lib/config.js';
+import { loadConfig, type Config } from '../src/lib/config.js';
 import { getJson, privateDatabase, startTestServer, TEST_KEY } from './helpers/server.js';
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
 import { httpSubscription, wsSubscription, type ResultStream } from './helpers/live.js';
@@ -152,6 +152,34 @@ describe('conditionsChanged on one server', () => {
     } finally {
       metric.close();
       imperial.close();
+    }
+  });
+});
+
+describe('a subscription stream that stays quiet', () => {
+  it('multipart writes an empty part as a heartbeat (Apollo Client skips it), SSE a comment', async () => {
+    const quiet = await startTestServer({ config: { graphql: { ...loadConfig({}).graphql, heartbeatMs: 50 } } });
+    try {
+      for (const [accept, beat] of [
+        ['multipart/mixed', '\r\n\r\n{}\r\n---'],
+        ['text/event-stream', ':\n\n'],
+      ] as const) {
+        const abort = new AbortController();
+        const res = await fetch(`${quiet.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept, 'x-api-key': TEST_KEY },
+          body: JSON.stringify({ query: SUBSCRIPTION, variables: { ids: ['vail'] } }),
+          signal: abort.signal,
+        });
+        const reader = res.body!.getReader();
+        let text = '';
+        // The first report, then heartbeats only: nothing changes on this server.
+        while (text.split(beat).length < 4) text += new TextDecoder().decode((await reader.read()).value);
+        abort.abort();
+        expect(text.match(/"reason":"INITIAL"/g)).toHaveLength(1);
+      }
+    } finally {
+      await quiet.close();
     }
   });
 });
