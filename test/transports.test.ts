@@ -62,6 +62,17 @@ describe.each(rows)('%s', (_name, t) => {
     if (a.status !== null) expect(a.status).toBe(200);
   });
 
+  it('answers the ZIP lookups alike: distance, bulk and reverse; an unknown code named', async () => {
+    const a = await t.send(app, {
+      query:
+        '{ zipDistance(from: "90210", to: "10001") { distanceMiles distanceKm } zips(codes: ["05401", "00000"]) { zip } zipsNear(lat: 39.64, lng: -106.37, limit: 1) { zip } }',
+    });
+    expect(a.body.errors).toBeUndefined();
+    expect(a.body.data).toEqual({ zipDistance: { distanceMiles: 2453.35, distanceKm: 3948.28 }, zips: [{ zip: '05401' }, null], zipsNear: [{ zip: '81657' }] });
+    const unknown = await t.send(app, { query: '{ zipDistance(from: "90210", to: "99999") { distanceMiles } }' });
+    expect(unknown.body.errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND', errors: [{ name: 'to', value: '99999' }] });
+  });
+
   it('trusted-only: an arbitrary document is refused (PERSISTED_QUERY_ONLY); a trusted one runs', async () => {
     const refused = await t.send(trusted, { query: ARBITRARY });
     expectRefused(t, refused, 'PERSISTED_QUERY_ONLY', 400);

@@ -25,6 +25,7 @@ export const QUERY_FIELD_FRESHNESS: Readonly<Record<string, Freshness>> = {
   city: 'static',
   zipStats: 'static',
   zips: 'static',
+  zipDistance: 'static',
   zipsNear: 'static',
   cities: 'static',
   resort: 'data',

@@ -1,9 +1,10 @@
 import { builder, byLimit } from '../builder.js';
-import { KM_PER_MILE } from '../../domain/geo.js';
+import { haversineMiles, KM_PER_MILE, roundMiles } from '../../domain/geo.js';
 import { argsOf } from '../../validation/args.js';
 import { ZIP_BOUNDS } from '../../validation/params.js';
-import { CitiesParams, LOOKUP_BOUNDS, ResortsNearParams, ZipCodesParams, ZipsNearParams } from '../../validation/lookup-params.js';
-import type { CityCount } from '../../data/repositories/zips.js';
+import { CitiesParams, LOOKUP_BOUNDS, ResortsNearParams, ZipCodesParams, ZipDistanceParams, ZipsNearParams } from '../../validation/lookup-params.js';
+import type { CityCount, ZipRecord } from '../../data/repositories/zips.js';
+import { loadZipAs } from './zip.js';
 import { NearbyZipRef, ZipRef } from './refs.js';
 import { NearbyResortRef } from './resort.js';
 
@@ -18,17 +19,40 @@ const CityMatchRef = builder.objectRef<CityCount>('CityMatch').implement({
   }),
 });
 
+const ZipDistanceRef = builder.objectRef<{ from: ZipRecord; to: ZipRecord; miles: number }>('ZipDistance').implement({
+  description: 'Two ZIP codes and the great-circle distance between their centroids (haversine, R = 3958.8 mi, as nearby searches measure).',
+  fields: (t) => ({
+    from: t.expose('from', { type: ZipRef }),
+    to: t.expose('to', { type: ZipRef }),
+    distanceMiles: t.float({ description: 'Miles, 0.01 precision.', resolve: (d) => roundMiles(d.miles) }),
+    distanceKm: t.float({ description: 'Kilometres, 0.01 precision.', resolve: (d) => Math.round(d.miles * KM_PER_MILE * 100) / 100 }),
+  }),
+});
+
 builder.queryFields((t) => {
   /** The position a reverse lookup starts from (its bounds are the zod schema's). */
   const position = () => ({
-    lat: t.arg.float({ required: true, description: '-90 to 90.' }),
-    lng: t.arg.float({ required: true, description: '-180 to 180.' }),
+    lat: t.arg.float({ required: true, description: 'Latitude of the point, degrees, -90 to 90.' }),
+    lng: t.arg.float({ required: true, description: 'Longitude of the point, degrees, -180 to 180.' }),
   });
   return {
+    zipDistance: t.field({
+      type: ZipDistanceRef,
+      nullable: true,
+      description: 'The distance between two ZIP codes. A malformed code is BAD_USER_INPUT, an unknown one NOT_FOUND, each naming `from` or `to`.',
+      args: t.validate(
+        { from: t.arg.string({ required: true, description: 'Exactly 5 digits.' }), to: t.arg.string({ required: true, description: 'Exactly 5 digits.' }) },
+        argsOf(ZipDistanceParams),
+      ),
+      resolve: async (_root, { from, to }, ctx) => {
+        const [a, b] = await Promise.all([loadZipAs(ctx, from, 'from'), loadZipAs(ctx, to, 'to')]);
+        return { from: a, to: b, miles: haversineMiles(a.lat, a.lng, b.lat, b.lng) };
+      },
+    }),
     zips: t.field({
       type: [ZipRef],
       nullable: { list: false, items: true },
-      description: `Up to ${LOOKUP_BOUNDS.zipCodes.max} ZIP codes at once, in the order asked; null for a code that does not exist.`,
+      description: `Up to ${LOOKUP_BOUNDS.zipCodes.max} ZIP codes at once, in the order asked; a code that does not exist is null here (GET /api/zips lists such codes apart, as notFound).`,
       complexity: (args) => ({ field: 1, multiplier: Array.isArray(args.codes) ? Math.min(args.codes.length, 10_000) : 1 }),
       args: t.validate(
         { codes: t.arg.stringList({ required: true, description: `1–${LOOKUP_BOUNDS.zipCodes.max} codes of exactly 5 digits.` }) },
@@ -45,8 +69,14 @@ builder.queryFields((t) => {
       args: t.validate(
         {
           ...position(),
-          radiusMiles: t.arg.float({ defaultValue: ZIP_BOUNDS.radiusMiles.default }),
-          limit: t.arg.int({ defaultValue: ZIP_BOUNDS.nearbyLimit.default }),
+          radiusMiles: t.arg.float({
+            description: `Search radius in miles, > 0 and <= ${ZIP_BOUNDS.radiusMiles.max}; default ${ZIP_BOUNDS.radiusMiles.default}.`,
+            defaultValue: ZIP_BOUNDS.radiusMiles.default,
+          }),
+          limit: t.arg.int({
+            description: `Most results to return, 1–${ZIP_BOUNDS.nearbyLimit.max}; default ${ZIP_BOUNDS.nearbyLimit.default}.`,
+            defaultValue: ZIP_BOUNDS.nearbyLimit.default,
+          }),
         },
         argsOf(ZipsNearParams),
       ),

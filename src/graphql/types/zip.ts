@@ -19,9 +19,14 @@ const radiusDoc = `Search radius in miles, > 0 and <= ${ZIP_BOUNDS.radiusMiles.m
 const limitDoc = `Most results to return, 1–${ZIP_BOUNDS.nearbyLimit.max}; default ${ZIP_BOUNDS.nearbyLimit.default}.`;
 
 /** Loads a ZIP or throws NOT_FOUND: REST answers 404 and GraphQL carries the code. */
-export async function loadZip(ctx: GraphQLContext, zip: string): Promise<ZipRecord> {
+export function loadZip(ctx: GraphQLContext, zip: string): Promise<ZipRecord> {
+  return loadZipAs(ctx, zip, 'zip');
+}
+
+/** The same, the error naming the argument the code came in (`from`, `to`). */
+export async function loadZipAs(ctx: GraphQLContext, zip: string, argument: string): Promise<ZipRecord> {
   const record = await ctx.loaders.zipByCode.load(zip);
-  if (!record) throw new NotFoundError('ZIP code', 'zip', zip);
+  if (!record) throw new NotFoundError('ZIP code', argument, zip);
   return record;
 }
 

@@ -67,11 +67,17 @@ function requestErrorStatus(errors: readonly { extensions?: Record<string, unkno
  * A kept answer (the response cache's: a REST body or a GraphQL one): 304 on If-None-Match, else
  * compressed once per representation, the cache told what a new representation holds.
  */
-export function sendKept(ex: Exchange, kept: Outcome & { kind: 'kept' }, cache: Pick<ResponseCache, 'resized'>, contentType: string): Promise<void> | void {
+export function sendKept(
+  ex: Exchange,
+  kept: Outcome & { kind: 'kept' },
+  cache: Pick<ResponseCache, 'resized'>,
+  contentType: string,
+  headers: readonly string[] = [],
+): Promise<void> | void {
   const answer = kept.answer as Representations;
   const key = kept.key;
   const held = answer.encodedBytes;
   // Most kept answers go out at once, as they are: no promise.
-  const sending = ex.sendRepresentation(contentType, answer, ['cache-control', kept.cacheControl]);
+  const sending = ex.sendRepresentation(contentType, answer, ['cache-control', kept.cacheControl, ...headers]);
   if (sending !== undefined) return sending.then(() => void (answer.encodedBytes !== held && cache.resized(key, answer)));
 }

@@ -6,6 +6,11 @@
  */
 export const PARAMETER_EXAMPLES: Readonly<Record<string, string | number>> = {
   zip: '90210',
+  from: '90210',
+  to: '10001',
+  codes: '90210,05401,10001',
+  lat: 39.64,
+  lng: -106.37,
   state: 'CO',
   city: 'Aspen',
   radiusMiles: 10,

@@ -5,6 +5,7 @@ import type { RestRoute } from './route.js';
 import { PARAMETER_EXAMPLES } from './examples.js';
 import { RESPONSE_EXAMPLES } from './operations/response-examples.js';
 import './responses.js';
+import { columnsOf, OFFERED, toCsv, toNdjson } from './list-formats.js';
 
 /**
  * /openapi.json: the OpenAPI 3.1 description of the REST API, generated from the route table —
@@ -107,15 +108,44 @@ function parameters(route: RestRoute, described: Map<string, string>): Json[] {
     const optional = schema.safeParse(undefined).success;
     const description = described.get(variableOf.get(name)!) ?? (input.description as string | undefined);
     delete input.description;
+    // A list is one comma-separated value (codes=90210,05401), or the parameter repeated.
+    const list = input.type === 'array';
+    const example = PARAMETER_EXAMPLES[name];
     return {
       name,
       in: inPath ? 'path' : 'query',
       ...(description ? { description } : {}),
       required: inPath || !optional,
+      ...(list ? { style: 'form', explode: false } : {}),
       schema: { ...input, ...(output.default !== undefined ? { default: output.default } : {}) },
-      ...(PARAMETER_EXAMPLES[name] !== undefined ? { example: PARAMETER_EXAMPLES[name] } : {}),
+      ...(example !== undefined ? { example: list ? String(example).split(',') : example } : {}),
     };
   });
+}
+
+/**
+ * A list's other forms (list-formats.ts): its items as CSV (one column per field, nested fields
+ * dotted) and as NDJSON (one item per line), with the recorded answer's items as the example.
+ */
+function listContent(route: RestRoute): Json {
+  const recorded = RESPONSE_EXAMPLES[route.path] as Record<string, unknown[]> | undefined;
+  const items = recorded?.[route.list!];
+  const item = ((route.response as unknown as z.ZodObject).shape[route.list!] as z.ZodArray<z.ZodType>).element;
+  return {
+    'text/csv': {
+      schema: {
+        type: 'string',
+        description: `The \`${route.list}\` items, RFC 4180 with a header row: ${columnsOf(item)
+          .map((c) => c.name)
+          .join(', ')}.`,
+      },
+      ...(items ? { example: toCsv(items, columnsOf(item)) } : {}),
+    },
+    'application/x-ndjson': {
+      schema: { type: 'string', description: `The \`${route.list}\` items, one JSON object per line.` },
+      ...(items ? { example: toNdjson(items) } : {}),
+    },
+  };
 }
 
 function operation(route: RestRoute, schema: GraphQLSchema): Json {
@@ -137,12 +167,14 @@ function operation(route: RestRoute, schema: GraphQLSchema): Json {
           schema: { $ref: `#/components/schemas/${idOf(route.response)}` },
           ...(RESPONSE_EXAMPLES[route.path] !== undefined ? { example: RESPONSE_EXAMPLES[route.path] } : {}),
         },
+        ...(route.list ? listContent(route) : {}),
       },
     },
     ...(route.freshness === 'none' ? {} : { 304: { description: 'Not modified: the If-None-Match tag is this answer’s.' } }),
     ...(params.length > 0 ? { 400: problem('A parameter is out of its bounds or malformed; `errors` names each one.') } : {}),
     401: problem('No key, an unknown key, or a revoked key.'),
     ...(route.method === 'POST' ? { 403: problem('The key lacks the admin scope.') } : {}),
+    ...(route.list ? { 406: problem(`The Accept header names none of ${OFFERED}.`) } : {}),
     ...(hasId ? { 404: problem('No such ZIP code, state, city or resort.') } : {}),
     429: {
       ...problem('Over the per-second rate, the monthly quota, or the cost budget; see Retry-After.'),

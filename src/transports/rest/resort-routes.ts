@@ -85,6 +85,7 @@ export const resortRoutes = [
       units: UNIT_LABELS[p.units],
       resorts: d.resorts.resorts.map(summary),
     }),
+    list: 'resorts',
   }),
   route({
     freshness: 'data',

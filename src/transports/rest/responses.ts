@@ -52,11 +52,42 @@ export const ZipRecord = obj(
 
 export const ZipStats = obj({ totalZips: int, totalStates: int }).meta({ id: 'ZipStats' });
 
+const NearbyZip = obj({ zip: str, city: str, stateCode: str, county: str, lat: num, lng: num, distanceMiles: num });
+
 export const Nearby = obj({
   center: obj({ zip: str, lat: num, lng: num }),
   radiusMiles: num,
-  results: z.array(obj({ zip: str, city: str, stateCode: str, county: str, lat: num, lng: num, distanceMiles: num })),
+  results: z.array(NearbyZip),
 }).meta({ id: 'Nearby' });
+
+export const ZipsNear = obj(
+  {
+    center: obj({ lat: num, lng: num }, 'The point asked about.'),
+    radiusMiles: num,
+    results: z.array(NearbyZip),
+  },
+  'The ZIP codes nearest a point, nearest first.',
+).meta({ id: 'ZipsNear' });
+
+const ZipPoint = obj({ zip: str, city: str, stateCode: str, lat: num, lng: num });
+
+export const ZipDistance = obj(
+  {
+    from: ZipPoint,
+    to: ZipPoint,
+    distanceMiles: num.meta({ description: 'Great-circle miles between the centroids (haversine, R = 3958.8 mi), 0.01 precision.' }),
+    distanceKm: num.meta({ description: 'The same in kilometres, 0.01 precision.' }),
+  },
+  'Two ZIP codes and the distance between them.',
+).meta({ id: 'ZipDistance' });
+
+export const ZipList = obj(
+  {
+    zipcodes: z.array(ZipRecord).meta({ description: 'The codes found, in the order asked (each once).' }),
+    notFound: z.array(str).meta({ description: 'The codes asked for that do not exist, in the order asked.' }),
+  },
+  'Several ZIP codes at once.',
+).meta({ id: 'ZipList' });
 
 export const States = z.array(obj({ stateCode: str, stateName: str, zipCount: int })).meta({ id: 'States' });
 

@@ -29,6 +29,11 @@ export interface RestRoute<P extends z.ZodType = z.ZodType, R = unknown, B exten
   freshness: Freshness;
   /** A sentence for the API description (/openapi.json, /docs). */
   summary: string;
+  /**
+   * For a list: the field of the documented body that holds its items. The path then answers
+   * `Accept: text/csv` and `application/x-ndjson` too, with those items (list-formats.ts).
+   */
+  list?: string;
 }
 
 /** Keeps each route's parameter and data types attached to its own callbacks inside a heterogeneous table. */

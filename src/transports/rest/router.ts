@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { GraphQLError, type DocumentNode } from 'graphql';
 import { parseParams } from '../../validation/validate.js';
 import { badInput } from '../../lib/errors.js';
@@ -11,13 +12,19 @@ import { TRANSPORTS, type OperationRequest } from '../../operation/operation.js'
 import type { Pipeline } from '../../operation/pipeline.js';
 import { sendKept } from '../graphql/answer.js';
 import type { RestRoute } from './route.js';
+import { type Column, columnsOf, LIST_MEDIA_TYPES, negotiateList, OFFERED, toCsv, toNdjson } from './list-formats.js';
 
 interface MountedRoute {
   route: RestRoute;
   segments: string[];
   allow: string;
   methods: ReadonlySet<string>;
+  /** A list's CSV columns (from its documented item), when the route is a list. */
+  columns: Column[] | null;
 }
+
+/** A list's answer depends on the Accept header too. */
+const VARY_ACCEPT = ['vary', 'accept'];
 
 export interface RestRouterDeps {
   routes: readonly RestRoute[];
@@ -40,7 +47,7 @@ export function createRestRouter({ routes, pipeline, cache, makeContext }: RestR
     const method = route.method ?? 'GET';
     const list = bySegmentCount.get(segments.length) ?? [];
     const methods = method === 'GET' ? ['GET', 'HEAD'] : [method];
-    list.push({ route, segments, allow: methods.join(', '), methods: new Set(methods) });
+    list.push({ route, segments, allow: methods.join(', '), methods: new Set(methods), columns: route.list ? columnsOf(itemOf(route)) : null });
     bySegmentCount.set(segments.length, list);
   }
 
@@ -72,6 +79,20 @@ export function createRestRouter({ routes, pipeline, cache, makeContext }: RestR
       sendProblem(ex, { status: 405, code: 'METHOD_NOT_ALLOWED', detail: `${method} is not allowed here; use ${allow}`, headers: ['allow', allow] });
       return true;
     }
+    // A list answers JSON, CSV or NDJSON, as the Accept header asks.
+    const format = found.mounted.columns ? negotiateList(ex.req.headers.accept) : 'json';
+    if (format === null) {
+      const value = ex.req.headers.accept ?? null;
+      sendProblem(ex, {
+        status: 406,
+        code: 'NOT_ACCEPTABLE',
+        detail: `This list is answered as ${OFFERED}; the request accepts ${JSON.stringify(value)}.`,
+        errors: [{ name: 'accept', value, bound: OFFERED, message: `accept must name ${OFFERED}` }],
+        headers: VARY_ACCEPT,
+      });
+      return true;
+    }
+    const { columns } = found.mounted;
     let context: GraphQLContext | undefined;
     try {
       const raw: Record<string, unknown> = {};
@@ -98,7 +119,17 @@ export function createRestRouter({ routes, pipeline, cache, makeContext }: RestR
         // Not a cross-site concern: a route runs only the server's own operation, and a GET route a query.
         crossSiteSafe: true,
         ...(overGet
-          ? { keep: { key: `${route.path}\n${JSON.stringify(params)}`, serialize: (data: unknown) => JSON.stringify(route.shape(data as never, params)) } }
+          ? {
+              keep: {
+                key: `${route.path}\n${JSON.stringify(params)}${format === 'json' ? '' : `\n${format}`}`,
+                serialize: (data: unknown) => {
+                  const body = route.shape(data as never, params);
+                  if (format === 'json') return JSON.stringify(body);
+                  const items = (body as Record<string, unknown[]>)[route.list!]!;
+                  return format === 'csv' ? toCsv(items, columns!) : toNdjson(items);
+                },
+              },
+            }
           : {}),
       };
       // A kept answer first, by the response-cache step's own lookup (the steps before it pass a
@@ -113,7 +144,7 @@ export function createRestRouter({ routes, pipeline, cache, makeContext }: RestR
       }
       if (outcome.kind === 'kept') {
         // No name in this async frame holds the body while it is compressed (see exchange.ts).
-        await sendKept(ex, outcome, cache, JSON_TYPE);
+        await sendKept(ex, outcome, cache, LIST_MEDIA_TYPES[format], columns ? VARY_ACCEPT : undefined);
         return true;
       }
       const errors = outcome.kind === 'refused' ? outcome.errors : outcome.kind === 'result' ? outcome.result.errors : undefined;
@@ -132,6 +163,13 @@ export function createRestRouter({ routes, pipeline, cache, makeContext }: RestR
   }
 
   return { handle };
+}
+
+/** The documented schema of a list route's items. */
+function itemOf(route: RestRoute): z.ZodType {
+  const list = (route.response as unknown as z.ZodObject).shape[route.list!] as z.ZodArray<z.ZodType> | undefined;
+  if (!list?.element) throw new Error(`${route.path}: its documented body has no list "${route.list}"`);
+  return list.element;
 }
 
 function decodePathSegment(name: string, value: string): string {

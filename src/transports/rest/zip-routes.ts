@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CityParams, NearbyParams, StateZipsParams, ZipParams } from '../../validation/params.js';
+import { ZipCodesParams, ZipDistanceParams, ZipsNearParams } from '../../validation/lookup-params.js';
 import { route } from './route.js';
 import * as R from './responses.js';
 import {
@@ -8,8 +9,14 @@ import {
   RestStatesDocument,
   RestStateZipsDocument,
   RestZipDocument,
+  RestZipDistanceDocument,
+  RestZipsDocument,
+  RestZipsNearDocument,
   RestZipStatsDocument,
 } from './operations/generated.js';
+
+/** Each code once, in the order first asked. */
+const unique = (codes: readonly string[]) => [...new Set(codes)];
 
 /** The documented ZIP API paths (operations in operations/zip.graphql). */
 export const zipRoutes = [
@@ -40,6 +47,7 @@ export const zipRoutes = [
     params: NearbyParams,
     operation: RestNearbyDocument,
     shape: (d) => d.nearbyZips,
+    list: 'results',
   }),
   route({
     freshness: 'static',
@@ -65,6 +73,7 @@ export const zipRoutes = [
       offset: p.offset,
       zipcodes: d.state!.zipcodes!,
     }),
+    list: 'zipcodes',
   }),
   route({
     freshness: 'static',
@@ -78,5 +87,39 @@ export const zipRoutes = [
       const { stateCode, ...rest } = d.city!;
       return stateCode ? { city: rest.city, stateCode, count: rest.count, zipcodes: rest.zipcodes } : rest;
     },
+    list: 'zipcodes',
+  }),
+  route({
+    freshness: 'static',
+    path: '/api/zip/:from/distance/:to',
+    summary: 'The great-circle distance between two ZIP codes (their centroids), in miles and kilometres.',
+    response: R.ZipDistance,
+    params: ZipDistanceParams,
+    operation: RestZipDistanceDocument,
+    shape: (d) => d.zipDistance,
+  }),
+  route({
+    freshness: 'static',
+    path: '/api/zips',
+    summary: 'Up to 100 ZIP codes at once (codes=90210,05401,…), in the order asked; the ones that do not exist listed apart.',
+    response: R.ZipList,
+    params: ZipCodesParams,
+    variables: (p) => ({ codes: unique(p.codes) }),
+    operation: RestZipsDocument,
+    shape: (d, p) => {
+      const asked = unique(p.codes);
+      return { zipcodes: d.zips.filter((z) => z !== null), notFound: asked.filter((_code, i) => d.zips[i] === null) };
+    },
+    list: 'zipcodes',
+  }),
+  route({
+    freshness: 'static',
+    path: '/api/zips/near',
+    summary: 'The ZIP codes nearest a point (lat, lng), nearest first: a reverse lookup.',
+    response: R.ZipsNear,
+    params: ZipsNearParams,
+    operation: RestZipsNearDocument,
+    shape: (d, p) => ({ center: { lat: p.lat, lng: p.lng }, radiusMiles: p.radiusMiles, results: d.zipsNear }),
+    list: 'results',
   }),
 ];

@@ -907,6 +907,24 @@ export const RESPONSE_EXAMPLES: Readonly<Record<string, unknown>> = {
     "lastRun": null,
     "nextScheduledRun": null
   },
+  "/api/zip/:from/distance/:to": {
+    "from": {
+      "zip": "90210",
+      "city": "Beverly Hills",
+      "stateCode": "CA",
+      "lat": 34.0901,
+      "lng": -118.4065
+    },
+    "to": {
+      "zip": "10001",
+      "city": "New York",
+      "stateCode": "NY",
+      "lat": 40.7484,
+      "lng": -73.9967
+    },
+    "distanceMiles": 2453.35,
+    "distanceKm": 3948.28
+  },
   "/api/zip/:zip": {
     "zip": "90210",
     "city": "Beverly Hills",
@@ -944,6 +962,64 @@ export const RESPONSE_EXAMPLES: Readonly<Record<string, unknown>> = {
         "lat": 34.0736,
         "lng": -118.4004,
         "distanceMiles": 1.19
+      }
+    ]
+  },
+  "/api/zips": {
+    "zipcodes": [
+      {
+        "zip": "90210",
+        "city": "Beverly Hills",
+        "stateCode": "CA",
+        "stateName": "California",
+        "county": "Los Angeles",
+        "countyFips": "06037",
+        "lat": 34.0901,
+        "lng": -118.4065,
+        "timezone": "America/Los_Angeles",
+        "lastUpdated": "2026-03-11T00:00:00.000Z"
+      },
+      {
+        "zip": "05401",
+        "city": "Burlington",
+        "stateCode": "VT",
+        "stateName": "Vermont",
+        "county": "Chittenden",
+        "countyFips": "50007",
+        "lat": 44.484,
+        "lng": -73.2199,
+        "timezone": "America/New_York",
+        "lastUpdated": "2026-03-11T00:00:00.000Z"
+      }
+    ],
+    "notFound": [
+      "00000"
+    ]
+  },
+  "/api/zips/near": {
+    "center": {
+      "lat": 39.64,
+      "lng": -106.37
+    },
+    "radiusMiles": 10,
+    "results": [
+      {
+        "zip": "81657",
+        "city": "Vail",
+        "stateCode": "CO",
+        "county": "Eagle",
+        "lat": 39.6512,
+        "lng": -106.3234,
+        "distanceMiles": 2.6
+      },
+      {
+        "zip": "81645",
+        "city": "Minturn",
+        "stateCode": "CO",
+        "county": "Eagle",
+        "lat": 39.5805,
+        "lng": -106.4176,
+        "distanceMiles": 4.83
       }
     ]
   },
