@@ -6,13 +6,19 @@ import type { RestRoute } from '../transports/rest/route.js';
 import { validate } from '../validation/validate.js';
 import { nextTurn } from '../lib/turn.js';
 
-/** Real values for every route's path parameters (the ZIP and resort data are the server's own). */
+/** Real values for every route's required parameters (the ZIP and resort data are the server's own). */
 export interface WarmUpSamples {
   zip: string;
   state: string;
   city: string;
   id: string;
   with: string;
+  /** Two ZIP codes for a distance, several for a bulk lookup, a point for a reverse one. */
+  from: string;
+  to: string;
+  codes: string;
+  lat: number;
+  lng: number;
 }
 
 /**
@@ -44,9 +50,10 @@ export async function warmUp(
 async function warmUpRound(routes: readonly RestRoute[], pipeline: Pipeline, context: GraphQLContext, samples: WarmUpSamples): Promise<void> {
   for (const route of routes) {
     if ((route.method ?? 'GET') !== 'GET' || route.freshness === 'none' || route.path.endsWith('/history')) continue;
+    // Every parameter a sample is for (path parameters, compare's `with`, a bulk lookup's codes, a
+    // point); the rest take their defaults.
     const raw: Record<string, unknown> = {};
-    for (const [, name] of route.path.matchAll(/:(\w+)/g)) raw[name!] = samples[name as keyof WarmUpSamples];
-    if ('with' in (route.params as unknown as { shape: object }).shape) raw.with = samples.with;
+    for (const name of Object.keys((route.params as unknown as { shape: object }).shape)) if (name in samples) raw[name] = samples[name as keyof WarmUpSamples];
     const params = validate(route.params, raw);
     const variables = (route.variables ? route.variables(params) : params) as Record<string, unknown>;
     // The route's own operation through the same pipeline as a request (kept answers aside: nothing is stored).
