@@ -216,7 +216,13 @@ describe.skipIf(!haveRedis)('live conditions across two replicas sharing one Red
       const [update] = updatesOf(await stream.take(1));
       expect(update).toEqual({ ...vail, reason: 'SYNC', syncedAt: later });
       // Steamboat's report did not change: nothing for it. Had anything been sent for it, it would
-      // come before the next run's updates.
+      // come before the next run's updates. (The run starts once every replica has the stored
+      // version: a run numbers itself after the newest window it knows, and one numbered as the
+      // version set above would not be shared over it.)
+      await until(
+        async () => replicas.map((r) => windowAt(r, version + 1)),
+        (xs) => xs.every((x) => x !== null),
+      );
       await runOn(urls[follower]!);
       expect(updatesOf(await stream.take(2)).map((u) => [u.resortId, u.reason])).toEqual([
         ['vail', 'SYNC'],
