@@ -61,9 +61,14 @@ const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'optio
 export function openApiBreakingChanges(released: Json, current: Json): BreakingChange[] {
   const { diffs } = apiCompare(released, current);
   const changes = new Map<string, BreakingChange>();
+  const answersOnly = responseOnlySchemas(current);
   for (const d of diffs) {
     if (d.type !== 'breaking') continue;
     const at = d.path.map(String);
+    // A member added to a schema only answers use is a new field of the answer: the diff tool
+    // cannot tell (the schemas are strict objects), but a client that reads the old fields reads
+    // them still. What a request takes is judged as the tool says.
+    if (d.action === 'add' && at[0] === 'components' && at[1] === 'schemas' && answersOnly.has(at[2]!)) continue;
     // HEAD is its GET without the body: a change to both is one change, named by the GET.
     const coordinate = openApiCoordinate(released, at).replace(/^HEAD /, 'GET ');
     if (!changes.has(coordinate))
@@ -75,6 +80,36 @@ export function openApiBreakingChanges(released: Json, current: Json): BreakingC
       });
   }
   return [...changes.values()];
+}
+
+/** The component schemas answers reach (directly or through others) and nothing a request sends does. */
+function responseOnlySchemas(doc: Json): Set<string> {
+  const schemas = ((doc.components as Json | undefined)?.schemas ?? {}) as Json;
+  const refsIn = (value: unknown) => [...JSON.stringify(value ?? null).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
+  /** Every schema reachable from `value` through references. */
+  const reach = (value: unknown): Set<string> => {
+    const seen = new Set<string>();
+    const stack = refsIn(value);
+    while (stack.length > 0) {
+      const name = stack.pop()!;
+      if (seen.has(name)) continue;
+      seen.add(name);
+      stack.push(...refsIn(schemas[name]));
+    }
+    return seen;
+  };
+  const answers: unknown[] = [];
+  const requests: unknown[] = [];
+  for (const item of Object.values((doc.paths ?? {}) as Record<string, Json>)) {
+    for (const [method, op] of Object.entries(item)) {
+      if (!METHODS.has(method)) continue;
+      const { responses, ...rest } = op as Json;
+      answers.push(responses);
+      requests.push(rest);
+    }
+  }
+  const sent = reach(requests);
+  return new Set([...reach(answers)].filter((name) => !sent.has(name)));
 }
 
 /** `GET /api/zip/{zip}/nearby`, with the parameter's name when the change is in one. */

@@ -69,6 +69,19 @@ describe('API change policy', () => {
     expect(judge(changes, changelog()).every((v) => !v.allowed)).toBe(true);
   });
 
+  it('a member added to an answer is not breaking; one removed from it is', () => {
+    const released = zipPart();
+    const added = clone(released);
+    const nearby = added.components.schemas.Nearby;
+    nearby.properties.unit = { type: 'string' };
+    nearby.required.push('unit');
+    expect(openApiBreakingChanges(released, added)).toEqual([]);
+    const removed = clone(released);
+    delete removed.components.schemas.Nearby.properties.radiusMiles;
+    removed.components.schemas.Nearby.required = removed.components.schemas.Nearby.required.filter((n: string) => n !== 'radiusMiles');
+    expect(openApiBreakingChanges(released, removed).length).toBeGreaterThan(0);
+  });
+
   it('a REST path deprecated in the release and recorded may go', () => {
     const released = zipPart();
     released.paths['/api/stats'].get.deprecated = true;
