@@ -29,7 +29,7 @@ const meteo = (u = upstream()) => new OpenMeteoProvider(u, { forecast: `${fake.u
 const dayIndex = (d: string) => Math.round(Date.parse(`${d}T00:00:00Z`) / 86_400_000);
 
 describe('Open-Meteo adapter', () => {
-  it('maps the forecast API to daily weather at base and summit', async () => {
+  it('maps the forecast API to daily weather at base, mid-mountain and summit', async () => {
     const from = addDays(TODAY, -59);
     const to = addDays(TODAY, 6);
     const days = await meteo().daily(vail, from, to, TODAY);
@@ -37,7 +37,9 @@ describe('Open-Meteo adapter', () => {
     expect(days[0]!.date).toBe(from);
     expect(days.at(-1)!.date).toBe(to);
     const url = new URL(fake.requests[0]!, 'http://x');
-    expect(url.searchParams.get('elevation')).toBe('2475,3527');
+    // Base, mid-mountain (halfway, to the metre) and summit, at the resort's coordinates.
+    expect(url.searchParams.get('elevation')).toBe('2475,3001,3527');
+    expect(url.searchParams.get('latitude')).toBe(`${vail.lat},${vail.lat},${vail.lat}`);
     // A day more each way: Open-Meteo counts from the resort's local today. Asked in its zone.
     expect(url.searchParams.get('past_days')).toBe('60');
     expect(url.searchParams.get('forecast_days')).toBe('8');
@@ -47,11 +49,17 @@ describe('Open-Meteo adapter', () => {
       const i = dayIndex(d.date);
       expect(d.baseTempMax).toBe(fakeDaily.tempMax(2475, i));
       expect(d.summitTempMin).toBe(fakeDaily.tempMin(3527, i));
+      expect(d.midTempMin).toBe(fakeDaily.tempMin(3001, i));
+      expect(d.midTempMax).toBe(fakeDaily.tempMax(3001, i));
+      expect(d.windSpeedMidKmh).toBe(Math.round((20 + 3001 / 100) * 10) / 10);
+      expect(d.windGustMidKmh).toBe(Math.round((35 + 3001 / 100) * 10) / 10);
+      expect(d.snowfallMidCm).toBe(fakeDaily.snowfall(i));
       expect(d.snowfallSummitCm).toBe(fakeDaily.snowfall(i));
       // Preceding-hour values: the label 01:00 is hour 0; the label 00:00 of the next day is hour 23.
       const hours = Array.from({ length: 24 }, (_, h) => (h < 23 ? fakeDaily.snowfallAtLabel(i, h + 1) : fakeDaily.snowfallAtLabel(i + 1, 0)));
       expect(d.snowfallSummitHourly).toBe(hours.join(','));
       expect(d.snowDepthBaseCm).toBe(125);
+      expect(d.snowDepthMidCm).toBe(125);
       expect(d.windGustSummitKmh).toBeGreaterThanOrEqual(d.windSpeedSummitKmh);
       if (d.date >= TODAY) expect([80, 10]).toContain(d.precipitationProbability);
       else expect(d.precipitationProbability).toBe(d.precipitationMm > 0 ? 100 : 0);

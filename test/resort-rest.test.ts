@@ -28,10 +28,12 @@ describe.each(['', '/v1'])('resort REST paths under "%s"', (prefix) => {
     const r = first.body.resorts[0];
     expect(Object.keys(r.conditions).sort()).toEqual([
       'newSnow24h',
+      'newSnow48h',
       'newSnow72h',
       'openLifts',
       'openTrails',
       'snowDepthBase',
+      'snowDepthMid',
       'snowDepthSummit',
       'status',
       'surface',
@@ -109,7 +111,18 @@ describe.each(['', '/v1'])('resort REST paths under "%s"', (prefix) => {
     expect(b.elevation).toEqual({ base: 2475, summit: 3527, vertical: 1052 });
     expect(b.operation.status).toMatch(/^(OPEN|CLOSED)$/);
     expect(b.operation.seasonOpens < '2027-01-15' && b.operation.seasonCloses > '2027-01-15').toBe(true);
-    expect(Object.keys(b.snow).sort()).toEqual(['depthBase', 'depthSummit', 'newSnow24h', 'newSnow72h', 'newSnow7d', 'seasonTotal', 'surface']);
+    expect(Object.keys(b.snow).sort()).toEqual([
+      'depthBase',
+      'depthMid',
+      'depthSummit',
+      'lastSnowfall',
+      'newSnow24h',
+      'newSnow48h',
+      'newSnow72h',
+      'newSnow7d',
+      'seasonTotal',
+      'surface',
+    ]);
     expect(b.snow.newSnow72h).toBeGreaterThanOrEqual(b.snow.newSnow24h);
     expect(b.snow.newSnow7d).toBeGreaterThanOrEqual(b.snow.newSnow72h);
     expect(b.snow.seasonTotal).toBeGreaterThanOrEqual(b.snow.newSnow7d);

@@ -35,7 +35,7 @@ function cosineMiles(lat1: number, lng1: number, lat2: number, lng2: number): nu
   return 3958.8 * Math.acos(Math.min(1, Math.max(-1, c)));
 }
 
-const gql = async (query: string) =>
+const ask = async (query: string) =>
   (await getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) })).body;
 
 describe('the records the lists give', () => {
@@ -57,7 +57,7 @@ describe('distance between two ZIP codes', () => {
         expect(Math.abs(rest.body.distanceKm - miles * 1.609344)).toBeLessThan(0.011 + miles * 1e-9);
         expect(rest.body.from).toEqual({ zip: a.zip, city: a.city, stateCode: a.stateCode, lat: a.lat, lng: a.lng });
         expect(rest.body.to.zip).toBe(b.zip);
-        const g = await gql(`{ zipDistance(from: "${a.zip}", to: "${b.zip}") { from { zip } to { zip } distanceMiles distanceKm } }`);
+        const g = await ask(`{ zipDistance(from: "${a.zip}", to: "${b.zip}") { from { zip } to { zip } distanceMiles distanceKm } }`);
         expect(g.data.zipDistance).toEqual({
           from: { zip: a.zip },
           to: { zip: b.zip },
@@ -82,7 +82,7 @@ describe('distance between two ZIP codes', () => {
     expect(malformed.errors).toEqual([{ name: 'to', value: '1234', bound: 'exactly 5 digits', message: 'to must be exactly 5 digits' }]);
     const unknown = expectProblem(await getJson(app, '/api/zip/00000/distance/90210'), 404);
     expect(unknown.errors).toMatchObject([{ name: 'from', value: '00000' }]);
-    const g = await gql('{ zipDistance(from: "90210", to: "99999") { distanceMiles } }');
+    const g = await ask('{ zipDistance(from: "90210", to: "99999") { distanceMiles } }');
     expect(g.errors[0].extensions).toMatchObject({ code: 'NOT_FOUND', errors: [{ name: 'to', value: '99999' }] });
   });
 });
@@ -95,7 +95,7 @@ describe('bulk lookup', () => {
     expect(r.body.notFound).toEqual(['00000', '99999']);
     const one = (await getJson(app, '/api/zip/90210')).body;
     expect(r.body.zipcodes[1]).toEqual(one);
-    const g = await gql('{ zips(codes: ["05401", "00000", "90210"]) { zip city } }');
+    const g = await ask('{ zips(codes: ["05401", "00000", "90210"]) { zip city } }');
     expect(g.data.zips).toEqual([{ zip: '05401', city: 'Burlington' }, null, { zip: '90210', city: 'Beverly Hills' }]);
     // The parameter repeated is the same list.
     expect((await getJson(app, '/api/zips?codes=05401&codes=90210')).body.zipcodes).toHaveLength(2);
@@ -134,7 +134,7 @@ describe('reverse lookup', () => {
           const got = r.body.results as { zip: string; distanceMiles: number }[];
           expect(got).toHaveLength(brute.length);
           for (const [k, z] of got.entries()) expect(Math.abs(z.distanceMiles - brute[k]!.miles)).toBeLessThan(0.011);
-          const g = await gql(`{ zipsNear(lat: ${lat}, lng: ${lng}, radiusMiles: 20, limit: 10) { zip distanceMiles } }`);
+          const g = await ask(`{ zipsNear(lat: ${lat}, lng: ${lng}, radiusMiles: 20, limit: 10) { zip distanceMiles } }`);
           expect(g.data.zipsNear).toEqual(got.map((z) => ({ zip: z.zip, distanceMiles: z.distanceMiles })));
         },
       ),
@@ -248,7 +248,7 @@ describe('CSV of a whole page', () => {
 
 describe('GraphQL: the new lookups on every field’s terms', () => {
   it('zipDistance refuses a malformed code naming it', async () => {
-    const g = await gql('{ zipDistance(from: "9021", to: "90210") { distanceMiles } }');
+    const g = await ask('{ zipDistance(from: "9021", to: "90210") { distanceMiles } }');
     expect(g.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', errors: [{ name: 'from', bound: 'exactly 5 digits' }] });
   });
 });

@@ -340,12 +340,18 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     const resorts = repos.resorts.all();
     const samplesOf = (round: number) => {
       const row = (round * 997) % zips.size;
+      const other = (row + 4999) % zips.size;
       return {
         zip: zips.zipAt(row),
         state: zips.stateCodeAt(row),
         city: zips.cityAt(row),
         id: resorts[round % resorts.length]!.id,
         with: resorts[(round + 1) % resorts.length]!.id,
+        from: zips.zipAt(row),
+        to: zips.zipAt(other),
+        codes: `${zips.zipAt(row)},${zips.zipAt(other)}`,
+        lat: resorts[round % resorts.length]!.lat,
+        lng: resorts[round % resorts.length]!.lng,
       };
     };
     if (zips.size > 0 && resorts.length > 1) await warmUp(routes, pipeline, newContext, samplesOf, config.warmUpRounds);

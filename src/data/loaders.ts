@@ -1,7 +1,8 @@
 import DataLoader from 'dataloader';
 import { addDays } from '../domain/dates.js';
 import type { LiftFacts, TrailFacts } from '../domain/resort.js';
-import { FORECAST_DAYS } from '../domain/weather/window.js';
+import { FORECAST_DAYS, windowFor } from '../domain/weather/window.js';
+import { MEASURABLE_SNOWFALL_CM, type Snowfall } from '../domain/conditions.js';
 import type { ResortRecord } from './repositories/resorts.js';
 import type { StoredDay } from './repositories/weather.js';
 import type { StateRecord, ZipRecord } from './repositories/zips.js';
@@ -31,6 +32,7 @@ export interface Loaders {
   readonly liftsByResort: DataLoader<string, LiftFacts[]>;
   readonly liveLiftsByResort: DataLoader<string, LiveLiftRow[]>;
   readonly recentDaysByResort: DataLoader<string, StoredDay[]>;
+  readonly earlierSnowfallByResort: DataLoader<string, Snowfall | null>;
   readonly snapshotByResort: DataLoader<string, ResortSnapshot<ResortRecord>>;
 }
 
@@ -86,6 +88,7 @@ export class RequestLoaders implements Loaders {
   private _liftsByResort?: Loaders['liftsByResort'];
   private _liveLiftsByResort?: Loaders['liveLiftsByResort'];
   private _recentDaysByResort?: Loaders['recentDaysByResort'];
+  private _earlierSnowfallByResort?: Loaders['earlierSnowfallByResort'];
   private _snapshotByResort?: Loaders['snapshotByResort'];
 
   constructor(private readonly services: LoaderServices) {}
@@ -169,6 +172,22 @@ export class RequestLoaders implements Loaders {
   }
 
   /**
+   * Each resort's last measurable snowfall before its recent days (above): a report's
+   * `lastSnowfall` when none of those had any. Looked for over the stored window.
+   */
+  get earlierSnowfallByResort() {
+    const { repos, weatherWindow } = this.services;
+    return (this._earlierSnowfallByResort ??= new DataLoader(
+      batch('earlierSnowfallByResort', async (ids: readonly string[]) => {
+        const today = await weatherWindow.ensureFor(ids);
+        const rows = repos.weather.lastSnowfalls(ids, windowFor(today).from, addDays(today, -8), MEASURABLE_SNOWFALL_CM);
+        const byId = new Map(rows.map((r) => [r.resortId, { date: r.date, cm: r.cm }]));
+        return ids.map((id) => byId.get(id) ?? null);
+      }),
+    ));
+  }
+
+  /**
    * Snapshots come from the shared store; only resorts missing there are loaded, in one batch per
    * loader for up to `snapshotChunk` resorts. More (a ranking over thousands of imported resorts)
    * are loaded and built a chunk per turn of the event loop, so other requests go on meanwhile.
@@ -184,7 +203,15 @@ export class RequestLoaders implements Loaders {
           const built = await this.buildSnapshots(ids, restarts < SNAPSHOT_RESTARTS);
           if (built) return built;
           // Rows read before the change must not be reused: every loader under the snapshots forgets.
-          for (const loader of [this.resortById, this.recentDaysByResort, this.trailsByResort, this.liftsByResort, this.liveLiftsByResort]) loader.clearAll();
+          for (const loader of [
+            this.resortById,
+            this.recentDaysByResort,
+            this.earlierSnowfallByResort,
+            this.trailsByResort,
+            this.liftsByResort,
+            this.liveLiftsByResort,
+          ])
+            loader.clearAll();
         }
       }),
     ));
@@ -213,9 +240,10 @@ export class RequestLoaders implements Loaders {
     for (let start = 0; start < wanted.length; start += snapshotChunk) {
       if (start > 0) await nextTurn();
       const missing = wanted.slice(start, start + snapshotChunk);
-      const [resorts, days, trails, lifts, live] = await Promise.all([
+      const [resorts, days, earlier, trails, lifts, live] = await Promise.all([
         this.resortById.loadMany(missing),
         this.recentDaysByResort.loadMany(missing),
+        this.earlierSnowfallByResort.loadMany(missing),
         this.trailsByResort.loadMany(missing),
         this.liftsByResort.loadMany(missing),
         this.liveLiftsByResort.loadMany(missing),
@@ -224,6 +252,7 @@ export class RequestLoaders implements Loaders {
       if (mayRestart && this.generationNow().generation !== generation) return null;
       const r = unwrap(resorts);
       const d = unwrap(days);
+      const e = unwrap(earlier);
       const t = unwrap(trails);
       const l = unwrap(lifts);
       const v = unwrap(live);
@@ -231,7 +260,7 @@ export class RequestLoaders implements Loaders {
         const resort = r[i];
         if (!resort) return;
         const offsets = this.services.repos.zoneOffsets.of(resort.timezone);
-        const snapshot = buildSnapshot({ resort, days: d[i]!, trails: t[i]!, lifts: l[i]!, live: v[i]!, asOf, offsets });
+        const snapshot = buildSnapshot({ resort, days: d[i]!, earlierSnowfall: e[i]!, trails: t[i]!, lifts: l[i]!, live: v[i]!, asOf, offsets });
         snapshots.set(generation, snapshot);
         found.set(id, snapshot);
       });

@@ -2,7 +2,8 @@ import { addDays } from './dates.js';
 import { inSeason, plannedSeason, type PlannedSeason } from './season.js';
 import type { LiftFacts, ResortFacts, TrailFacts } from './resort.js';
 import type { DailyWeather } from './weather/daily.js';
-import { snowfallBefore } from './weather/hourly.js';
+import { hoursOf, snowfallBefore } from './weather/hourly.js';
+import { seasonAnchorMonthDay } from './weather/climate.js';
 
 /**
  * The snow report: pure functions from a resort, its inventory and its recent daily weather to
@@ -59,11 +60,16 @@ export interface SnowReport {
   statusReason: string;
   season: PlannedSeason;
   snowDepthBaseCm: number;
+  /** At mid-mountain, kept between the base's and the summit's (a model's mid cell can fall outside). */
+  snowDepthMidCm: number;
   snowDepthSummitCm: number;
   newSnow24hCm: number;
+  newSnow48hCm: number;
   newSnow72hCm: number;
   newSnow7dCm: number;
   seasonSnowfallCm: number;
+  /** The last day this season with measurable summit snowfall, and how much; null when none. */
+  lastSnowfall: Snowfall | null;
   surface: SnowSurface;
   /** Local hour the new-snow windows end at (they cover whole hours before it). */
   hour: number;
@@ -75,12 +81,52 @@ export interface SnowReport {
   totalLifts: number;
 }
 
+/** A day's summit snowfall. */
+export interface Snowfall {
+  date: string;
+  cm: number;
+}
+
+/** Snowfall that counts as a snowfall: 0.1 in, the usual threshold of a measurable amount. */
+export const MEASURABLE_SNOWFALL_CM = 0.25;
+
+/** The season's first day for snowfall totals: Aug 1 north of the equator, Feb 1 south. */
+export function seasonStart(lat: number, today: string): string {
+  const start = `${today.slice(0, 4)}-${seasonAnchorMonthDay(lat)}`;
+  return start <= today ? start : `${Number(today.slice(0, 4)) - 1}-${seasonAnchorMonthDay(lat)}`;
+}
+
+/**
+ * The newest day since the season's start with measurable summit snowfall: among `seen` (today
+ * counting only the hours before `hour`), else `earlier` (the last such day before them).
+ */
+export function lastSnowfall(resort: ResortFacts, seen: readonly DailyWeather[], today: string, hour: number, earlier: Snowfall | null): Snowfall | null {
+  const start = seasonStart(resort.lat, today);
+  for (let i = seen.length - 1; i >= 0; i--) {
+    const d = seen[i]!;
+    if (d.date < start) return null;
+    const cm =
+      d.date === today
+        ? round1(
+            hoursOf(resort.id, d)
+              .slice(0, hour)
+              .reduce((a, b) => a + b, 0),
+          )
+        : d.snowfallSummitCm;
+    if (cm >= MEASURABLE_SNOWFALL_CM) return { date: d.date, cm };
+  }
+  return earlier && earlier.date >= start && earlier.date < (seen[0]?.date ?? today) ? earlier : null;
+}
+
 export interface TrailState {
   status: TrailStatus;
   grooming: GroomingStatus;
 }
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
+
+/** `x` kept within the two bounds, whichever is lower. */
+const between = (x: number, a: number, b: number) => Math.min(Math.max(x, Math.min(a, b)), Math.max(a, b));
 
 /** Days up to and including `today`, newest last. */
 function observed(days: readonly DailyWeather[], today: string): DailyWeather[] {
@@ -162,6 +208,8 @@ export function snowReport(
   trails: readonly TrailFacts[],
   lifts: readonly LiftFacts[],
   at: ReportTime,
+  /** The last measurable snowfall before `days` begin (the stored window reaches further back). */
+  earlierSnowfall: Snowfall | null = null,
 ): { report: SnowReport; trailStates: TrailState[]; liftStates: LiftStatus[] } {
   const today = at.date;
   const seen = observed(days, today);
@@ -179,11 +227,14 @@ export function snowReport(
       statusReason: reason,
       season,
       snowDepthBaseCm: round1(depth),
+      snowDepthMidCm: round1(between(day?.snowDepthMidCm ?? 0, depth, day?.snowDepthSummitCm ?? 0)),
       snowDepthSummitCm: round1(day?.snowDepthSummitCm ?? 0),
       newSnow24hCm,
+      newSnow48hCm: snowfallBefore(resort.id, seen, today, at.hour, 48),
       newSnow72hCm: snowfallBefore(resort.id, seen, today, at.hour, 72),
       newSnow7dCm: snowfallBefore(resort.id, seen, today, at.hour, 7 * 24),
       seasonSnowfallCm: day?.seasonSnowfallCm ?? 0,
+      lastSnowfall: lastSnowfall(resort, seen, today, at.hour, earlierSnowfall),
       surface: primarySurface(days, today),
       hour: at.hour,
       skiableShare: Math.round(share * 1000) / 1000,

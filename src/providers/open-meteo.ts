@@ -3,7 +3,7 @@ import { addDays, dayNumber } from '../domain/dates.js';
 import { formatHours } from '../domain/weather/hourly.js';
 import type { HistoryDay } from '../domain/history.js';
 import type { ResortFacts } from '../domain/resort.js';
-import type { DailyWeather } from '../domain/weather/daily.js';
+import { midElevation, type DailyWeather } from '../domain/weather/daily.js';
 import { seasonAnchorMonthDay } from '../domain/weather/climate.js';
 import { snowLine } from '../domain/weather/generator.js';
 import type { ConditionsProvider, HistoryProvider } from './provider.js';
@@ -122,14 +122,17 @@ export class OpenMeteoProvider implements ConditionsProvider, HistoryProvider {
     // either side of `today`: one more each way covers the window whatever the zone.
     const pastDays = Math.min(MAX_PAST_DAYS, Math.max(0, dayNumber(today) - dayNumber(from)) + 1);
     const forecastDays = Math.min(MAX_FORECAST_DAYS, Math.max(1, dayNumber(to) - dayNumber(today) + 1) + 1);
+    // Three points at the resort's coordinates: its base, mid-mountain and summit elevations
+    // (Open-Meteo corrects each for its elevation).
     const url =
-      `${this.urls.forecast}?latitude=${resort.lat},${resort.lat}&longitude=${resort.lng},${resort.lng}` +
-      `&elevation=${resort.baseElevation},${resort.summitElevation}&daily=${DAILY_FORECAST}&hourly=snow_depth,snowfall` +
+      `${this.urls.forecast}?latitude=${resort.lat},${resort.lat},${resort.lat}&longitude=${resort.lng},${resort.lng},${resort.lng}` +
+      `&elevation=${resort.baseElevation},${midElevation(resort)},${resort.summitElevation}&daily=${DAILY_FORECAST}&hourly=snow_depth,snowfall` +
       `&past_days=${pastDays}&forecast_days=${forecastDays}&timezone=${encodeURIComponent(resort.timezone)}`;
     const locations = await this.upstream.getJson(url, Locations, bounds);
-    const [base, summit] = [locations[0]!, locations[1] ?? locations[0]!];
+    if (locations.length !== 3) throw new Error(`asked for base, mid and summit, got ${locations.length} locations`);
+    const [base, mid, summit] = [locations[0]!, locations[1]!, locations[2]!];
     const n = base.daily.time.length;
-    if (summit.daily.time.length !== n) throw new Error('base and summit series differ in length');
+    if (summit.daily.time.length !== n || mid.daily.time.length !== n) throw new Error('base, mid and summit series differ in length');
     const col = (loc: Location, key: keyof Location['daily'], kind: 'amount' | 'state') => filled(loc.daily[key] as (number | null)[] | undefined, n, kind);
     const b = {
       max: col(base, 'temperature_2m_max', 'state'),
@@ -148,6 +151,14 @@ export class OpenMeteoProvider implements ConditionsProvider, HistoryProvider {
       w: col(summit, 'wind_speed_10m_max', 'amount'),
       g: col(summit, 'wind_gusts_10m_max', 'amount'),
     };
+    const m = {
+      max: col(mid, 'temperature_2m_max', 'state'),
+      min: col(mid, 'temperature_2m_min', 'state'),
+      s: col(mid, 'snowfall_sum', 'amount'),
+      w: col(mid, 'wind_speed_10m_max', 'amount'),
+      g: col(mid, 'wind_gusts_10m_max', 'amount'),
+    };
+    const depthMid = dailySnowDepth(mid);
     const depthBase = dailySnowDepth(base);
     const depthSummit = dailySnowDepth(summit);
     const summitHours = hourlySnowfall(summit);
@@ -179,6 +190,12 @@ export class OpenMeteoProvider implements ConditionsProvider, HistoryProvider {
         windGustSummitKmh: r1(Math.max(t.g[i]!, t.w[i]!)),
         windDirectionDeg: Math.round(b.dir[i]!) % 360,
         snowLineM: snowLine(resort.baseElevation, (b.min[i]! + b.max[i]!) / 2),
+        midTempMin: r1(m.min[i]!),
+        midTempMax: r1(m.max[i]!),
+        snowfallMidCm: r1(m.s[i]!),
+        snowDepthMidCm: depthMid.get(date) ?? 0,
+        windSpeedMidKmh: r1(m.w[i]!),
+        windGustMidKmh: r1(Math.max(m.g[i]!, m.w[i]!)),
         snowfallSummitHourly: summitHours.get(date) ?? null,
       });
     });

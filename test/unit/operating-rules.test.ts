@@ -46,6 +46,12 @@ const day = (date: string, over: Partial<DailyWeather> = {}): DailyWeather => ({
   windGustSummitKmh: 30,
   windDirectionDeg: 270,
   snowLineM: 1500,
+  midTempMin: -11,
+  midTempMax: -5,
+  snowfallMidCm: 0,
+  snowDepthMidCm: 125,
+  windSpeedMidKmh: 15,
+  windGustMidKmh: 25,
   ...over,
 });
 
@@ -236,25 +242,29 @@ describe('surface', () => {
 });
 
 describe('the snow report', () => {
-  it('at midnight, new snow is the last 1, 3 and 7 whole days; and what runs', () => {
+  it('at midnight, new snow is the last 1, 2, 3 and 7 whole days, the last snowfall yesterday; and what runs', () => {
     const days = Array.from({ length: 9 }, (_, i) => day(`2027-01-${String(7 + i).padStart(2, '0')}`, { snowfallSummitCm: i + 1, snowDepthBaseCm: 50 }));
     days.push(day('2027-01-16', { snowfallSummitCm: 100 }));
     const { report, trailStates, liftStates } = snowReport(resort(), days, [trail(0.5), trail(0.7)], [lift('T_BAR', 0.1), lift('CHAIRLIFT', 0.9)], {
       date: MIDWINTER,
       hour: 0,
     });
-    // Days of 1…9 cm from 7 to 15 January: before 00:00 on the 15th come 8, 6+7+8 and 2+…+8 cm.
+    // Days of 1…9 cm from 7 to 15 January: before 00:00 on the 15th come 8, 7+8, 6+7+8 and 2+…+8 cm;
+    // none of the 15th's has fallen yet, so the last snowfall is the 14th's.
     expect(report).toEqual({
       date: MIDWINTER,
       status: 'OPEN',
       statusReason: 'open for the season',
       season: { opens: '2026-11-01', closes: '2027-05-03' },
       snowDepthBaseCm: 50,
+      snowDepthMidCm: 125,
       snowDepthSummitCm: 150,
       newSnow24hCm: 8,
+      newSnow48hCm: 15,
       newSnow72hCm: 21,
       newSnow7dCm: 35,
       seasonSnowfallCm: 300,
+      lastSnowfall: { date: '2027-01-14', cm: 8 },
       surface: 'PACKED_POWDER',
       skiableShare: 0.6,
       openTrails: 1,

@@ -5,6 +5,7 @@ import { coldestDay, normalMeanTemp, seasonAnchorMonthDay, winterness } from '..
 import { loadResortCatalogue } from '../../src/data/db/sources/resort-source.js';
 import { addDays } from '../../src/domain/dates.js';
 import { plannedSeason } from '../../src/domain/season.js';
+import type { DailyWeather } from '../../src/domain/weather/daily.js';
 
 const resorts = loadResortCatalogue();
 const site = (id: string) => {
@@ -145,6 +146,16 @@ describe('reproducible on every machine', () => {
   // The generator is seeded by resort and date only: these are the exact answers every machine
   // computes (a change to the simulation changes them, and should be deliberate).
   const digest = (x: unknown) => createHash('sha256').update(JSON.stringify(x)).digest('hex');
+  /** A day without its mid-mountain fields: what the generator gave before it had them. */
+  const baseAndSummit = ({
+    midTempMin: _a,
+    midTempMax: _b,
+    snowfallMidCm: _c,
+    snowDepthMidCm: _d,
+    windSpeedMidKmh: _e,
+    windGustMidKmh: _f,
+    ...rest
+  }: DailyWeather) => rest;
 
   it('gives these exact days for a northern and a southern winter', () => {
     const vail = { id: 'vail', lat: 39.6061, baseElevation: 2475, summitElevation: 3527 };
@@ -168,10 +179,20 @@ describe('reproducible on every machine', () => {
       windGustSummitKmh: 36.3,
       windDirectionDeg: 264,
       snowLineM: 141,
+      midTempMin: -17.3,
+      midTempMax: -9.2,
+      snowfallMidCm: 0,
+      snowDepthMidCm: 164,
+      windSpeedMidKmh: 16.5,
+      windGustMidKmh: 25.2,
     });
-    expect(digest(days)).toBe('267ab7b1ed7b533c9f31793a46525f49eb3fab6e9b444f985ad839b516e210d9');
+    expect(digest(days)).toBe('107a031a1708870f9d587bcb51884f34674c4e9ea3aef3766a1bc49e55bd158b');
+    // Mid-mountain added nothing to what base and summit draw: their values are those of before it.
+    expect(digest(days.map(baseAndSummit))).toBe('267ab7b1ed7b533c9f31793a46525f49eb3fab6e9b444f985ad839b516e210d9');
     const thredbo = { id: 'thredbo', lat: -36.5, baseElevation: 1365, summitElevation: 2037 };
-    expect(digest(simulateDays(thredbo, '2027-06-01', '2027-08-31'))).toBe('2c4a5adde8a26ff1ac51c815828e66f7d696b6e4b7846474308a2d9ee59876b3');
+    const south = simulateDays(thredbo, '2027-06-01', '2027-08-31');
+    expect(digest(south)).toBe('4557393d8034cf2b761e63b549b6bab0c4d638a9a5111250d4d461a43c562e48');
+    expect(digest(south.map(baseAndSummit))).toBe('2c4a5adde8a26ff1ac51c815828e66f7d696b6e4b7846474308a2d9ee59876b3');
   });
 
   it('gives these exact first days of a season, every resort (a season starts dry, calm and without snow)', () => {
@@ -182,7 +203,8 @@ describe('reproducible on every machine', () => {
         r.lat < 0 ? '2027-02-02' : '2026-08-02',
       ),
     );
-    expect(digest(first)).toBe('9404fc29b2a989053deb2fcbdcc12b188a82b8b91757deddbd52dd2821ffe443');
+    expect(digest(first)).toBe('0dd3b23b94c6a86a22899457fc619f3b289f4e7302f38e976e5fc3583cb6e5bb');
+    expect(digest(first.map((days) => days.map(baseAndSummit)))).toBe('9404fc29b2a989053deb2fcbdcc12b188a82b8b91757deddbd52dd2821ffe443');
   });
 
   it('puts the snow line where the day’s mean reaches +1 °C at 5 °C per km, never below sea level', () => {

@@ -5,7 +5,7 @@ import { RESORT_FIELDS, SQL_TYPES } from '../../domain/resort-fields.js';
  * fingerprint, db/fingerprint.ts) or another SCHEMA_VERSION is rebuilt (atomically) at the next
  * start, so nobody runs on a stale layout.
  */
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
 /** Daily weather columns, shared by the served table and a sync run's staging table. */
 const DAILY_WEATHER_COLUMNS = `
@@ -29,6 +29,13 @@ const DAILY_WEATHER_COLUMNS = `
   wind_gust_summit_kmh      REAL NOT NULL,
   wind_direction_deg        INTEGER NOT NULL,
   snow_line_m               INTEGER NOT NULL,
+  -- Mid-mountain (halfway between base and summit): temperatures, snowfall, depth, wind.
+  mid_temp_min              REAL NOT NULL,
+  mid_temp_max              REAL NOT NULL,
+  snowfall_mid_cm           REAL NOT NULL,
+  snow_depth_mid_cm         REAL NOT NULL,
+  wind_speed_mid_kmh        REAL NOT NULL,
+  wind_gust_mid_kmh         REAL NOT NULL,
   -- Summit snowfall per local hour (24 comma-separated cm) when the provider gives hours;
   -- NULL: split from the daily total by the generator's rule (src/domain/weather/hourly.ts).
   snowfall_summit_hourly    TEXT,

@@ -122,6 +122,12 @@ export const DAILY_WEATHER = table('daily_weather', {
   windGustSummitKmh: 'wind_gust_summit_kmh',
   windDirectionDeg: 'wind_direction_deg',
   snowLineM: 'snow_line_m',
+  midTempMin: 'mid_temp_min',
+  midTempMax: 'mid_temp_max',
+  snowfallMidCm: 'snowfall_mid_cm',
+  snowDepthMidCm: 'snow_depth_mid_cm',
+  windSpeedMidKmh: 'wind_speed_mid_kmh',
+  windGustMidKmh: 'wind_gust_mid_kmh',
   snowfallSummitHourly: 'snowfall_summit_hourly',
   syncedAt: 'synced_at',
 });

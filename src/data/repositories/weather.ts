@@ -36,6 +36,7 @@ export class WeatherRepository {
   private readonly missingStmt;
   private readonly totalsStmt;
   private readonly totalsMemo = new Map<string, SnowfallTotal[]>();
+  private readonly lastSnowStmt;
 
   constructor(private readonly db: Db) {
     this.rangeStmt = db
@@ -54,6 +55,12 @@ export class WeatherRepository {
         `SELECT id FROM resorts WHERE id NOT IN (SELECT resort_id FROM daily_weather WHERE date IN (?, ?) GROUP BY resort_id HAVING count(*) = 2) ORDER BY id`,
       )
       .pluck();
+    // Each resort's newest day before a date with at least the given summit snowfall (SQLite takes
+    // a bare column from the row max() picked).
+    this.lastSnowStmt = db.prepare<[string, string, string, number], { resortId: string; date: string; cm: number }>(
+      `SELECT resort_id AS resortId, max(date) AS date, snowfall_summit_cm AS cm FROM daily_weather
+       WHERE resort_id IN (SELECT value FROM json_each(?)) AND date >= ? AND date < ? AND snowfall_summit_cm >= ? GROUP BY resort_id`,
+    );
     // Snowfall at the summit over a window, with each resort's biggest day (first such day on ties).
     this.totalsStmt = db.prepare<{ from: string; to: string }, SnowfallTotal>(
       `SELECT resort_id AS resortId, count(*) AS days, round(sum(snowfall_summit_cm), 1) AS totalCm,
@@ -77,6 +84,11 @@ export class WeatherRepository {
       day.syncedAt = intern(day.syncedAt);
       return day;
     });
+  }
+
+  /** Each resort's newest day in [from, before) with at least `minCm` of summit snowfall (none: absent). */
+  lastSnowfalls(resortIds: readonly string[], from: string, before: string, minCm: number): { resortId: string; date: string; cm: number }[] {
+    return this.lastSnowStmt.all(JSON.stringify(resortIds), from, before, minCm);
   }
 
   /** How many resorts have rows on both `first` and `last` (the window is covered when all do). */

@@ -1,4 +1,4 @@
-import { snowReport, type LiftStatus, type SnowReport } from '../../domain/conditions.js';
+import { snowReport, type LiftStatus, type Snowfall, type SnowReport } from '../../domain/conditions.js';
 import { liftTypeFromName } from '../../domain/inventory.js';
 import type { LiftFacts, ResortFacts, TrailFacts } from '../../domain/resort.js';
 import type { DailyWeather } from '../../domain/weather/daily.js';
@@ -58,16 +58,27 @@ export interface SnapshotInputs<R extends ResortFacts> {
   trails: TrailFacts[];
   lifts: LiftFacts[];
   live: LiveLift[];
+  /** The last measurable snowfall before `days` (snowReport's `earlierSnowfall`). */
+  earlierSnowfall?: Snowfall | null;
   /** The start of the current hour; the resort's local date and hour follow from its time zone. */
   asOf: Date;
   /** The offsets of the resort's time zone, where the database has them. */
   offsets?: ZoneOffsets;
 }
 
-export function buildSnapshot<R extends ResortFacts>({ resort, days, trails, lifts, live, asOf, offsets }: SnapshotInputs<R>): ResortSnapshot<R> {
+export function buildSnapshot<R extends ResortFacts>({
+  resort,
+  days,
+  earlierSnowfall,
+  trails,
+  lifts,
+  live,
+  asOf,
+  offsets,
+}: SnapshotInputs<R>): ResortSnapshot<R> {
   const local = localHour(asOf, resort.timezone, offsets);
   const today = local.date;
-  const { report, trailStates, liftStates } = snowReport(resort, days, trails, lifts, local);
+  const { report, trailStates, liftStates } = snowReport(resort, days, trails, lifts, local, earlierSnowfall ?? null);
   // Live lift status, where a feed gives it, replaces the inventory's lifts and is what the report counts.
   const served: ServedLift[] =
     live.length > 0

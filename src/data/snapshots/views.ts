@@ -3,7 +3,7 @@ import type { OperatingStatus, SnowSurface } from '../../domain/conditions.js';
 import { DIFFICULTIES, LIFT_TYPES, type ResortFacts } from '../../domain/resort.js';
 import { openTrailsPct, stormOutlook, type StormOutlook } from '../../domain/rankings.js';
 import { summaryOf, temperatureAt, type WeatherSummary } from '../../domain/weather/current.js';
-import type { DailyWeather } from '../../domain/weather/daily.js';
+import { midElevation, type DailyWeather } from '../../domain/weather/daily.js';
 import { toUnits, UNIT_LABELS, type UnitLabels, type Units } from '../../domain/units.js';
 import { FORECAST_DAYS } from '../../domain/weather/window.js';
 import { memo, type ResortSnapshot } from './snapshot.js';
@@ -26,12 +26,15 @@ export interface ConditionsView {
   seasonOpens: string;
   seasonCloses: string;
   snowDepthBase: number;
+  snowDepthMid: number;
   snowDepthSummit: number;
   newSnow24h: number;
+  newSnow48h: number;
   newSnow72h: number;
   newSnow7d: number;
   snowfallNext48h: number;
   seasonSnowfall: number;
+  lastSnowfall: { date: string; amount: number } | null;
   surface: SnowSurface;
   openTrails: number;
   totalTrails: number;
@@ -62,6 +65,7 @@ export interface ForecastDayView {
   snowLine: number;
   windDirection: number;
   base: ForecastLevelView;
+  mid: ForecastLevelView;
   summit: ForecastLevelView;
 }
 
@@ -107,6 +111,12 @@ function emptyDay(date: string): DailyWeather {
     windGustSummitKmh: 0,
     windDirectionDeg: 0,
     snowLineM: 0,
+    midTempMin: 0,
+    midTempMax: 0,
+    snowfallMidCm: 0,
+    snowDepthMidCm: 0,
+    windSpeedMidKmh: 0,
+    windGustMidKmh: 0,
   };
 }
 
@@ -136,12 +146,15 @@ function computeConditions(s: ResortSnapshot, u: Units): ConditionsView {
     seasonOpens: r.season.opens,
     seasonCloses: r.season.closes,
     snowDepthBase: toUnits.depth(r.snowDepthBaseCm, u),
+    snowDepthMid: toUnits.depth(r.snowDepthMidCm, u),
     snowDepthSummit: toUnits.depth(r.snowDepthSummitCm, u),
     newSnow24h: toUnits.depth(r.newSnow24hCm, u),
+    newSnow48h: toUnits.depth(r.newSnow48hCm, u),
     newSnow72h: toUnits.depth(r.newSnow72hCm, u),
     newSnow7d: toUnits.depth(r.newSnow7dCm, u),
     snowfallNext48h: toUnits.depth(stormOutlookView(s).snowfall48hCm, u),
     seasonSnowfall: toUnits.depth(r.seasonSnowfallCm, u),
+    lastSnowfall: r.lastSnowfall ? { date: r.lastSnowfall.date, amount: toUnits.depth(r.lastSnowfall.cm, u) } : null,
     surface: r.surface,
     openTrails: r.openTrails,
     totalTrails: r.totalTrails,
@@ -156,15 +169,21 @@ function computeConditions(s: ResortSnapshot, u: Units): ConditionsView {
   };
 }
 
-function level(resort: ResortFacts, d: DailyWeather, at: 'base' | 'summit', u: Units): ForecastLevelView {
-  const base = at === 'base';
+/** A forecast day at one elevation. */
+function level(resort: ResortFacts, d: DailyWeather, at: 'base' | 'mid' | 'summit', u: Units): ForecastLevelView {
+  const [elevation, tempMin, tempMax, snowfall, windSpeed, windGust] =
+    at === 'base'
+      ? [resort.baseElevation, d.baseTempMin, d.baseTempMax, d.snowfallBaseCm, d.windSpeedBaseKmh, d.windGustBaseKmh]
+      : at === 'mid'
+        ? [midElevation(resort), d.midTempMin, d.midTempMax, d.snowfallMidCm, d.windSpeedMidKmh, d.windGustMidKmh]
+        : [resort.summitElevation, d.summitTempMin, d.summitTempMax, d.snowfallSummitCm, d.windSpeedSummitKmh, d.windGustSummitKmh];
   return {
-    elevation: toUnits.elevation(base ? resort.baseElevation : resort.summitElevation, u),
-    tempMin: toUnits.temperature(base ? d.baseTempMin : d.summitTempMin, u),
-    tempMax: toUnits.temperature(base ? d.baseTempMax : d.summitTempMax, u),
-    snowfall: toUnits.depth(base ? d.snowfallBaseCm : d.snowfallSummitCm, u),
-    windSpeed: toUnits.speed(base ? d.windSpeedBaseKmh : d.windSpeedSummitKmh, u),
-    windGust: toUnits.speed(base ? d.windGustBaseKmh : d.windGustSummitKmh, u),
+    elevation: toUnits.elevation(elevation, u),
+    tempMin: toUnits.temperature(tempMin, u),
+    tempMax: toUnits.temperature(tempMax, u),
+    snowfall: toUnits.depth(snowfall, u),
+    windSpeed: toUnits.speed(windSpeed, u),
+    windGust: toUnits.speed(windGust, u),
   };
 }
 
@@ -184,6 +203,7 @@ function computeForecast(s: ResortSnapshot, u: Units): ForecastDayView[] {
       snowLine: toUnits.elevation(d.snowLineM, u),
       windDirection: d.windDirectionDeg,
       base: level(s.resort, d, 'base', u),
+      mid: level(s.resort, d, 'mid', u),
       summit: level(s.resort, d, 'summit', u),
     }));
 }

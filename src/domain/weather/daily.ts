@@ -20,6 +20,13 @@ export interface DailyWeather {
   windSpeedSummitKmh: number;
   windGustSummitKmh: number;
   windDirectionDeg: number;
+  /** The same at mid-mountain: the elevation halfway between base and summit (midElevation). */
+  midTempMin: number;
+  midTempMax: number;
+  snowfallMidCm: number;
+  snowDepthMidCm: number;
+  windSpeedMidKmh: number;
+  windGustMidKmh: number;
   /** Elevation where precipitation turns from rain to snow, m. */
   snowLineM: number;
   /**
@@ -27,4 +34,9 @@ export interface DailyWeather {
    * absent or null for the offline generator, whose hours follow from the daily total.
    */
   snowfallSummitHourly?: string | null;
+}
+
+/** Mid-mountain: halfway between base and summit, rounded to the metre (where mid-level weather is asked for). */
+export function midElevation(site: { baseElevation: number; summitElevation: number }): number {
+  return Math.round((site.baseElevation + site.summitElevation) / 2);
 }

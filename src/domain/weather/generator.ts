@@ -28,6 +28,7 @@ interface State {
   wet: boolean;
   anomaly: number;
   depthBase: number;
+  depthMid: number;
   depthSummit: number;
   seasonSnow: number;
 }
@@ -36,7 +37,7 @@ const SNOW_MAX_MEAN_C = 1.0;
 const SETTLING_PER_DAY = 0.025;
 const MELT_CM_PER_DEGREE_DAY = 1.5;
 
-const fresh = (): State => ({ wet: false, anomaly: 0, depthBase: 0, depthSummit: 0, seasonSnow: 0 });
+const fresh = (): State => ({ wet: false, anomaly: 0, depthBase: 0, depthMid: 0, depthSummit: 0, seasonSnow: 0 });
 const r1 = (x: number) => Math.round(x * 10) / 10;
 
 /**
@@ -79,14 +80,19 @@ function step(site: GeneratorSite, date: string, s: State): DailyWeather {
   const vertical = site.summitElevation - site.baseElevation;
   const baseMean = normalMeanTemp(site.lat, site.baseElevation, doy) + s.anomaly - (s.wet ? 1 : 0);
   const summitMean = baseMean - (LAPSE_RATE_PER_KM * vertical) / 1000;
+  // Mid-mountain: half the vertical above the base, by the same lapse rate and lift.
+  const midMean = baseMean - (LAPSE_RATE_PER_KM * vertical) / 2000;
   const range = s.wet ? 5 : 9;
 
   // Snow where the day is cold enough; the summit catches more (orographic lift).
   const summitPrecip = precipitationMm * (1 + 0.25 * (vertical / 1000));
+  const midPrecip = precipitationMm * (1 + 0.25 * (vertical / 2000));
   const snowfallBase = baseMean <= SNOW_MAX_MEAN_C ? precipitationMm * snowRatio(baseMean) : 0;
   const snowfallSummit = summitMean <= SNOW_MAX_MEAN_C ? summitPrecip * snowRatio(summitMean) : 0;
+  const snowfallMid = midMean <= SNOW_MAX_MEAN_C ? midPrecip * snowRatio(midMean) : 0;
   const rainBase = snowfallBase > 0 ? 0 : precipitationMm;
   const rainSummit = snowfallSummit > 0 ? 0 : summitPrecip;
+  const rainMid = snowfallMid > 0 ? 0 : midPrecip;
 
   const season = plannedSeason(date, site.lat, site.summitElevation);
   // Snowmaking builds a base from three weeks before opening, on cold nights, up to 60 cm.
@@ -94,6 +100,8 @@ function step(site: GeneratorSite, date: string, s: State): DailyWeather {
   const snowmaking = snowmakingWindow && baseMean - range / 2 <= -2 && s.depthBase < 60 ? 2.5 : 0;
 
   s.depthBase = pack(s.depthBase, snowfallBase + snowmaking, baseMean, rainBase);
+  // Snowmaking covers the trails down from mid-mountain too.
+  s.depthMid = pack(s.depthMid, snowfallMid + snowmaking, midMean, rainMid);
   s.depthSummit = pack(s.depthSummit, snowfallSummit, summitMean, rainSummit);
   s.seasonSnow += snowfallSummit;
 
@@ -122,6 +130,12 @@ function step(site: GeneratorSite, date: string, s: State): DailyWeather {
     windGustSummitKmh: r1(windSummit * (1.4 + 0.4 * gustiness)),
     windDirectionDeg: Math.round(direction) % 360,
     snowLineM: snowLine(site.baseElevation, baseMean),
+    midTempMin: r1(midMean - (range * 0.9) / 2),
+    midTempMax: r1(midMean + (range * 0.9) / 2),
+    snowfallMidCm: r1(snowfallMid),
+    snowDepthMidCm: r1(s.depthMid),
+    windSpeedMidKmh: r1((windBase + windSummit) / 2),
+    windGustMidKmh: r1(((windBase + windSummit) / 2) * (1.35 + 0.35 * gustiness)),
   };
 }
 

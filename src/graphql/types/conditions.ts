@@ -1,7 +1,7 @@
 import { builder } from '../builder.js';
 import type { ConditionsView, CurrentWeatherView, ForecastDayView, ForecastLevelView, WeatherView } from '../../data/snapshots/views.js';
 import { UnitLabelsRef } from './units.js';
-import { MIN_OPERATING_BASE_CM, WIND_HOLD_GUST_KMH } from '../../domain/conditions.js';
+import { MEASURABLE_SNOWFALL_CM, MIN_OPERATING_BASE_CM, WIND_HOLD_GUST_KMH } from '../../domain/conditions.js';
 import { OPERATING_STATUSES, SNOW_SURFACES } from '../../domain/conditions.js';
 import { WEATHER_SUMMARIES } from '../../domain/weather/current.js';
 
@@ -20,10 +20,18 @@ export const WeatherSummaryEnum = builder.enumType('WeatherSummary', {
   values: WEATHER_SUMMARIES,
 });
 
+const SnowfallRef = builder.objectRef<{ date: string; amount: number }>('Snowfall').implement({
+  description: 'A day’s summit snowfall.',
+  fields: (t) => ({
+    date: t.expose('date', { type: 'Date', description: 'The resort’s local date.' }),
+    amount: t.exposeFloat('amount', { description: 'Summit snowfall that day, in `units.depth`.' }),
+  }),
+});
+
 export const ConditionsRef = builder.objectRef<ConditionsView>('Conditions').implement({
   description:
     'Today’s snow report, in the resort’s local time. Depths and snowfall in `units.depth`; new snow is measured at the summit, ' +
-    'over the whole hours before `updatedAt`: the last 24, 72 and 168 hours.',
+    'over the whole hours before `updatedAt`: the last 24, 48, 72 and 168 hours.',
   fields: (t) => ({
     id: t.exposeID('id', {
       description:
@@ -40,12 +48,22 @@ export const ConditionsRef = builder.objectRef<ConditionsView>('Conditions').imp
     seasonOpens: t.exposeString('seasonOpens', { description: 'Planned opening date of this (or the next) season.' }),
     seasonCloses: t.exposeString('seasonCloses', { description: 'Planned closing date of this (or the next) season.' }),
     snowDepthBase: t.exposeFloat('snowDepthBase'),
+    snowDepthMid: t.exposeFloat('snowDepthMid', {
+      description:
+        'Depth at mid-mountain, the elevation halfway between base and summit (Open-Meteo’s at that elevation, or the generator’s), kept between the base’s and the summit’s.',
+    }),
     snowDepthSummit: t.exposeFloat('snowDepthSummit'),
     newSnow24h: t.exposeFloat('newSnow24h', { description: 'Summit snowfall in the 24 hours before `updatedAt`.' }),
+    newSnow48h: t.exposeFloat('newSnow48h', { description: 'Summit snowfall in the 48 hours before `updatedAt`.' }),
     newSnow72h: t.exposeFloat('newSnow72h', { description: 'Summit snowfall in the 72 hours before `updatedAt`.' }),
     newSnow7d: t.exposeFloat('newSnow7d', { description: 'Summit snowfall in the 168 hours before `updatedAt`.' }),
     snowfallNext48h: t.exposeFloat('snowfallNext48h', { description: 'Forecast summit snowfall in the 48 hours from `updatedAt` (what storm watch ranks).' }),
     seasonSnowfall: t.exposeFloat('seasonSnowfall', { description: 'Summit snowfall since the season began.' }),
+    lastSnowfall: t.expose('lastSnowfall', {
+      type: SnowfallRef,
+      nullable: true,
+      description: `The last day this season (since Aug 1 north of the equator, Feb 1 south) with measurable summit snowfall (at least ${MEASURABLE_SNOWFALL_CM} cm, 0.1 in), looked for over the stored 60 days; today counts with the hours before \`updatedAt\`. Null when none.`,
+    }),
     surface: t.expose('surface', { type: SnowSurfaceEnum }),
     openTrails: t.exposeInt('openTrails'),
     totalTrails: t.exposeInt('totalTrails'),
@@ -73,7 +91,7 @@ const ForecastLevelRef = builder.objectRef<ForecastLevelView>('ForecastLevel').i
 });
 
 export const ForecastDayRef = builder.objectRef<ForecastDayView>('ForecastDay').implement({
-  description: 'One forecast day (UTC date) at the base and the summit.',
+  description: 'One forecast day (UTC date) at the base, mid-mountain and summit.',
   fields: (t) => ({
     date: t.expose('date', { type: 'Date' }),
     summary: t.expose('summary', { type: WeatherSummaryEnum }),
@@ -82,6 +100,7 @@ export const ForecastDayRef = builder.objectRef<ForecastDayView>('ForecastDay').
     snowLine: t.exposeInt('snowLine', { description: 'Elevation where rain turns to snow.' }),
     windDirection: t.exposeInt('windDirection', { description: 'Degrees the wind comes from (270 = west).' }),
     base: t.expose('base', { type: ForecastLevelRef }),
+    mid: t.expose('mid', { type: ForecastLevelRef, description: 'Mid-mountain: the elevation halfway between base and summit.' }),
     summit: t.expose('summit', { type: ForecastLevelRef }),
   }),
 });

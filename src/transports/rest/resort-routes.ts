@@ -109,11 +109,14 @@ export const resortRoutes = [
         operation: { status: c.status, reason: c.statusReason, seasonOpens: c.seasonOpens, seasonCloses: c.seasonCloses },
         snow: {
           depthBase: c.snowDepthBase,
+          depthMid: c.snowDepthMid,
           depthSummit: c.snowDepthSummit,
           newSnow24h: c.newSnow24h,
+          newSnow48h: c.newSnow48h,
           newSnow72h: c.newSnow72h,
           newSnow7d: c.newSnow7d,
           seasonTotal: c.seasonSnowfall,
+          lastSnowfall: c.lastSnowfall,
           surface: c.surface,
         },
         weather: r.weather.current,
@@ -126,7 +129,7 @@ export const resortRoutes = [
   route({
     freshness: 'data',
     path: '/api/resorts/:id/weather',
-    summary: 'Current weather and the 7-day forecast at the base and the summit.',
+    summary: 'Current weather and the 7-day forecast at the base, mid-mountain and summit.',
     response: R.ResortWeather,
     params: ResortParams,
     operation: RestResortWeatherDocument,

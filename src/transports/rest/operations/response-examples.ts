@@ -246,8 +246,10 @@ export const RESPONSE_EXAMPLES: Readonly<Record<string, unknown>> = {
           "status": "OPEN",
           "surface": "WIND_BLOWN",
           "snowDepthBase": 48.3,
+          "snowDepthMid": 64.1,
           "snowDepthSummit": 69.9,
           "newSnow24h": 13.9,
+          "newSnow48h": 15.5,
           "newSnow72h": 16.4,
           "openTrails": 100,
           "totalTrails": 100,
@@ -278,8 +280,10 @@ export const RESPONSE_EXAMPLES: Readonly<Record<string, unknown>> = {
           "status": "OPEN",
           "surface": "PACKED_POWDER",
           "snowDepthBase": 39.3,
+          "snowDepthMid": 78.6,
           "snowDepthSummit": 83.7,
           "newSnow24h": 0,
+          "newSnow48h": 0.1,
           "newSnow72h": 9.8,
           "openTrails": 124,
           "totalTrails": 124,
@@ -330,11 +334,17 @@ export const RESPONSE_EXAMPLES: Readonly<Record<string, unknown>> = {
     },
     "snow": {
       "depthBase": 139.5,
+      "depthMid": 164,
       "depthSummit": 182.1,
       "newSnow24h": 0,
+      "newSnow48h": 20.7,
       "newSnow72h": 22.7,
       "newSnow7d": 22.7,
       "seasonTotal": 485.7,
+      "lastSnowfall": {
+        "date": "2027-01-14",
+        "amount": 12.7
+      },
       "surface": "PACKED_POWDER"
     },
     "weather": {
@@ -364,6 +374,14 @@ export const RESPONSE_EXAMPLES: Readonly<Record<string, unknown>> = {
           "windSpeed": 10.3,
           "windGust": 15
         },
+        "mid": {
+          "elevation": 3001,
+          "tempMin": -17.3,
+          "tempMax": -9.2,
+          "snowfall": 0,
+          "windSpeed": 16.5,
+          "windGust": 25.2
+        },
         "summit": {
           "elevation": 3527,
           "tempMin": -19.5,
@@ -387,6 +405,14 @@ export const RESPONSE_EXAMPLES: Readonly<Record<string, unknown>> = {
           "snowfall": 0.8,
           "windSpeed": 20.9,
           "windGust": 28.1
+        },
+        "mid": {
+          "elevation": 3001,
+          "tempMin": -18.9,
+          "tempMax": -14.4,
+          "snowfall": 0.9,
+          "windSpeed": 30.7,
+          "windGust": 43.1
         },
         "summit": {
           "elevation": 3527,
@@ -483,8 +509,10 @@ export const RESPONSE_EXAMPLES: Readonly<Record<string, unknown>> = {
         "status": "OPEN",
         "surface": "PACKED_POWDER",
         "snowDepthBase": 139.5,
+        "snowDepthMid": 164,
         "snowDepthSummit": 182.1,
         "newSnow24h": 0,
+        "newSnow48h": 20.7,
         "newSnow72h": 22.7,
         "openTrails": 195,
         "totalTrails": 195,
@@ -515,8 +543,10 @@ export const RESPONSE_EXAMPLES: Readonly<Record<string, unknown>> = {
         "status": "OPEN",
         "surface": "MACHINE_GROOMED",
         "snowDepthBase": 185.1,
+        "snowDepthMid": 260.1,
         "snowDepthSummit": 307.7,
         "newSnow24h": 0.1,
+        "newSnow48h": 1.1,
         "newSnow72h": 18.4,
         "openTrails": 145,
         "totalTrails": 145,
@@ -534,8 +564,10 @@ export const RESPONSE_EXAMPLES: Readonly<Record<string, unknown>> = {
       "liftCount": -21,
       "trailCount": 50,
       "snowDepthBase": -45.6,
+      "snowDepthMid": -96.1,
       "snowDepthSummit": -125.6,
       "newSnow24h": -0.1,
+      "newSnow48h": 19.6,
       "newSnow72h": 4.3,
       "seasonSnowfall": -178,
       "openTrails": 50,
@@ -809,6 +841,14 @@ export const RESPONSE_EXAMPLES: Readonly<Record<string, unknown>> = {
           "windSpeed": 14,
           "windGust": 20.3
         },
+        "mid": {
+          "elevation": 9029,
+          "tempMin": 4.8,
+          "tempMax": 19.4,
+          "snowfall": 0,
+          "windSpeed": 20.4,
+          "windGust": 31.2
+        },
         "summit": {
           "elevation": 12740,
           "tempMin": -4.5,
@@ -832,6 +872,14 @@ export const RESPONSE_EXAMPLES: Readonly<Record<string, unknown>> = {
           "snowfall": 0,
           "windSpeed": 6.2,
           "windGust": 8.8
+        },
+        "mid": {
+          "elevation": 9029,
+          "tempMin": 3.7,
+          "tempMax": 18.3,
+          "snowfall": 0,
+          "windSpeed": 9.9,
+          "windGust": 14.7
         },
         "summit": {
           "elevation": 12740,
