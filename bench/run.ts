@@ -298,6 +298,13 @@ for (let run = 0; run < RUNS; run++) {
   ] as const) {
     record(`ours: REST 1,000 ZIPs of a state (kept answers), ${coding}`, await measure(ours, bigRest, undefined, header), ours);
   }
+  // The same lists as CSV and NDJSON (Accept), each form kept beside the JSON one.
+  for (const [form, accept] of [
+    ['CSV', 'text/csv'],
+    ['NDJSON', 'application/x-ndjson'],
+  ] as const) {
+    record(`ours: REST 1,000 ZIPs of a state as ${form} (kept answers), identity`, await measure(ours, bigRest, undefined, { accept }), ours);
+  }
   for (const [coding, header] of [
     ['identity', {}],
     ['gzip', { 'accept-encoding': 'gzip, br' }],
