@@ -226,9 +226,18 @@ describe.each(LISTS)('%s as CSV and NDJSON', (p, field) => {
 });
 
 describe('CSV of a whole page', () => {
-  it('1,000 ZIPs of a state, compressed like JSON when asked', async () => {
+  it('1,000 ZIPs of a state, streamed (no one string: chunked, no length), compressed like JSON when asked', async () => {
     const r = await fetchAs('/api/states/CA/zipcodes?limit=1000', 'text/csv', { 'accept-encoding': 'gzip' });
     expect(r.headers.get('content-encoding')).toBe('gzip');
+    expect(r.headers.get('content-length')).toBeNull();
+    expect(r.headers.get('transfer-encoding')).toBe('chunked');
+    // The same request again: the same tag (the same bytes); another page, another tag.
+    const again = await fetchAs('/api/states/CA/zipcodes?limit=1000', 'text/csv', { 'accept-encoding': 'gzip' });
+    await again.arrayBuffer();
+    expect(again.headers.get('etag')).toBe(r.headers.get('etag'));
+    const other = await fetchAs('/api/states/CA/zipcodes?limit=999', 'text/csv', { 'accept-encoding': 'gzip' });
+    await other.arrayBuffer();
+    expect(other.headers.get('etag')).not.toBe(r.headers.get('etag'));
     // fetch has undone the gzip already.
     const text = await r.text();
     const rows = parseCsv(text, { columns: true }) as Record<string, string>[];

@@ -231,7 +231,14 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     live: () => live.stats,
     windowAt: () => windowAt,
   });
-  const rest = createRestRouter({ routes, pipeline, cache, makeContext: (ex) => newContext(ex) });
+  const rest = createRestRouter({
+    routes,
+    pipeline,
+    cache,
+    makeContext: (ex) => newContext(ex),
+    versionOf: (freshness) => dataVersion.of(freshness),
+    cacheControlOf: (freshness) => dataVersion.cacheControl(freshness),
+  });
   const dispatch = createDispatcher({
     guard,
     deadlines,

@@ -93,12 +93,23 @@ function at(item: unknown, path: readonly string[]): unknown {
   return v;
 }
 
-/** A list as CSV: the header row, then one row per item. */
+/** CSV's header row (CRLF-ended). */
+export function csvHeader(columns: readonly Column[]): string {
+  return `${columns.map((c) => field(c.name)).join(',')}\r\n`;
+}
+
+/** One item as a CSV row (CRLF-ended). */
+export function csvRow(item: unknown, columns: readonly Column[]): string {
+  let row = '';
+  for (let i = 0; i < columns.length; i++) row += (i === 0 ? '' : ',') + field(at(item, columns[i]!.path));
+  return `${row}\r\n`;
+}
+
+/** A list as CSV: the header row, then one row per item (for examples; answers stream, list-stream.ts). */
 export function toCsv(items: readonly unknown[], columns: readonly Column[]): string {
-  const lines = new Array<string>(items.length + 1);
-  lines[0] = columns.map((c) => field(c.name)).join(',');
-  for (let i = 0; i < items.length; i++) lines[i + 1] = columns.map((c) => field(at(items[i], c.path))).join(',');
-  return `${lines.join('\r\n')}\r\n`;
+  let out = csvHeader(columns);
+  for (const item of items) out += csvRow(item, columns);
+  return out;
 }
 
 /** A list as NDJSON: one item per line. */

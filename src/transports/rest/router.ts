@@ -12,7 +12,9 @@ import { TRANSPORTS, type OperationRequest } from '../../operation/operation.js'
 import type { Pipeline } from '../../operation/pipeline.js';
 import { sendKept } from '../graphql/answer.js';
 import type { RestRoute } from './route.js';
-import { type Column, columnsOf, LIST_MEDIA_TYPES, negotiateList, OFFERED, toCsv, toNdjson } from './list-formats.js';
+import { type Column, columnsOf, negotiateList, OFFERED } from './list-formats.js';
+import { ListForm } from './list-stream.js';
+import type { Freshness } from '../../data/data-version.js';
 
 interface MountedRoute {
   route: RestRoute;
@@ -31,6 +33,10 @@ export interface RestRouterDeps {
   pipeline: Pipeline;
   cache: ResponseCache;
   makeContext: (ex: Exchange) => GraphQLContext;
+  /** The version of data of a freshness (data-version.ts): what a streamed list's ETag is made from. */
+  versionOf: (freshness: Freshness) => string;
+  /** How long a client may keep an answer of that data (data-version.ts). */
+  cacheControlOf: (freshness: Freshness) => string;
 }
 
 /**
@@ -40,7 +46,7 @@ export interface RestRouterDeps {
  * through the operation pipeline like any GraphQL request: the response cache (a GET's answer is a
  * version of the data, kept shaped), the cost limit and budget, execution, the error policy.
  */
-export function createRestRouter({ routes, pipeline, cache, makeContext }: RestRouterDeps) {
+export function createRestRouter({ routes, pipeline, cache, makeContext, versionOf, cacheControlOf }: RestRouterDeps) {
   const bySegmentCount = new Map<number, MountedRoute[]>();
   for (const route of routes) {
     const segments = route.path.split('/').slice(1);
@@ -112,24 +118,26 @@ export function createRestRouter({ routes, pipeline, cache, makeContext }: RestR
       }
       const params = parsed.value;
       const overGet = route.method !== 'POST';
+      // CSV and NDJSON stream from the operation's data (list-stream.ts); a client that has this
+      // version of them is answered before anything runs. The process's own id keeps a tag from
+      // matching another process's answer.
+      const form =
+        format === 'json'
+          ? null
+          : new ListForm(format, `${route.path}\n${JSON.stringify(params)}\n${format}\n${versionOf('static')}\n${versionOf(route.freshness)}`);
+      const keepFor = () => ['cache-control', cacheControlOf(route.freshness)];
+      if (form?.matches(ex.req.headers['if-none-match'])) {
+        await form.send(ex, null, columns!, keepFor());
+        return true;
+      }
       const request: OperationRequest = {
         own: route.operation as DocumentNode,
         variables: route.variables ? route.variables(params) : params,
         overGet,
         // Not a cross-site concern: a route runs only the server's own operation, and a GET route a query.
         crossSiteSafe: true,
-        ...(overGet
-          ? {
-              keep: {
-                key: `${route.path}\n${JSON.stringify(params)}${format === 'json' ? '' : `\n${format}`}`,
-                serialize: (data: unknown) => {
-                  const body = route.shape(data as never, params);
-                  if (format === 'json') return JSON.stringify(body);
-                  const items = (body as Record<string, unknown[]>)[route.list!]!;
-                  return format === 'csv' ? toCsv(items, columns!) : toNdjson(items);
-                },
-              },
-            }
+        ...(overGet && !form
+          ? { keep: { key: `${route.path}\n${JSON.stringify(params)}`, serialize: (data: unknown) => JSON.stringify(route.shape(data as never, params)) } }
           : {}),
       };
       // A kept answer first, by the response-cache step's own lookup (the steps before it pass a
@@ -144,7 +152,7 @@ export function createRestRouter({ routes, pipeline, cache, makeContext }: RestR
       }
       if (outcome.kind === 'kept') {
         // No name in this async frame holds the body while it is compressed (see exchange.ts).
-        await sendKept(ex, outcome, cache, LIST_MEDIA_TYPES[format], columns ? VARY_ACCEPT : undefined);
+        await sendKept(ex, outcome, cache, JSON_TYPE, columns ? VARY_ACCEPT : undefined);
         return true;
       }
       const errors = outcome.kind === 'refused' ? outcome.errors : outcome.kind === 'result' ? outcome.result.errors : undefined;
@@ -155,6 +163,11 @@ export function createRestRouter({ routes, pipeline, cache, makeContext }: RestR
         return true;
       }
       if (outcome.kind !== 'result') throw new Error(`a REST route's operation answered with a ${outcome.kind}`);
+      if (form) {
+        const body = route.shape(outcome.result.data as never, params) as Record<string, unknown[]>;
+        await form.send(ex, body[route.list!]!, columns!, keepFor());
+        return true;
+      }
       await ex.sendCompressible(200, JSON_TYPE, JSON.stringify(route.shape(outcome.result.data as never, params)), ['cache-control', CACHE_NONE]);
     } catch (err) {
       sendProblem(ex, problemOf(err, ex, context ?? makeContext(ex)));

@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import { constants, createBrotliCompress, createGzip } from 'node:zlib';
+import type { Exchange } from '../../http/exchange.js';
+import { codingFor, type Coding } from '../../http/compression.js';
+import { type Column, csvHeader, csvRow, LIST_MEDIA_TYPES, type ListFormat } from './list-formats.js';
+
+/** Rows written per chunk: a chunk is a few KB, and the writer waits for the client between them. */
+const ROWS_PER_CHUNK = 200;
+
+/**
+ * A list's CSV or NDJSON form, streamed: the rows are written a chunk at a time as the client
+ * takes them (compressed on the way when it accepts br or gzip), never built into one string.
+ * Its ETag is made from what the answer is a function of — the route, its parameters, the form
+ * and the data version — so a conditional request is answered 304 before anything runs, and the
+ * same request on the same data has the same tag (the bytes are the same: fixed compression levels).
+ */
+export class ListForm {
+  readonly etag: string;
+
+  constructor(
+    readonly format: Exclude<ListFormat, 'json'>,
+    key: string,
+  ) {
+    this.etag = `"${createHash('sha1').update(key).digest('base64url').slice(0, 27)}.${format}"`;
+  }
+
+  /** Whether If-None-Match names this form, in any coding (weak comparison, lists, `*`). */
+  matches(header: string | undefined): boolean {
+    if (!header) return false;
+    if (header.trim() === '*') return true;
+    const base = this.etag.slice(1, -1);
+    return header.split(',').some((part) => {
+      const tag = part.trim().replace(/^W\//, '');
+      return tag === this.etag || tag === `"${base}.br"` || tag === `"${base}.gz"`;
+    });
+  }
+
+  etagOf(coding: Coding | null): string {
+    return coding === null ? this.etag : `${this.etag.slice(0, -1)}.${coding === 'br' ? 'br' : 'gz'}"`;
+  }
+
+  /** 304 when the client has it (no body); else the rows, streamed. */
+  async send(ex: Exchange, items: readonly unknown[] | null, columns: readonly Column[], headers: readonly string[]): Promise<void> {
+    const coding = codingFor(ex.req, 'answer');
+    const common = ['etag', this.etagOf(coding), 'vary', 'accept, accept-encoding', ...headers];
+    if (items === null || this.matches(ex.req.headers['if-none-match'])) return ex.sendEmpty(304, common);
+    const res = ex.res;
+    res.writeHead(
+      200,
+      ex.baseHeaders.concat(
+        'x-request-id',
+        ex.requestId,
+        ex.headers,
+        'content-type',
+        LIST_MEDIA_TYPES[this.format],
+        ...common,
+        ...(coding ? ['content-encoding', coding] : []),
+      ),
+    );
+    if (ex.req.method === 'HEAD') return void res.end();
+    const out =
+      coding === 'br' ? createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 4 } }) : coding === 'gzip' ? createGzip({ level: 6 }) : null;
+    out?.pipe(res);
+    const sink = out ?? res;
+    const closed = new Promise<void>((resolve) => res.once('close', resolve));
+    if (this.format === 'csv') sink.write(csvHeader(columns));
+    for (let i = 0; i < items.length; i += ROWS_PER_CHUNK) {
+      let chunk = '';
+      for (const item of items.slice(i, i + ROWS_PER_CHUNK)) chunk += this.format === 'csv' ? csvRow(item, columns) : `${JSON.stringify(item)}\n`;
+      if (!sink.write(chunk)) await Promise.race([new Promise((resolve) => sink.once('drain', resolve)), closed]);
+      if (res.destroyed) return;
+    }
+    sink.end();
+  }
+}
