@@ -98,6 +98,13 @@ export async function encode(body: Buffer, coding: Coding, effort: Effort): Prom
   return offLoop(() => (coding === 'br' ? brotli(body, opts) : gzip(body, opts)));
 }
 
+/** A compressing stream at this effort's level (a body written in chunks: a streamed list). */
+export function compressingStream(coding: Coding, effort: Effort): Zlib.Gzip | Zlib.BrotliCompress {
+  const { zlib } = loadZlib();
+  const opts = options(zlib, coding, LEVELS[effort][coding], 0);
+  return coding === 'br' ? zlib.createBrotliCompress(opts) : zlib.createGzip(opts);
+}
+
 /** Compresses on the event loop. */
 function compressNow(body: Buffer, coding: Coding, effort: Effort): Buffer {
   const { zlib } = loadZlib();

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { constants, createBrotliCompress, createGzip } from 'node:zlib';
 import type { Exchange } from '../../http/exchange.js';
-import { codingFor, type Coding } from '../../http/compression.js';
+import { codingFor, compressingStream, type Coding } from '../../http/compression.js';
 import { type Column, csvHeader, csvRow, LIST_MEDIA_TYPES, type ListFormat } from './list-formats.js';
 
 /** Rows written per chunk: a chunk is a few KB, and the writer waits for the client between them. */
@@ -58,8 +57,8 @@ export class ListForm {
       ),
     );
     if (ex.req.method === 'HEAD') return void res.end();
-    const out =
-      coding === 'br' ? createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 4 } }) : coding === 'gzip' ? createGzip({ level: 6 }) : null;
+    // The levels kept answers are compressed at: the same request makes the same bytes.
+    const out = coding ? compressingStream(coding, 'answer') : null;
     out?.pipe(res);
     const sink = out ?? res;
     const closed = new Promise<void>((resolve) => res.once('close', resolve));
