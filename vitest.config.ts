@@ -13,6 +13,8 @@ export default defineConfig({
     // The suite's bundle (.test-dist/, built by the global setup) is loaded by Node as it is,
     // exactly as npm start runs it: never transformed by vite.
     server: { deps: { external: [/\/\.test-dist\//] } },
+    // A `.only` left in a file would run that test alone: under CI it fails the run instead.
+    allowOnly: !process.env.CI,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Each file starts its own server on an ephemeral port. Three workers on the 2-core machines:

@@ -191,7 +191,7 @@ describe('npm run import', () => {
   });
 });
 
-describe.skipIf(!existsSync(SHARED))('the shared OpenSkiStats file at full scale', () => {
+describe.skipIf(!existsSync(SHARED))('the shared OpenSkiStats file at full scale (../shared/data)', () => {
   it('imports all 6,990 areas and every endpoint keeps working', async () => {
     const dbPath = freshDb();
     const r = importCli(dbPath, SHARED);
