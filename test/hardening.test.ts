@@ -232,3 +232,23 @@ describe('deadlines', () => {
     expect(expired).toEqual(['a', 'b', 'd']);
   });
 });
+
+describe('pages served without a key', () => {
+  it('at most 60 loads a minute of the server’s clock from one address: the 61st is 429 until the minute ends', async () => {
+    let t = Date.parse('2027-01-15T12:00:30Z');
+    const pages = await startTestServer({ now: () => new Date(t) });
+    try {
+      for (let i = 0; i < 60; i++) expect((await getJson(pages, '/openapi.json', { apiKey: null })).status).toBe(200);
+      const over = expectProblem(await getJson(pages, '/schema.graphql', { apiKey: null }), 429);
+      expect(over.code).toBe('RATE_LIMITED');
+      expect(over.detail).toBe('At most 60 page loads a minute from one address without a key.');
+      // Half the minute is left.
+      const again = await getJson(pages, '/', { apiKey: null });
+      expect(again.headers.get('retry-after')).toBe('30');
+      t += 30_000;
+      expect((await getJson(pages, '/openapi.json', { apiKey: null })).status).toBe(200);
+    } finally {
+      await pages.close();
+    }
+  });
+});

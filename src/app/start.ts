@@ -197,7 +197,12 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     history: new HistoryService(providers.history),
     sync: cluster ?? sync,
     // With replicas, one budget per key for the whole cluster (counted in Redis).
-    costBudget: new CostBudget(config.costBudget.unitsPerRequest, config.costBudget.windowSeconds, redis ? replicas!.clusterBudgetLimiter(redis) : undefined),
+    costBudget: new CostBudget(
+      config.costBudget.unitsPerRequest,
+      config.costBudget.windowSeconds,
+      () => now().getTime(),
+      redis ? replicas!.clusterBudgetLimiter(redis) : undefined,
+    ),
     logger,
     now,
   };
@@ -246,7 +251,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     corsOrigins: config.corsOrigins,
     logger,
     handlers: {
-      pages: createPages(() => openApiDocument(routes, API_VERSION, schema), config),
+      pages: createPages(
+        () => openApiDocument(routes, API_VERSION, schema),
+        config,
+        () => now().getTime(),
+      ),
       ready: () => {
         const waiting = [...(weatherWindow.ready ? [] : ['the weather window of today']), ...(warmed ? [] : ['warming up'])];
         // Without Redis a replica still serves (local limits, its own data): ready, and says so.

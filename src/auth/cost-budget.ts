@@ -1,5 +1,6 @@
 import { ClientError } from '../lib/errors.js';
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from '../lib/rate-limiter.js';
+import { RateLimiterRes } from '../lib/rate-limiter.js';
+import { WindowLimiter } from '../lib/window-limiter.js';
 
 /** 429 for a request whose cost does not fit in its key's budget; carries its RateLimit headers. */
 export class CostLimitedError extends ClientError {
@@ -37,33 +38,45 @@ export interface BudgetHolder {
   ratePerSecond: number;
 }
 
+/** What counts a budget's units: a WindowLimiter here, rate-limiter-flexible's Redis limiter across replicas. */
+export interface UnitLimiter {
+  consume(key: string, points: number): Promise<RateLimiterRes>;
+  reward(key: string, points: number): Promise<RateLimiterRes>;
+}
+
 /**
  * Each key's cost budget: the GraphQL complexity units its requests may spend per window, on top
  * of its request rate, so that expensive requests are limited by what they cost rather than by
  * their count. A key's budget grows with its plan: `unitsPerRequest` per request its rate allows
  * (a free key at 25 requests/s may spend 25 × 2,000 units a second; every answer the response
- * cache keeps costs nothing). Counted with rate-limiter-flexible (in memory here).
+ * cache keeps costs nothing). Counted in fixed windows on the server's clock (lib/window-limiter.ts),
+ * or in Redis for replicas; the slices a key draws ahead expire on the same clock.
  */
 export class CostBudget {
-  private readonly limiters = new Map<number, RateLimiterAbstract>();
+  private readonly limiters = new Map<number, UnitLimiter>();
   /** Units drawn ahead for each key's small charges, and when the limiter's window that holds them ends. */
   private readonly reserves = new Map<number, { units: number; until: number }>();
   /** What the limiter said was left of each key's window at its last answer, and when that window ends. */
   private readonly left = new Map<number, { points: number; until: number }>();
 
+  private readonly makeLimiter: (points: number, duration: number) => UnitLimiter;
+
   constructor(
     readonly unitsPerRequest: number,
     readonly windowSeconds: number,
-    private readonly makeLimiter: (points: number, duration: number) => RateLimiterAbstract = (points, duration) =>
-      new RateLimiterMemory({ points, duration, keyPrefix: `cost${points}` }),
-  ) {}
+    /** The server's clock (ms): windows and drawn slices expire on it. */
+    private readonly now: () => number,
+    makeLimiter?: (points: number, duration: number) => UnitLimiter,
+  ) {
+    this.makeLimiter = makeLimiter ?? ((points, duration) => new WindowLimiter(points, duration, now));
+  }
 
   /** Units a key may spend per window. */
   budgetOf(holder: BudgetHolder): number {
     return holder.ratePerSecond * this.unitsPerRequest * this.windowSeconds;
   }
 
-  private limiterFor(budget: number): RateLimiterAbstract {
+  private limiterFor(budget: number): UnitLimiter {
     let limiter = this.limiters.get(budget);
     if (!limiter) this.limiters.set(budget, (limiter = this.makeLimiter(budget, this.windowSeconds)));
     return limiter;
@@ -77,7 +90,7 @@ export class CostBudget {
    */
   status(holder: BudgetHolder): { maximumAvailable: number; currentlyAvailable: number; restoreRate: number } {
     const budget = this.budgetOf(holder);
-    const now = Date.now();
+    const now = this.now();
     const left = this.left.get(holder.id);
     const reserve = this.reserves.get(holder.id);
     const inWindow = left && left.until > now ? left.points : budget;
@@ -86,7 +99,7 @@ export class CostBudget {
   }
 
   private noteLeft(holder: BudgetHolder, res: RateLimiterRes): void {
-    this.left.set(holder.id, { points: Math.max(0, res.remainingPoints), until: Date.now() + res.msBeforeNext });
+    this.left.set(holder.id, { points: Math.max(0, res.remainingPoints), until: this.now() + res.msBeforeNext });
   }
 
   /**
@@ -100,7 +113,7 @@ export class CostBudget {
   charge(holder: BudgetHolder | null, cost: number): CostLimitedError | null | Promise<CostLimitedError | null> {
     if (holder === null || cost <= 0) return null;
     const reserve = this.reserves.get(holder.id);
-    if (reserve && reserve.units >= cost && reserve.until > Date.now()) {
+    if (reserve && reserve.units >= cost && reserve.until > this.now()) {
       reserve.units -= cost;
       return null;
     }
@@ -117,8 +130,8 @@ export class CostBudget {
         const res = await limiter.consume(key, slice);
         this.noteLeft(holder, res);
         const left = this.reserves.get(holder.id);
-        const kept = left && left.until > Date.now() ? left.units : 0;
-        this.reserves.set(holder.id, { units: kept + slice - cost, until: Date.now() + res.msBeforeNext });
+        const kept = left && left.until > this.now() ? left.units : 0;
+        this.reserves.set(holder.id, { units: kept + slice - cost, until: this.now() + res.msBeforeNext });
         return null;
       } catch (res) {
         if (!(res instanceof RateLimiterRes)) throw res;

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { RateLimiterMemory, RateLimiterRes } from '../lib/rate-limiter.js';
+import { RateLimiterRes } from '../lib/rate-limiter.js';
+import { WindowLimiter } from '../lib/window-limiter.js';
 import type { Exchange } from './exchange.js';
 import { API_HEADERS, PAGE_HEADERS } from './headers.js';
 import { sendProblem } from './problem.js';
@@ -80,8 +81,9 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
  * document and the icon. Large files are compressed and revalidated by ETag, and every one of them
  * is limited per client address, so nobody can pull them in a loop.
  */
-export function createPages(openApi: () => object, keyModes: KeyModes) {
-  const perAddress = new RateLimiterMemory({ points: PAGE_LOADS_PER_MINUTE, duration: 60, keyPrefix: 'page' });
+export function createPages(openApi: () => object, keyModes: KeyModes, now: () => number) {
+  // Per minute of the server's clock.
+  const perAddress = new WindowLimiter(PAGE_LOADS_PER_MINUTE, 60, now);
   const html = 'text/html; charset=utf-8';
   let graphiql: Promise<GraphiQLParts> | null = null;
   const graphiqlParts = () => {

@@ -304,8 +304,12 @@ describe('keys, scopes and environment keys', () => {
 });
 
 describe('the cost budget', () => {
+  /** The budget's clock: a noon, moved by the tests. */
+  let t = Date.parse('2027-01-15T12:00:00Z');
+  const clock = () => t;
+
   it('a key may spend rate × units × window; over it is 429 with the headers, and a refusal spends nothing', async () => {
-    const budget = new CostBudget(100, 1);
+    const budget = new CostBudget(100, 1, clock);
     const holder = { id: 1, ratePerSecond: 2 };
     expect(budget.budgetOf(holder)).toBe(200);
     expect(await budget.charge(holder, 150)).toBeNull();
@@ -319,7 +323,7 @@ describe('the cost budget', () => {
   });
 
   it('small charges are drawn from a slice of 1 % taken ahead: settled at once, and still no more than the budget', async () => {
-    const budget = new CostBudget(100, 60);
+    const budget = new CostBudget(100, 60, clock);
     const holder = { id: 7, ratePerSecond: 10 };
     expect(budget.budgetOf(holder)).toBe(60_000);
     // The first small charge draws a slice of 600 (a promise); the next 599 units need none.
@@ -339,7 +343,7 @@ describe('the cost budget', () => {
 
   it('a budget that is not a whole number of slices: the part left after the last slice is still spent, charge by charge', async () => {
     // 1,201 x 1 x 50 = 60,050 units: 100 slices of 600, then 50 that no slice fits.
-    const budget = new CostBudget(1201, 50);
+    const budget = new CostBudget(1201, 50, clock);
     const holder = { id: 9, ratePerSecond: 1 };
     let allowed = 0;
     for (;;) {
@@ -350,13 +354,39 @@ describe('the cost budget', () => {
   });
 
   it('keys spend their own budgets; no key or no cost is not counted', async () => {
-    const budget = new CostBudget(10, 60);
+    const budget = new CostBudget(10, 60, clock);
     expect(await budget.charge({ id: 1, ratePerSecond: 1 }, 600)).toBeNull();
     expect(await budget.charge({ id: 2, ratePerSecond: 1 }, 600)).toBeNull();
     // Nothing to count: answered at once, no slice drawn.
     expect(budget.charge({ id: 1, ratePerSecond: 1 }, 0)).toBeNull();
     expect(await budget.charge(null, 1e9)).toBeNull();
     const r = await budget.charge({ id: 1, ratePerSecond: 1 }, 1);
-    expect(r!.headers[1]).toMatch(/^(59|60)$/);
+    // Windows are whole minutes of the server's clock: at noon sharp, the next is 60 s away.
+    expect(r!.headers[1]).toBe('60');
+    t += 45_000;
+    expect((await budget.charge({ id: 1, ratePerSecond: 1 }, 1))!.headers[1]).toBe('15');
+  });
+
+  it('when the window ends the whole budget is back, and a slice drawn in the last window is not spent in the next', async () => {
+    t = Date.parse('2027-01-15T13:00:00Z');
+    const budget = new CostBudget(100, 60, clock);
+    const holder = { id: 11, ratePerSecond: 10 };
+    // 60,000 units a minute: spend them all (a slice of 600 drawn by the first, its rest spent last).
+    expect(await budget.charge(holder, 1)).toBeNull();
+    expect(await budget.charge(holder, 59_400)).toBeNull();
+    expect(budget.status(holder).currentlyAvailable).toBe(599);
+    expect(budget.charge(holder, 599)).toBeNull();
+    expect(budget.status(holder).currentlyAvailable).toBe(0);
+    expect(await budget.charge(holder, 1)).not.toBeNull();
+    t += 60_000;
+    expect(budget.status(holder).currentlyAvailable).toBe(60_000);
+    // A slice of the past window (drawn again just before it ended) is no use after it: the charge asks the limiter.
+    t -= 1;
+    const holder2 = { id: 12, ratePerSecond: 10 };
+    expect(await budget.charge(holder2, 1)).toBeNull();
+    expect(budget.charge(holder2, 1)).toBeNull();
+    t += 1;
+    expect(budget.charge(holder2, 1)).toBeInstanceOf(Promise);
+    expect(await budget.charge(holder, 60_000)).toBeNull();
   });
 });
