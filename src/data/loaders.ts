@@ -24,6 +24,11 @@ export interface StatePageKey {
 }
 
 export interface Loaders {
+  /**
+   * A ZIP from the table held in memory, without a promise or a batch (nothing to batch: no
+   * statement runs); undefined while the table is not loaded yet (then zipByCode reads SQLite).
+   */
+  zipInMemory(code: string): ZipRecord | null | undefined;
   readonly zipByCode: DataLoader<string, ZipRecord | null>;
   readonly stateByCode: DataLoader<string, StateRecord | null>;
   readonly zipsByState: DataLoader<StatePageKey, ZipRecord[], string>;
@@ -92,6 +97,10 @@ export class RequestLoaders implements Loaders {
   private _snapshotByResort?: Loaders['snapshotByResort'];
 
   constructor(private readonly services: LoaderServices) {}
+
+  zipInMemory(code: string): ZipRecord | null | undefined {
+    return this.services.repos.zips.inMemory(code);
+  }
 
   get zipByCode() {
     const { zips } = this.services.repos;

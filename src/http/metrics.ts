@@ -1,3 +1,5 @@
+import { LATENCY_BUCKETS, RequestTally } from './request-tally.js';
+
 type PromClient = typeof import('prom-client');
 
 export interface MetricSources {
@@ -17,14 +19,15 @@ export interface MetricSources {
  * Prometheus metrics (prom-client), served at /metrics to keys with the admin scope: requests by
  * route and status with latency histograms, response cache hits, sync runs and their outcome,
  * upstream calls and breaker state, key usage, and the process's own (CPU, memory, event loop).
- * Per-request work is a cached label child's increment and observe; everything else is read when
- * Prometheus scrapes.
+ * Per-request work is a tally in plain numbers (request-tally.ts); everything is read into series
+ * when Prometheus scrapes.
  *
  * prom-client is loaded after the server listens (`load()`, or the first scrape), not before the
- * first answer: its import and the default collectors are a measurable part of start-up (BENCHMARKS.md, design figures: start-up). What happens
- * before it is there (a few requests at most) is kept in order and counted once it is.
+ * first answer: its import and the default collectors are a measurable part of start-up (BENCHMARKS.md, design figures: start-up). Sync runs
+ * and upstream calls before it is there (a few at most) are kept in order and counted once it is.
  */
 export function createMetrics(sources: MetricSources) {
+  const tally = new RequestTally();
   let live: LiveMetrics | null = null;
   let loading: Promise<LiveMetrics> | null = null;
   /** Bounded: it is loaded just after listening (config.warmUpDelayMs), when a server has answered few requests. */
@@ -37,7 +40,7 @@ export function createMetrics(sources: MetricSources) {
   const load = (): Promise<LiveMetrics> =>
     (loading ??= import('prom-client').then((module) => {
       // A CommonJS package: its exports are the default export (named ones are not always copied).
-      live = liveMetrics((module as { default?: PromClient }).default ?? module, sources);
+      live = liveMetrics((module as { default?: PromClient }).default ?? module, sources, tally);
       for (const event of early.splice(0)) event(live);
       return live;
     }));
@@ -51,7 +54,7 @@ export function createMetrics(sources: MetricSources) {
       return { contentType: m.contentType, text: await m.text() };
     },
     /** One answered request. */
-    request: (route: string, method: string, status: number, seconds: number): void => record((m) => m.request(route, method, status, seconds)),
+    request: (route: string, method: string, status: number, seconds: number): void => tally.add(route, method, status, seconds),
     syncRun: (status: string): void => record((m) => m.syncRun(status)),
     upstreamCall: (provider: string, outcome: string): void => record((m) => m.upstreamCall(provider, outcome)),
   };
@@ -59,23 +62,22 @@ export function createMetrics(sources: MetricSources) {
 
 type LiveMetrics = ReturnType<typeof liveMetrics>;
 
-function liveMetrics({ Counter, Gauge, Histogram, Registry, collectDefaultMetrics }: PromClient, sources: MetricSources) {
+function liveMetrics({ Counter, Gauge, Registry, collectDefaultMetrics }: PromClient, sources: MetricSources, tally: RequestTally) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
-  const requests = new Counter({
+  new Counter({
     name: 'http_requests_total',
     help: 'Requests answered, by route template, method and status.',
     labelNames: ['route', 'method', 'status'],
     registers: [registry],
+    collect() {
+      this.reset();
+      for (const { route, answers } of tally.all())
+        for (const [method, byStatus] of answers) for (const [status, n] of byStatus) this.inc({ route, method, status: String(status) }, n);
+    },
   });
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time to answer, by route template.',
-    labelNames: ['route'],
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
+  registry.registerMetric(latencyHistogram(tally) as unknown as Parameters<typeof registry.registerMetric>[0]);
   const syncRuns = new Counter({ name: 'sync_runs_total', help: 'Sync runs finished, by outcome.', labelNames: ['status'], registers: [registry] });
   const upstreamCalls = new Counter({
     name: 'upstream_calls_total',
@@ -157,24 +159,43 @@ function liveMetrics({ Counter, Gauge, Histogram, Registry, collectDefaultMetric
     },
   });
 
-  const requestChildren = new Map<string, ReturnType<typeof requests.labels>>();
-  const durationChildren = new Map<string, ReturnType<typeof duration.labels>>();
-
   return {
     contentType: registry.contentType,
     text: () => registry.metrics(),
-    request(route: string, method: string, status: number, seconds: number): void {
-      const key = `${route} ${method} ${status}`;
-      let child = requestChildren.get(key);
-      if (!child) requestChildren.set(key, (child = requests.labels(route, method, String(status))));
-      child.inc();
-      let timer = durationChildren.get(route);
-      if (!timer) durationChildren.set(route, (timer = duration.labels(route)));
-      timer.observe(seconds);
-    },
     syncRun: (status: string) => syncRuns.inc({ status }),
     upstreamCall: (provider: string, outcome: string) => upstreamCalls.inc({ provider, outcome }),
   };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+const LATENCY = 'http_request_duration_seconds';
+
+/**
+ * The latency histogram from the tallies, in the shape prom-client's own histograms give the
+ * registry (cumulative `le` buckets, then sum and count per route).
+ */
+function latencyHistogram(tally: RequestTally) {
+  const help = 'Time to answer, by route template.';
+  return {
+    name: LATENCY,
+    help,
+    type: 'histogram',
+    aggregator: 'sum',
+    reset() {},
+    get: async () => {
+      const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
+      for (const { route, buckets, sumSeconds, count } of tally.all()) {
+        let cumulative = 0;
+        LATENCY_BUCKETS.forEach((le, i) => {
+          cumulative += buckets[i]!;
+          values.push({ labels: { le, route }, value: cumulative, metricName: `${LATENCY}_bucket` });
+        });
+        values.push({ labels: { le: '+Inf', route }, value: count, metricName: `${LATENCY}_bucket` });
+        values.push({ labels: { route }, value: sumSeconds, metricName: `${LATENCY}_sum` });
+        values.push({ labels: { route }, value: count, metricName: `${LATENCY}_count` });
+      }
+      return { name: LATENCY, help, type: 'histogram', values, aggregator: 'sum' };
+    },
+  };
+}

@@ -24,6 +24,12 @@ describe('metrics', () => {
     expect(text).toMatch(/^http_requests_total\{route="\/api\/zip\/\{zip\}",method="GET",status="200"\} 2$/m);
     expect(text).toMatch(/^http_requests_total\{route="\/api\/zip\/\{zip\}",method="GET",status="404"\} 1$/m);
     expect(text).toMatch(/^http_request_duration_seconds_count\{route="\/api\/zip\/\{zip\}"\} 3$/m);
+    // Cumulative buckets, a bound's own value inside it (0.001 ≤ 0.001), as Prometheus reads them.
+    const bucket = (le: string) =>
+      text.match(new RegExp(`^http_request_duration_seconds_bucket\\{le="${le.replace('+', '\\+')}",route="/api/zip/\\{zip\\}"\\} (\\d+)$`, 'm'))?.[1];
+    expect([bucket('0.0005'), bucket('0.001'), bucket('0.0025'), bucket('0.005'), bucket('10'), bucket('+Inf')]).toEqual(['0', '1', '2', '3', '3', '3']);
+    expect(text).toMatch(/^http_request_duration_seconds_sum\{route="\/api\/zip\/\{zip\}"\} 0\.006$/m);
+    expect(text).toMatch(/^# TYPE http_request_duration_seconds histogram$/m);
     expect(text).toMatch(/^upstream_calls_total\{provider="open-meteo",outcome="ok"\} 1$/m);
     expect(text).toMatch(/^sync_runs_total\{status="SUCCEEDED"\} 1$/m);
     expect(text).toMatch(/^live_subscribers 3$/m);

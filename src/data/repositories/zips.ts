@@ -109,6 +109,14 @@ export class ZipRepository {
     return this.zipTable;
   }
 
+  /** A ZIP from the table in memory (null when there is none); undefined before the table is loaded. */
+  inMemory(zip: string): ZipRecord | null | undefined {
+    const table = this.zipTable;
+    if (!table) return undefined;
+    const row = table.rowOf(zip);
+    return row >= 0 ? table.record(row) : null;
+  }
+
   findByZips(zips: readonly string[]): ZipRecord[] {
     const table = this.zipTable;
     if (!table) {

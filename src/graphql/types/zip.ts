@@ -19,13 +19,21 @@ const radiusDoc = `Search radius in miles, > 0 and <= ${ZIP_BOUNDS.radiusMiles.m
 const limitDoc = `Most results to return, 1–${ZIP_BOUNDS.nearbyLimit.max}; default ${ZIP_BOUNDS.nearbyLimit.default}.`;
 
 /** Loads a ZIP or throws NOT_FOUND: REST answers 404 and GraphQL carries the code. */
-export function loadZip(ctx: GraphQLContext, zip: string): Promise<ZipRecord> {
+export function loadZip(ctx: GraphQLContext, zip: string): ZipRecord | Promise<ZipRecord> {
   return loadZipAs(ctx, zip, 'zip');
 }
 
-/** The same, the error naming the argument the code came in (`from`, `to`). */
-export async function loadZipAs(ctx: GraphQLContext, zip: string, argument: string): Promise<ZipRecord> {
-  const record = await ctx.loaders.zipByCode.load(zip);
+/**
+ * The same, the error naming the argument the code came in (`from`, `to`). Synchronous once the
+ * table is in memory: a lookup then runs and answers in the turn its request arrived in.
+ */
+export function loadZipAs(ctx: GraphQLContext, zip: string, argument: string): ZipRecord | Promise<ZipRecord> {
+  const now = ctx.loaders.zipInMemory(zip);
+  if (now !== undefined) return foundOr404(now, zip, argument);
+  return ctx.loaders.zipByCode.load(zip).then((record) => foundOr404(record, zip, argument));
+}
+
+function foundOr404(record: ZipRecord | null, zip: string, argument: string): ZipRecord {
   if (!record) throw new NotFoundError('ZIP code', argument, zip);
   return record;
 }
