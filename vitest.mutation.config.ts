@@ -7,5 +7,10 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
-  test: { include: ['test/unit/**/*.test.ts'] },
+  test: {
+    include: ['test/unit/**/*.test.ts'],
+    // Some unit tests read a copy of the run's database (privateDatabase): its setup, not the bundles'.
+    globalSetup: ['test/global-setup-unit.ts'],
+    allowOnly: !process.env.CI,
+  },
 });

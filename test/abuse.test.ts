@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import fc from 'fast-check';
 import type { RunningApp } from '../src/app/start.js';
 import { expectProblem, getJson, privateDatabase, startTestServer, TEST_KEY, type HttpResult } from './helpers/server.js';
 import { spawnServer } from './helpers/process.js';
+import { bundle } from './helpers/bundle.js';
 
 /**
  * One ordinary key playing the attacker against the bundle: event streams, memory, nesting, odd
@@ -90,13 +93,92 @@ describe('event streams are bounded per key, in all, and in time', () => {
     try {
       const res = await sse(short.url, TEST_KEY);
       expect(res.status).toBe(200);
-      expect(['ended', 'cut']).toContain(await endOf(res));
+      // The server closes the connection under it (its lifetime is a cap, not a message).
+      expect(await endOf(res)).toBe('cut');
       // Its slot is free again.
       const next = await sse(short.url, TEST_KEY);
       expect(next.status).toBe(200);
       await next.body!.cancel();
     } finally {
       await short.close();
+    }
+  });
+});
+
+describe('when every connection is busy, a stream gives way', () => {
+  it('the oldest stream of the key holding the most is closed for a new connection; the others keep their heartbeat (12 s by default)', async () => {
+    const { loadConfig } = await bundle();
+    // The documented heartbeat, as a literal.
+    expect(loadConfig({}).graphql.heartbeatMs).toBe(12_000);
+    const [a, b] = ['szg_give_way_a', 'szg_give_way_b'];
+    const base = loadConfig({});
+    const app = await startTestServer({
+      config: {
+        apiKeys: [a, b],
+        apiKeysRate: 1000,
+        connections: { ...base.connections, maxConnections: 6 },
+        streams: { perKey: 4, total: 5, maxLifetimeMs: 600_000 },
+        // A short heartbeat here, so each stream shows it is alive without waiting 12 s.
+        graphql: { ...base.graphql, heartbeatMs: 20 },
+      },
+    });
+    const aborts: AbortController[] = [];
+    const open = async (key: string) => {
+      const controller = new AbortController();
+      aborts.push(controller);
+      const res = await sse(app.url, key, controller.signal);
+      expect(res.status).toBe(200);
+      const reader = res.body!.getReader();
+      await reader.read();
+      return reader;
+    };
+    try {
+      // Key a holds three streams (the first opened is its oldest), key b two: five connections.
+      const [a1, a2, a3] = [await open(a), await open(a), await open(a)];
+      const [b1, b2] = [await open(b), await open(b)];
+      // A sixth connection, busy too: a request whose body has not all arrived.
+      const busy = net.connect(app.port, '127.0.0.1');
+      busy.on('error', () => {});
+      onTestFinished(() => void busy.destroy());
+      await new Promise((resolve) => busy.once('connect', resolve));
+      // 100-continue: the server answers it once it has read the head, so the request is surely in flight.
+      const continued = new Promise((resolve) => busy.once('data', resolve));
+      busy.write(
+        `POST /graphql HTTP/1.1\r\nhost: x\r\nx-api-key: ${b}\r\ncontent-type: application/json\r\ncontent-length: 100\r\nexpect: 100-continue\r\n\r\n`,
+      );
+      expect(String(await continued)).toMatch(/^HTTP\/1\.1 100 /);
+      expect(app.openConnections()).toBe(6);
+      // A seventh: nothing is idle, so a's oldest stream makes room, and the newcomer is answered.
+      const status = await new Promise<number>((resolve, reject) =>
+        http
+          .get(`${app.url}/api/zip/90210`, { agent: false, headers: { 'x-api-key': b } }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode!));
+          })
+          .on('error', reject),
+      );
+      expect(status).toBe(200);
+      const ended = async (reader: ReadableStreamDefaultReader<Uint8Array>) => {
+        try {
+          for (;;) if ((await reader.read()).done) return true;
+        } catch {
+          return true;
+        }
+      };
+      expect(await ended(a1)).toBe(true);
+      // Every other stream is still open: each delivers its next heartbeat.
+      const heartbeat = async (reader: ReadableStreamDefaultReader<Uint8Array>) => {
+        for (let text = ''; ; ) {
+          const { done, value } = await reader.read();
+          if (done) return false;
+          text += new TextDecoder().decode(value);
+          if (/^:/m.test(text)) return true;
+        }
+      };
+      for (const reader of [a2, a3, b1, b2]) expect(await heartbeat(reader)).toBe(true);
+    } finally {
+      for (const c of aborts) c.abort();
+      await app.close();
     }
   });
 });

@@ -35,9 +35,17 @@ const CLOCK_START = process.env.TEST_CLOCK_START ?? '2027-01-15T12:00:00.000Z';
  * the bundles the spawned processes run (.test-dist/, the same build as npm start's).
  */
 export default async function setup(project: TestProject) {
+  await buildDist(path.join(import.meta.dirname, '..', '.test-dist'), { withCli: true });
+  return provideDatabase(project);
+}
+
+/**
+ * The run's database, directory and clock without the bundles: what the unit tests need (the
+ * mutation configuration's setup, vitest.mutation.config.ts), where the source is what is tested.
+ */
+export async function provideDatabase(project: TestProject) {
   const clock = { start: CLOCK_START, wallAtStart: Date.now() };
   const runNow = () => new Date(Date.parse(clock.start) + (Date.now() - clock.wallAtStart));
-  await buildDist(path.join(import.meta.dirname, '..', '.test-dist'), { withCli: true });
   const runDir = mkdtempSync(path.join(tmpdir(), 'gateway-test-'));
   const templatePath = path.join(runDir, 'template.sqlite');
   buildDatabase(templatePath);

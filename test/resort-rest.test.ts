@@ -58,9 +58,11 @@ describe.each(['', '/v1'])('resort REST paths under "%s"', (prefix) => {
     expect(q.body.resorts.map((x: { id: string }) => x.id)).toEqual(['whistler-blackcomb']);
     const ch = await get('/api/resorts?country=ch&limit=200');
     expect(ch.body.total).toBeGreaterThan(10);
+    expect(ch.body.resorts).toHaveLength(ch.body.total);
     expect(ch.body.resorts.every((x: { country: string }) => x.country === 'CH')).toBe(true);
     const utah = await get('/api/resorts?region=utah');
     expect(utah.body.resorts.map((x: { id: string }) => x.id)).toContain('alta');
+    expect(utah.body.resorts.length).toBeGreaterThan(1);
     expect(utah.body.resorts.every((x: { region: string }) => x.region === 'Utah')).toBe(true);
     const oc = await get('/api/resorts?continent=oceania&limit=200');
     expect(oc.body.resorts.length).toBeGreaterThan(3);

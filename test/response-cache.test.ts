@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app/start.js';
 import type { Config } from '../src/lib/config.js';
 import { expectProblem, getJson, startTestServer, privateDatabase } from './helpers/server.js';
@@ -22,17 +22,19 @@ const privateDb = (): string => privateDatabase('gateway-cache-');
 
 describe('ETags and conditional requests', () => {
   let app: RunningApp;
-  let now = new Date(`${DAY}T12:00:00Z`);
+  let now: Date;
   const apiKey = 'szg_cache_test_key';
   const adminKey = 'szg_cache_admin_key';
-  beforeAll(async () => {
+  // Each test has its own server, clock and cache: none depends on what another asked before it.
+  beforeEach(async () => {
+    now = new Date(`${DAY}T12:00:00Z`);
     app = await startTestServer({
       privateDb: true,
       now: () => now,
       config: { apiKeys: [apiKey, adminKey], apiAdminKeys: [adminKey], apiKeysQuota: 1000, apiKeysRate: 1000 },
     });
   });
-  afterAll(() => app.close());
+  afterEach(() => app.close());
 
   /** The response cache's counters, from /metrics. */
   const cacheCounts = async () => {
@@ -129,10 +131,23 @@ describe('ETags and conditional requests', () => {
   });
 
   it('a 401 or 429 is never answered from the cache, and errors carry no ETag', async () => {
-    const ok = await getJson(app, '/api/zip/05672', { apiKey });
+    // Kept (asked twice) and served from the cache (the third ask is a hit) before the bad key asks.
+    let ok = await getJson(app, '/api/zip/05672', { apiKey });
+    ok = await getJson(app, '/api/zip/05672', { apiKey });
+    ok = await getJson(app, '/api/zip/05672', { apiKey });
     expect(ok.status).toBe(200);
-    const unknown = expectProblem(await getJson(app, '/api/zip/05672', { apiKey: 'szg_not_a_key' }), 401);
-    expect(unknown.code).toBe('UNAUTHENTICATED');
+    const kept = await cacheCounts();
+    expect(kept.stored).toBeGreaterThanOrEqual(1);
+    expect(kept.hit).toBeGreaterThanOrEqual(1);
+    const refusals: Record<string, string>[] = [{ 'x-api-key': 'szg_not_a_key' }, { 'x-api-key': 'szg_not_a_key', 'if-none-match': ok.headers.get('etag')! }, {}];
+    for (const headers of refusals) {
+      const refused = await fetch(`${app.url}/api/zip/05672`, { headers });
+      expect(refused.status).toBe(401);
+      expect(((await refused.json()) as { code: string }).code).toBe('UNAUTHENTICATED');
+      expect(refused.headers.get('etag')).toBeNull();
+    }
+    // The refusals looked nothing up: the cache's counters are where the kept answer left them.
+    expect(await cacheCounts()).toEqual(kept);
     const missing = await getJson(app, '/api/zip/00001', { apiKey });
     expectProblem(missing, 404);
     expect(missing.headers.get('etag')).toBeNull();
@@ -230,6 +245,50 @@ describe('the cache switched off, and answers across restarts', () => {
     const text = await (await fetch(`${app.url}/metrics`, { headers: { 'x-api-key': adminKey } })).text();
     return Number(text.match(/^response_cache_lookups\{result="stored"\} (\d+)/m)![1]);
   };
+
+  it('RESPONSE_CACHE_MB bounds the bytes kept, and the least recently used answer goes first', async () => {
+    const { loadConfig } = await bundle();
+    const limit = loadConfig({ RESPONSE_CACHE_MB: '1' }).responseCacheBytes;
+    expect(limit).toBe(1024 * 1024);
+    const app = await startTestServer({ config: { responseCacheBytes: limit, apiKeys: [adminKey], apiAdminKeys: [adminKey] } });
+    try {
+      const counts = async () => {
+        const text = await (await fetch(`${app.url}/metrics`, { headers: { 'x-api-key': adminKey } })).text();
+        const n = (re: RegExp) => Number(text.match(re)![1]);
+        return {
+          hit: n(/^response_cache_lookups\{result="hit"\} (\d+)/m),
+          miss: n(/^response_cache_lookups\{result="miss"\} (\d+)/m),
+          bytes: n(/^response_cache_bytes (\d+)/m),
+        };
+      };
+      // About 220 KB each (1,000 ZIPs as they are, not compressed): eight of them are far more than 1 MiB.
+      const page = (state: string) =>
+        fetch(`${app.url}/api/states/${state}/zipcodes?limit=1000`, { headers: { 'x-api-key': adminKey, 'accept-encoding': 'identity' } }).then(async (r) => {
+          expect(r.status).toBe(200);
+          return (await r.text()).length;
+        });
+      expect(await page('CA')).toBeGreaterThan(150_000);
+      await page('CA');
+      for (const state of ['TX', 'NY', 'PA', 'IL', 'OH', 'FL', 'MI']) {
+        // CA is used again before each newcomer is stored: it is never the least recently used.
+        const before = await counts();
+        await page('CA');
+        expect((await counts()).hit, `CA is kept while ${state} comes in`).toBe(before.hit + 1);
+        await page(state);
+        await page(state);
+        expect((await counts()).bytes).toBeLessThanOrEqual(limit);
+      }
+      const before = await counts();
+      await page('TX');
+      const after = await counts();
+      // TX, stored first after CA and never used again, was the first to go.
+      expect(after.miss).toBe(before.miss + 1);
+      expect(after.hit).toBe(before.hit);
+      expect(after.bytes).toBeGreaterThan(limit / 2);
+    } finally {
+      await app.close();
+    }
+  });
 
   it('RESPONSE_CACHE_MB=0 keeps nothing, and answers are the same', async () => {
     const { loadConfig } = await bundle();

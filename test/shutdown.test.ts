@@ -70,6 +70,47 @@ describe('shutdown', () => {
     expect(server.output()).not.toContain('did not finish in time');
   }, 30_000);
 
+  it('SIGTERM with a request in flight: it is answered in full within the grace period, then the process ends by the graceful path', async () => {
+    const server = start(10_000);
+    const base = new URL(await server.url);
+    const body = JSON.stringify({ query: '{ zip(zip: "90210") { city } }' });
+    const req = http.request({
+      host: base.hostname,
+      port: base.port,
+      path: '/graphql',
+      method: 'POST',
+      agent: false,
+      // 100-continue: the server says it has read the request's head (it is in flight) before the body goes.
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-api-key': TEST_KEY, expect: '100-continue' },
+    });
+    const inFlight = new Promise<void>((resolve) => req.once('continue', () => resolve()));
+    const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      req.on('response', (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, text }));
+      });
+      req.on('error', reject);
+    });
+    req.flushHeaders();
+    await inFlight;
+    server.child.kill('SIGTERM');
+    await until(
+      async () => server.output(),
+      (o) => o.includes('"msg":"shutting down"'),
+    );
+    // The server is shutting down; the request it had begun is still served, body and all.
+    req.end(body);
+    const { status, text } = await answered;
+    expect(status).toBe(200);
+    expect(JSON.parse(text)).toMatchObject({ data: { zip: { city: 'Beverly Hills' } } });
+    const { code } = await server.exited;
+    expect(code).toBe(0);
+    expect(server.output()).toContain('"msg":"shut down"');
+    expect(server.output()).not.toContain('did not finish in time');
+  }, 30_000);
+
   it('SIGTERM when nobody reads stdout any more: logging does not stall the exit', async () => {
     const { child, url, exited } = start();
     const base = await url;

@@ -256,8 +256,16 @@ describe('while a run publishes', () => {
       };
       const before = await sources();
       expect(before).not.toMatch(/open-meteo/);
+      // The provider holds its answers until released: three readings surely fall inside the run,
+      // whatever the machine's speed; the rest while it publishes and after.
+      const release = fake.hold();
       await post(app);
       const seen: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        expect((await status(app)).state).toBe('RUNNING');
+        seen.push(await sources());
+      }
+      release();
       for (;;) {
         const s = await status(app);
         seen.push(await sources());

@@ -117,6 +117,7 @@ describe('GraphQL ZIP queries', () => {
     expect(s.data!.state!.zipcodes).toHaveLength(5);
     const c = await gql(app, CityQuery, { name: 'PORTLAND', state: 'me' });
     expect(c.data!.city).toMatchObject({ city: 'Portland', stateCode: 'ME' });
+    expect(c.data!.city!.zipcodes.length).toBeGreaterThan(0);
     expect(c.data!.city!.zipcodes.every((z) => z.stateCode === 'ME')).toBe(true);
     const st = await gql(app, StatsQuery);
     expect(st.data!.zipStats!.totalStates).toBe(51);

@@ -1,0 +1,2 @@
+// The unit tests' setup (vitest.mutation.config.ts): the run's database and clock, no bundles.
+export { provideDatabase as default } from './global-setup.js';
