@@ -252,6 +252,44 @@ describe('upstreams are bounded', () => {
     }
   });
 
+  it('SYNC_RUN_BUDGET_MS: when it is spent, calls in flight are cancelled and every resort not fetched counts as failed', async () => {
+    // Time-outs and a breaker that never act: only the run's budget can end this run.
+    const app = await startTestServer({
+      privateDb: true,
+      now: clockAt(`${DAY}T09:00:00Z`),
+      config: { ...meteo({ timeoutMs: 60_000, retries: 0, resetTimeoutMs: 60_000 }), syncRunBudgetMs: 1000 },
+    });
+    const release = fake.hold();
+    try {
+      expect((await getJson(app, '/api/sync/run', { method: 'POST' })).body.state).toBe('RUNNING');
+      await until(
+        async () => fake.inFlight(),
+        (n) => n >= 4,
+      );
+      const s = await until(
+        async () => (await getJson(app, '/api/sync/status')).body,
+        (x) => x.state === 'IDLE',
+        20_000,
+      );
+      // Nothing was fetched: every resort failed, none was updated, the old data stays.
+      expect(s.lastRun).toMatchObject({
+        status: 'FAILED',
+        resortsUpdated: 0,
+        resortsFailed: 241,
+        error: expect.stringMatching(/^provider lookup error: open-meteo: timed out/),
+      });
+      // The calls the provider never answered were cancelled: their connections are closed.
+      await until(
+        async () => fake.inFlight(),
+        (n) => n === 0,
+      );
+      expect((await getJson(app, '/api/resorts/vail')).body.source).not.toBe('open-meteo');
+    } finally {
+      release();
+      await app.close();
+    }
+  });
+
   it('provider text never reaches a client: not in errors, not in the sync history', async () => {
     const app = await startTestServer({ privateDb: true, now: clockAt(`${DAY}T09:00:00Z`), config: meteo({ retries: 0 }) });
     try {

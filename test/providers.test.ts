@@ -6,6 +6,7 @@ import { LiftieProvider } from '../src/providers/liftie.js';
 import { loadResortCatalogue } from '../src/data/db/sources/resort-source.js';
 import { addDays } from '../src/domain/dates.js';
 import { fakeDaily, startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
+import { until } from './helpers/wait.js';
 
 const TODAY = '2027-01-15';
 const silent = pino({ level: 'silent' });
@@ -154,6 +155,37 @@ describe('Open-Meteo adapter', () => {
         .daily(vail, '2027-01-10', TODAY, TODAY)
         .catch(() => {});
     expect(limited.breaker.opened).toBe(true);
+  });
+
+  it('mixed outcomes: more than half failing opens the circuit, half does not; after UPSTREAM_BREAKER_RESET_MS one success closes it', async () => {
+    const u = upstream({ retries: 0, resetTimeoutMs: 100 });
+    const p = meteo(u);
+    const attempt = (mode: FakeUpstream['mode']) => {
+      fake.mode = mode;
+      return p.daily(vail, '2027-01-10', TODAY, TODAY).then(
+        () => 'ok',
+        () => 'failed',
+      );
+    };
+    for (let i = 0; i < 5; i++) expect(await attempt('ok')).toBe('ok');
+    // Five failures after five answers: 50 %, the circuit stays closed.
+    for (let i = 0; i < 5; i++) expect(await attempt('server-error')).toBe('failed');
+    expect(u.breaker.opened).toBe(false);
+    // A sixth: 6 of 11, more than half: open, and the next call fails without reaching the provider.
+    expect(await attempt('server-error')).toBe('failed');
+    expect(u.breaker.opened).toBe(true);
+    const calls = fake.requests.length;
+    fake.mode = 'ok';
+    await expect(p.daily(vail, '2027-01-10', TODAY, TODAY)).rejects.toThrow(/circuit open/);
+    expect(fake.requests.length).toBe(calls);
+    // Once the reset time has passed, one trial goes through; its success closes the circuit.
+    await until(
+      async () => u.breaker.halfOpen,
+      (half) => half,
+    );
+    expect(await attempt('ok')).toBe('ok');
+    expect(u.breaker.opened).toBe(false);
+    expect(fake.requests.length).toBe(calls + 1);
   });
 
   it('times out a provider that does not answer', async () => {

@@ -329,6 +329,35 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
       );
   }, 60_000);
 
+  it('a window is never overwritten by an older one: a run finishing after a newer window was shared keeps its own to itself', async () => {
+    const urls = await startReplicas(2);
+    await json(urls[0]!, '/api/sync/run', ADMIN, { method: 'POST' });
+    const first = await until(
+      () => json(urls[0]!, '/api/sync/status'),
+      (x) => x.state === 'IDLE' && x.lastRun?.status === 'SUCCEEDED',
+    );
+    const redisGet = async (key: string) => (await run('redis-cli', [...redis.cliArgs, 'GET', key], { encoding: 'latin1' })).stdout;
+    // A newer window than any this replica will publish next (as if another replica's later run had shared it).
+    const newer = first.lastRun.id + 10;
+    expect((await run('redis-cli', [...redis.cliArgs, 'SET', 'szg:sync:window-version', String(newer)])).stdout.trim()).toBe('OK');
+    const storedWindow = await redisGet('szg:sync:window');
+    expect(storedWindow.length).toBeGreaterThan(1000);
+    // The next run's id is lower than the shared version: its window must not replace it.
+    await json(urls[0]!, '/api/sync/run', ADMIN, { method: 'POST' });
+    const second = await until(
+      () => json(urls[0]!, '/api/sync/status'),
+      (x) => x.state === 'IDLE' && x.lastRun?.id > first.lastRun.id,
+    );
+    expect(second.lastRun.id).toBeLessThan(newer);
+    // Whichever replica ran it says so.
+    await until(
+      async () => replicas.map((r) => r.output()).join('\n'),
+      (out) => out.includes('a newer window was shared meanwhile; this one is not'),
+    );
+    expect(Number(await redisGet('szg:sync:window-version'))).toBe(newer);
+    expect(await redisGet('szg:sync:window')).toBe(storedWindow);
+  }, 60_000);
+
   it('a run that finishes while Redis is away is shared once it is back: its window, its status and its record', async () => {
     const { leader, follower } = await runUnderWayOnTwo();
     // Redis goes, and the provider speeds up: the run ends well inside the lease the leader keeps.
@@ -441,7 +470,7 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
 });
 
 describe.skipIf(!haveRedis)('cost budgets with replicas', () => {
-  afterAll(stopReplicas);
+  afterEach(stopReplicas);
 
   it('a heavy client gets one cost budget for the cluster, not one per replica', async () => {
     // A budget of 2 requests/s x 100 units x 600 s = 120,000 units, shared through Redis. Its
@@ -475,5 +504,41 @@ describe.skipIf(!haveRedis)('cost budgets with replicas', () => {
     // Every answer drew from the one budget: as many as fit in it once, then both replicas refuse.
     expect(accepted).toBe(Math.floor(120_000 / cost));
     expect(refusedBy.size).toBe(2);
+  }, 90_000);
+
+  it('with Redis away, each replica keeps a budget of its own in memory: the cluster then allows one budget per replica', async () => {
+    const urls = await startReplicas(2, { COST_UNITS_PER_REQUEST: '100', COST_WINDOW_SECONDS: '600' });
+    const key = (await keys('create', '--name', 'heavy-alone', '--rate', '2')).match(/szg_[\w-]+/)![0];
+    const heavy = JSON.stringify({
+      query: `{ ${['CA', 'TX'].map((s) => `${s}: state(code: "${s}") { zipcodes(limit: 1000) { zip city county lat lng } }`).join(' ')} }`,
+    });
+    // Each replica has seen the key (a key check needs Redis the first time) before Redis goes.
+    for (const url of urls) expect((await call(url, '/api/stats', key)).status).toBe(200);
+    await redis.stop();
+    try {
+      let cost = 0;
+      const accepted = [0, 0];
+      for (const [i, url] of urls.entries()) {
+        // Until this replica refuses for cost; a refusal for the per-second rate is waited out as it says.
+        for (let n = 0; n < 100; n++) {
+          const r = await call(url, '/graphql', key, { method: 'POST', headers: { 'content-type': 'application/json' }, body: heavy });
+          const body = await r.json();
+          if (r.status === 200) {
+            accepted[i]!++;
+            cost = body.extensions.cost.requestedQueryCost;
+            continue;
+          }
+          expect(r.status).toBe(429);
+          const message = (body.errors?.[0]?.message ?? body.detail) as string;
+          if (/^This request costs/.test(message)) break;
+          await new Promise((resolve) => setTimeout(resolve, Number(r.headers.get('retry-after')) * 1000));
+        }
+      }
+      // 2 requests/s x 100 units x 600 s = 120,000 units on each replica, counted apart.
+      expect(cost).toBeGreaterThan(5000);
+      expect(accepted).toEqual([Math.floor(120_000 / cost), Math.floor(120_000 / cost)]);
+    } finally {
+      await redis.start();
+    }
   }, 90_000);
 });

@@ -139,7 +139,11 @@ describe('ETags and conditional requests', () => {
     const kept = await cacheCounts();
     expect(kept.stored).toBeGreaterThanOrEqual(1);
     expect(kept.hit).toBeGreaterThanOrEqual(1);
-    const refusals: Record<string, string>[] = [{ 'x-api-key': 'szg_not_a_key' }, { 'x-api-key': 'szg_not_a_key', 'if-none-match': ok.headers.get('etag')! }, {}];
+    const refusals: Record<string, string>[] = [
+      { 'x-api-key': 'szg_not_a_key' },
+      { 'x-api-key': 'szg_not_a_key', 'if-none-match': ok.headers.get('etag')! },
+      {},
+    ];
     for (const headers of refusals) {
       const refused = await fetch(`${app.url}/api/zip/05672`, { headers });
       expect(refused.status).toBe(401);

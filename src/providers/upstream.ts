@@ -147,8 +147,8 @@ export function createUpstream(options: UpstreamOptions) {
     return Buffer.concat(chunks, size).toString('utf8');
   }
 
-  // The breaker sees single attempts: five failures (time-outs included) within a minute, at least
-  // half of the attempts, open it; while open every call fails at once.
+  // The breaker sees single attempts: five failures (time-outs included) within a minute, more
+  // than half of the attempts, open it; while open every call fails at once.
   const breaker = new CircuitBreaker(attemptOnce, {
     timeout: false,
     errorThresholdPercentage: options.errorThresholdPercentage ?? 50,
