@@ -77,6 +77,9 @@ describe('the image of examples/replicas', () => {
         WARM_UP_ROUNDS: '1',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // A process group of its own: npm, its shell and the server are ended together (a SIGTERM
+      // to npm alone left the server running after the test).
+      detached: true,
     });
     let log = '';
     server.stdout.on('data', (d: Buffer) => void (log += d));
@@ -103,8 +106,21 @@ describe('the image of examples/replicas', () => {
         .replace('127.0.0.1:4000', base.replace('http://', ''));
       expect((await run('sh', ['-c', check], out)).code).toBe(0);
     } finally {
-      server.kill('SIGTERM');
+      process.kill(-server.pid!, 'SIGTERM');
       await exited;
+      // Every process of the group is gone, the server included.
+      await until(
+        async () => {
+          try {
+            process.kill(-server.pid!, 0);
+            return false;
+          } catch {
+            return true;
+          }
+        },
+        (gone) => gone,
+        20_000,
+      );
     }
   }, 300_000);
 

@@ -55,6 +55,15 @@ export function runCommand(
  * own — on an ephemeral port: for what only a whole process shows (its log, its signals, its
  * exit). A bundle starts in a fraction of tsx's time, which the replica tests pay many times.
  */
+/**
+ * Servers still running: when the worker that started them ends, they end with it (a test that
+ * failed before its cleanup must not leave a server running after the suite).
+ */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 export function spawnServer(dbPath: string, env: Record<string, string> = {}, script = TEST_BUNDLE): ServerProcess {
   const child = spawn(process.execPath, [script], {
     cwd: ROOT,
@@ -71,6 +80,8 @@ export function spawnServer(dbPath: string, env: Record<string, string> = {}, sc
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let err = '';
   child.stderr!.on('data', (d: Buffer) => {
     err += d;

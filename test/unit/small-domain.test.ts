@@ -143,6 +143,16 @@ describe('the point index', () => {
     expect(keys(index.nearby(0, 0, 200, 10, 'zz'))).toEqual(['a', 'b', 'c', 'd']);
   });
 
+  it('the radius is inclusive to the bit: radius 0 finds the items at the center itself', () => {
+    // Haversine's a is exactly 0 for the center and for a radius of 0: the one case where the
+    // item's value and the radius's are bit for bit the same, so `>` and `>=` differ.
+    expect(index.nearby(0, 1, 0, 10).map((x) => [x.item.key, x.distanceMiles])).toEqual([
+      ['b', 0],
+      ['c', 0],
+    ]);
+    expect(index.nearby(0, 1, 0, 10, 'b').map((x) => x.item.key)).toEqual(['c']);
+  });
+
   it('an item exactly on the radius is within it, at every scale and bearing', () => {
     // The KD-tree measures on its own (slightly smaller) Earth with a padded radius; the exact cut
     // is ours. An item at the radius itself must survive the tree's cut.
