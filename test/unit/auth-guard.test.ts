@@ -11,6 +11,8 @@ import { emptyDatabase } from '../helpers/keys-db.js';
 import { KeyRepository } from '../../src/data/repositories/keys.js';
 import { until } from '../helpers/wait.js';
 import { createLogger } from '../../src/lib/logger.js';
+import { bearer, presentedKey } from '../../src/auth/presented-key.js';
+import { pino } from 'pino';
 
 const silent = createLogger('silent');
 
@@ -303,6 +305,45 @@ describe('keys, scopes and environment keys', () => {
   });
 });
 
+describe('retiring keys the environment no longer names', () => {
+  /** A logger whose lines the test reads. */
+  const recording = () => {
+    const lines: { retired?: number; msg: string }[] = [];
+    return { lines, logger: pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) }) };
+  };
+  const env = (apiKeys: string[]) => ({ apiKeys, apiAdminKeys: [], apiKeysQuota: 10, apiKeysRate: 1 }) as unknown as Config;
+
+  it('says how many went, in words for one and for several; says nothing when none did', async () => {
+    const { lines, logger } = recording();
+    await registerEnvKeys(keys, env(['envkey-1111111111111111', 'envkey-2222222222222222', 'envkey-3333333333333333']), now, logger);
+    expect(lines).toEqual([]);
+    await registerEnvKeys(keys, env(['envkey-1111111111111111', 'envkey-2222222222222222']), now, logger);
+    expect(lines.map(({ retired, msg }) => ({ retired, msg }))).toEqual([
+      { retired: 1, msg: '1 key from an earlier API_KEYS or API_ADMIN_KEYS retired: the environment no longer names it' },
+    ]);
+    await registerEnvKeys(keys, env([]), now, logger);
+    expect(lines.slice(1).map(({ retired, msg }) => ({ retired, msg }))).toEqual([
+      { retired: 2, msg: '2 keys from an earlier API_KEYS or API_ADMIN_KEYS retired: the environment no longer names them' },
+    ]);
+    // Their rows say where they came from.
+    expect(keys.findByHash(hashApiKey('envkey-1111111111111111'))!.origin).toBe('env');
+  });
+});
+
+describe('the key a request presents', () => {
+  it('x-api-key first; else the token of an Authorization: Bearer header, trimmed; nothing else counts', () => {
+    expect(presentedKey({ 'x-api-key': 'szg_a' })).toBe('szg_a');
+    expect(presentedKey({ 'x-api-key': 'szg_a', authorization: 'Bearer szg_b' })).toBe('szg_a');
+    expect(presentedKey({ authorization: 'Bearer  szg_b ' })).toBe('szg_b');
+    expect(presentedKey({ authorization: 'bearer szg_b' })).toBeUndefined();
+    expect(presentedKey({ authorization: 'Basic c3pnX2I6' })).toBeUndefined();
+    expect(presentedKey({ authorization: 'Bearer' })).toBeUndefined();
+    expect(presentedKey({})).toBeUndefined();
+    expect(bearer(['Bearer szg_b'])).toBeUndefined();
+    expect(bearer(undefined)).toBeUndefined();
+  });
+});
+
 describe('the cost budget', () => {
   /** The budget's clock: a noon, moved by the tests. */
   let t = Date.parse('2027-01-15T12:00:00Z');
@@ -365,6 +406,23 @@ describe('the cost budget', () => {
     expect(r!.headers[1]).toBe('60');
     t += 45_000;
     expect((await budget.charge({ id: 1, ratePerSecond: 1 }, 1))!.headers[1]).toBe('15');
+  });
+
+  it('status: the budget, what is left of it now (the window and the unspent slice), and the rate it comes back at', async () => {
+    t = Date.parse('2027-01-15T14:00:00Z');
+    // 10 requests/s x 100 units x 60 s: 60,000 a minute, 1,000 a second back.
+    const budget = new CostBudget(100, 60, clock);
+    const holder = { id: 21, ratePerSecond: 10 };
+    expect(budget.status(holder)).toEqual({ maximumAvailable: 60_000, currentlyAvailable: 60_000, restoreRate: 1000 });
+    // More than a slice (600): counted exactly.
+    expect(await budget.charge(holder, 1000)).toBeNull();
+    expect(budget.status(holder)).toEqual({ maximumAvailable: 60_000, currentlyAvailable: 59_000, restoreRate: 1000 });
+    // A small charge draws a slice of 600: 58,400 left in the window, 599 of the slice unspent.
+    expect(await budget.charge(holder, 1)).toBeNull();
+    expect(budget.status(holder).currentlyAvailable).toBe(58_999);
+    // The window ends (a minute of the clock): the whole budget is back, the slice gone with it.
+    t += 60_000;
+    expect(budget.status(holder).currentlyAvailable).toBe(60_000);
   });
 
   it('when the window ends the whole budget is back, and a slice drawn in the last window is not spent in the next', async () => {

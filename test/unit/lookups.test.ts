@@ -56,6 +56,9 @@ describe('lookup parameters', () => {
     expect(bounds(ZipCodesParams, { codes: Array(101).fill('10001') })).toEqual([['codes', 'at most 100 items']]);
     expect(bounds(ZipCodesParams, { codes: [] })).toEqual([['codes', 'at least 1 item']]);
     expect(bounds(ZipCodesParams, { codes: ['10001', '1'] })).toEqual([['codes.1', 'exactly 5 digits']]);
+    // REST's form: one comma-separated string, spaces around a code and empty items dropped.
+    expect(validate(ZipCodesParams, { codes: ' 90210 ,05401,,10001, ' })).toEqual({ codes: ['90210', '05401', '10001'] });
+    expect(bounds(ZipCodesParams, { codes: ' , ' })).toEqual([['codes', 'at least 1 item']]);
   });
 
   it('positions: latitude −90–90, longitude −180–180', () => {

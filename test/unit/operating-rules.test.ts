@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { liftState, operatingStatus, primarySurface, skiableShare, snowReport, trailState } from '../../src/domain/conditions.js';
+import {
+  lastSnowfall,
+  liftState,
+  MEASURABLE_SNOWFALL_CM,
+  operatingStatus,
+  primarySurface,
+  seasonStart,
+  skiableShare,
+  snowReport,
+  trailState,
+} from '../../src/domain/conditions.js';
+import { formatHours } from '../../src/domain/weather/hourly.js';
 import { inSeason, plannedSeason } from '../../src/domain/season.js';
 import type { LiftFacts, LiftType, ResortFacts, TrailFacts } from '../../src/domain/resort.js';
 import type { DailyWeather } from '../../src/domain/weather/daily.js';
@@ -289,5 +300,51 @@ describe('the snow report', () => {
   it('without a day for today it is closed and reports no new 24 h snow', () => {
     const { report } = snowReport(resort(), [day('2027-01-14', { snowfallSummitCm: 7 })], [trail(0.1)], [], { date: MIDWINTER, hour: 0 });
     expect(report).toMatchObject({ status: 'CLOSED', newSnow24hCm: 7, newSnow72hCm: 7, openTrails: 0, skiableShare: 0 });
+  });
+});
+
+describe('the season start and the last snowfall', () => {
+  it('the season starts Aug 1 north of the equator and Feb 1 south, this year or last', () => {
+    expect(seasonStart(40, '2027-01-15')).toBe('2026-08-01');
+    expect(seasonStart(40, '2026-08-01')).toBe('2026-08-01');
+    expect(seasonStart(40, '2026-07-31')).toBe('2025-08-01');
+    expect(seasonStart(-37, '2027-03-01')).toBe('2027-02-01');
+    expect(seasonStart(-37, '2027-01-31')).toBe('2026-02-01');
+  });
+
+  it('the newest day with measurable summit snow since the season began; today only up to the hour; else the earlier one', () => {
+    const r = resort();
+    const hourly = (date: string, hours: number[]) =>
+      day(date, { snowfallSummitCm: hours.reduce((a, b) => a + b, 0), snowfallSummitHourly: formatHours(hours) });
+    const quiet = (date: string) => day(date, { snowfallSummitCm: 0 });
+    // 5 cm on the 12th, a trace under the threshold on the 13th, nothing on the 14th.
+    const seen = [day('2027-01-12', { snowfallSummitCm: 5 }), day('2027-01-13', { snowfallSummitCm: MEASURABLE_SNOWFALL_CM - 0.05 }), quiet('2027-01-14')];
+    expect(lastSnowfall(r, seen, '2027-01-15', 12, null)).toEqual({ date: '2027-01-12', cm: 5 });
+    // Exactly the threshold counts.
+    expect(lastSnowfall(r, [day('2027-01-13', { snowfallSummitCm: MEASURABLE_SNOWFALL_CM })], '2027-01-15', 12, null)).toEqual({
+      date: '2027-01-13',
+      cm: MEASURABLE_SNOWFALL_CM,
+    });
+    // Today: 1 cm at 08:00 and 2 cm at 14:00; at 10:00 only the first has fallen.
+    const today = hourly(
+      '2027-01-15',
+      Array.from({ length: 24 }, (_, h) => (h === 8 ? 1 : h === 14 ? 2 : 0)),
+    );
+    expect(lastSnowfall(r, [...seen, today], '2027-01-15', 10, null)).toEqual({ date: '2027-01-15', cm: 1 });
+    expect(lastSnowfall(r, [...seen, today], '2027-01-15', 15, null)).toEqual({ date: '2027-01-15', cm: 3 });
+    expect(lastSnowfall(r, [...seen, today], '2027-01-15', 8, null)).toEqual({ date: '2027-01-12', cm: 5 });
+    // Nothing measurable among the days seen: the earlier snowfall, if it is in this season and before them.
+    const none = [quiet('2027-01-13'), quiet('2027-01-14')];
+    expect(lastSnowfall(r, none, '2027-01-15', 12, { date: '2027-01-02', cm: 7 })).toEqual({ date: '2027-01-02', cm: 7 });
+    expect(lastSnowfall(r, none, '2027-01-15', 12, { date: '2026-07-30', cm: 7 })).toBeNull();
+    expect(lastSnowfall(r, none, '2027-01-15', 12, { date: '2026-08-01', cm: 7 })).toEqual({ date: '2026-08-01', cm: 7 });
+    expect(lastSnowfall(r, none, '2027-01-15', 12, { date: '2027-01-13', cm: 7 })).toBeNull();
+    expect(lastSnowfall(r, none, '2027-01-15', 12, null)).toBeNull();
+    expect(lastSnowfall(r, [], '2027-01-15', 12, { date: '2027-01-14', cm: 2 })).toEqual({ date: '2027-01-14', cm: 2 });
+    expect(lastSnowfall(r, [], '2027-01-15', 12, { date: '2027-01-15', cm: 2 })).toBeNull();
+    // A day before the season's start ends the search, even with snow on it.
+    expect(lastSnowfall(r, [day('2026-07-20', { snowfallSummitCm: 9 }), quiet('2026-08-02')], '2026-08-03', 12, null)).toBeNull();
+    // The first day in the list is read too.
+    expect(lastSnowfall(r, [day('2027-01-10', { snowfallSummitCm: 4 }), quiet('2027-01-11')], '2027-01-15', 12, null)).toEqual({ date: '2027-01-10', cm: 4 });
   });
 });

@@ -4,6 +4,7 @@ import { addDays, dateRange, dayNumber, dayOfYear, fromDayNumber, isoDate } from
 import { countryInfo, CONTINENT_NAMES } from '../../src/domain/countries.js';
 import { destinationPoint, EARTH_RADIUS_MILES, haversineMiles, KM_PER_MILE, roundMiles } from '../../src/domain/geo.js';
 import { PointIndex } from '../../src/domain/point-index.js';
+import { compareNames, foldAccents } from '../../src/domain/fold.js';
 import { SphereTree } from '../../src/domain/sphere-tree.js';
 import { ZipTable } from '../../src/data/repositories/zip-table.js';
 import { createRng, hash32, unitFromSeed } from '../../src/domain/random.js';
@@ -360,5 +361,18 @@ describe('current weather', () => {
     expect(temperatureAt(-8, 2, new Date('2027-01-15T08:00:00Z'), -75)).toBe(-8);
     expect(temperatureAt(-8, 2, new Date('2027-01-15T14:00:00Z'), -75)).toBe(-3);
     expect(temperatureAt(-8, 2, new Date('2027-01-15T01:00:00Z'), -75)).toBe(-1.7);
+  });
+});
+
+describe('the order of names', () => {
+  it('accents and case aside first, then as written; equal names compare 0', () => {
+    const names = ['Zermatt', 'canon', 'Åre', 'alta', 'Bad Gastein', 'Cañon', 'Alta'];
+    expect([...names].sort(compareNames)).toEqual(['Alta', 'alta', 'Åre', 'Bad Gastein', 'Cañon', 'canon', 'Zermatt']);
+    expect(compareNames('Alta', 'Alta')).toBe(0);
+    expect(compareNames('alta', 'Alta')).toBe(1);
+    expect(compareNames('Alta', 'alta')).toBe(-1);
+    expect(compareNames('b', 'A')).toBe(1);
+    expect(compareNames('A', 'b')).toBe(-1);
+    expect(foldAccents('Cañon Ärlberg')).toBe('canon arlberg');
   });
 });
