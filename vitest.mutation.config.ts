@@ -9,6 +9,10 @@ export default defineConfig({
   resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
     include: ['test/unit/**/*.test.ts'],
+    // It reads the suite's bundle (.test-dist/, built by the suite's own setup), not the mutated source.
+    exclude: ['test/unit/bundle.test.ts'],
+    // The suite's limit (vitest.config.ts): the property tests take seconds on a busy machine.
+    testTimeout: 30_000,
     // Some unit tests read a copy of the run's database (privateDatabase): its setup, not the bundles'.
     globalSetup: ['test/global-setup-unit.ts'],
     allowOnly: !process.env.CI,
