@@ -5,6 +5,22 @@
 export const EQUIVALENT = [
   [
     'src/auth/cost-budget.ts',
+    97,
+    'reserve.until > now',
+    'ConditionalExpression',
+    'true',
+    'the slice ends with the window it was drawn in: past that end the window is whole again (the budget), and min(budget, …) clamps whatever the slice adds',
+  ],
+  [
+    'src/auth/cost-budget.ts',
+    97,
+    'reserve.until > now',
+    'EqualityOperator',
+    'reserve.until >= now',
+    'the slice ends with the window it was drawn in: past that end the window is whole again (the budget), and min(budget, …) clamps whatever the slice adds',
+  ],
+  [
+    'src/auth/cost-budget.ts',
     128,
     'cost < slice',
     'EqualityOperator',
@@ -182,7 +198,6 @@ export const EQUIVALENT = [
     'clearing the memo sooner, later or never gives the same answers',
   ],
   ['src/domain/point-index.ts', 86, 'excludeKey === undefined', 'ConditionalExpression', 'false', 'find(undefined) is -1 too'],
-  ['src/domain/point-index.ts', 99, 'a > maxA', 'EqualityOperator', 'a >= maxA', 'an item whose haversine value is bit-for-bit the radius one'],
   ['src/domain/point-index.ts', 134, 'i === -1', 'ConditionalExpression', 'false', 'items[-1] is undefined too'],
   ['src/domain/point-index.ts', 150, 'k < key', 'EqualityOperator', 'k <= key', 'binary-search bounds that meet the same key'],
   ['src/domain/point-index.ts', 113, 'i < n', 'EqualityOperator', 'i <= n', 'comparing the last key with undefined is false: no throw either way'],

@@ -2,7 +2,10 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/auth/api-key.js';
-import { ensureFirstKey } from '../../src/auth/first-key.js';
+import { ensureFirstKey, showOnTerminalAndInFile } from '../../src/auth/first-key.js';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Config } from '../../src/lib/config.js';
 import type { Db } from '../../src/data/db/open.js';
 import { emptyDatabase } from '../helpers/keys-db.js';
@@ -114,5 +117,20 @@ describe.skipIf(!haveRedis)('the first key among replicas sharing one Redis', ()
     lines = [];
     await ensureFirstKey(stores[2]!, config(), logger(), now, show);
     expect(lines).toMatchObject([{ level: 30, keys: 1 }]);
+  });
+});
+
+describe('the first key beside the database', () => {
+  it('is written to first-api-key.txt next to the database file, readable by its owner only, even over an older file', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gateway-first-key-'));
+    try {
+      writeFileSync(path.join(dir, 'first-api-key.txt'), 'old\n', { mode: 0o644 });
+      const file = showOnTerminalAndInFile(path.join(dir, 'gateway.sqlite'))('szg_first_0123456789', 'Your first key');
+      expect(file).toBe(path.join(dir, 'first-api-key.txt'));
+      expect(readFileSync(file, 'utf8')).toBe('szg_first_0123456789\n');
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

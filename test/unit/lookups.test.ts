@@ -3,6 +3,7 @@ import { cityKey, cityPrefixKeys } from '../../src/domain/city-key.js';
 import type { BadInputError } from '../../src/lib/errors.js';
 import { validate } from '../../src/validation/validate.js';
 import { CitiesParams, ResortsNearParams, ZipCodesParams, ZipsNearParams } from '../../src/validation/lookup-params.js';
+import { ConditionsChangedParams } from '../../src/validation/resort-params.js';
 
 const bounds = (schema: Parameters<typeof validate>[0], input: Record<string, unknown>) => {
   try {
@@ -59,6 +60,10 @@ describe('lookup parameters', () => {
     // REST's form: one comma-separated string, spaces around a code and empty items dropped.
     expect(validate(ZipCodesParams, { codes: ' 90210 ,05401,,10001, ' })).toEqual({ codes: ['90210', '05401', '10001'] });
     expect(bounds(ZipCodesParams, { codes: ' , ' })).toEqual([['codes', 'at least 1 item']]);
+  });
+
+  it('conditionsChanged: each resort once, in the order first asked', () => {
+    expect(validate(ConditionsChangedParams, { resortIds: ['vail', 'alta', 'vail'] }).resortIds).toEqual(['vail', 'alta']);
   });
 
   it('positions: latitude −90–90, longitude −180–180', () => {

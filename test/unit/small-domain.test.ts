@@ -5,6 +5,7 @@ import { countryInfo, CONTINENT_NAMES } from '../../src/domain/countries.js';
 import { destinationPoint, EARTH_RADIUS_MILES, haversineMiles, KM_PER_MILE, roundMiles } from '../../src/domain/geo.js';
 import { PointIndex } from '../../src/domain/point-index.js';
 import { compareNames, foldAccents } from '../../src/domain/fold.js';
+import { midElevation } from '../../src/domain/weather/daily.js';
 import { SphereTree } from '../../src/domain/sphere-tree.js';
 import { ZipTable } from '../../src/data/repositories/zip-table.js';
 import { createRng, hash32, unitFromSeed } from '../../src/domain/random.js';
@@ -374,5 +375,22 @@ describe('the order of names', () => {
     expect(compareNames('b', 'A')).toBe(1);
     expect(compareNames('A', 'b')).toBe(-1);
     expect(foldAccents('Cañon Ärlberg')).toBe('canon arlberg');
+  });
+});
+
+describe('small rules', () => {
+  it('mid-mountain is halfway between base and summit, to the metre', () => {
+    expect(midElevation({ baseElevation: 2475, summitElevation: 3527 })).toBe(3001);
+    expect(midElevation({ baseElevation: 1000, summitElevation: 1001 })).toBe(1001);
+  });
+
+  it('a point index refuses columns that do not match its keys', () => {
+    const keys = { size: 2, positionOf: () => -1, keyAt: () => '' } as unknown as ConstructorParameters<typeof PointIndex>[0];
+    expect(() => new PointIndex(keys, new Float64Array(2), new Float64Array(1), () => null)).toThrow(
+      'PointIndex needs a latitude and a longitude for every key',
+    );
+    expect(() => new PointIndex(keys, new Float64Array(1), new Float64Array(2), () => null)).toThrow(
+      'PointIndex needs a latitude and a longitude for every key',
+    );
   });
 });
