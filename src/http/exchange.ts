@@ -124,6 +124,14 @@ export class Exchange {
   }
 
   /**
+   * The head of an answer whose body follows in pieces (a stream, a streamed list): base headers,
+   * gathered headers, these and the content type, without a length.
+   */
+  writeStreamHead(contentType: string, headers: readonly string[]): void {
+    this.res.writeHead(200, this.baseHeaders.concat('x-request-id', this.requestId, this.headers, 'content-type', contentType, headers));
+  }
+
+  /**
    * A body computed for this request (a /graphql answer, a sync status): compressed, off the event
    * loop, when it is large enough to be worth it and the client accepts br or gzip.
    */

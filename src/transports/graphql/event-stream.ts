@@ -90,22 +90,7 @@ export async function writeStream(ex: Exchange, format: StreamFormat, parts: Asy
   const res = ex.res;
   const iterator = parts[Symbol.asyncIterator]();
   const closed = new Promise<'closed'>((resolve) => res.once('close', () => resolve('closed')));
-  res.writeHead(
-    200,
-    ex.baseHeaders.concat(
-      'x-request-id',
-      ex.requestId,
-      ex.headers,
-      'content-type',
-      f.contentType,
-      'cache-control',
-      CACHE_NONE,
-      'connection',
-      'keep-alive',
-      'x-accel-buffering',
-      'no',
-    ),
-  );
+  ex.writeStreamHead(f.contentType, ['cache-control', CACHE_NONE, 'connection', 'keep-alive', 'x-accel-buffering', 'no']);
   res.write(f.open);
   const beats = format === 'sse' || options.subscription;
   const heartbeat = beats ? setInterval(() => res.writableLength === 0 && res.write(f.heartbeat), options.heartbeatMs).unref() : null;

@@ -44,18 +44,7 @@ export class ListForm {
     const common = ['etag', this.etagOf(coding), 'vary', 'accept, accept-encoding', ...headers];
     if (items === null || this.matches(ex.req.headers['if-none-match'])) return ex.sendEmpty(304, common);
     const res = ex.res;
-    res.writeHead(
-      200,
-      ex.baseHeaders.concat(
-        'x-request-id',
-        ex.requestId,
-        ex.headers,
-        'content-type',
-        LIST_MEDIA_TYPES[this.format],
-        ...common,
-        ...(coding ? ['content-encoding', coding] : []),
-      ),
-    );
+    ex.writeStreamHead(LIST_MEDIA_TYPES[this.format], [...common, ...(coding ? ['content-encoding', coding] : [])]);
     if (ex.req.method === 'HEAD') return void res.end();
     // The levels kept answers are compressed at: the same request makes the same bytes.
     const out = coding ? compressingStream(coding, 'answer') : null;
