@@ -43,7 +43,8 @@ const server = await startServer(
     API_KEYS_RATE: '1000000',
     SYNC_INTERVAL_MINUTES: '0',
   },
-  { path: '/health', headers: { 'x-api-key': KEY } },
+  // Started as a load balancer would send traffic: once /readyz says the server is warm.
+  { path: '/readyz' },
 );
 
 /**

@@ -36,7 +36,7 @@ function endAll(): void {
  * answers of the turn, instead of at once. A write to a socket whose reader sleeps pays for waking
  * it (perf: most of the kernel time of a ZIP lookup's writev); answers written back to back find
  * a client that reads many connections (a load balancer, a proxy, a load generator) already awake
- BENCHMARKS.md, design figures: answers of a turn). Order on a connection is kept (Node answers a connection's requests in turn,
+ * (BENCHMARKS.md, design figures: answers of a turn). Order on a connection is kept (Node answers a connection's requests in turn,
  * and these are ended first in, first out); the head is written (and `headersSent` true) before.
  */
 export function endSoon(res: ServerResponse, body?: string | Buffer): void {
@@ -48,16 +48,31 @@ export function endSoon(res: ServerResponse, body?: string | Buffer): void {
   }
 }
 
+/** Slices of long work waiting for their turn, first come first served. */
+const slices: (() => void)[] = [];
+let pumping = false;
+
+/** Runs one slice, then gives the loop a whole turn (its I/O: requests read, answers written) before the next. */
+function runOneSlice(): void {
+  if (waiting.length) endAll();
+  slices.shift()!();
+  if (slices.length) setImmediate(runOneSlice);
+  else pumping = false;
+}
+
 /**
  * Lets requests in between slices of long work (a history's sample points, a weather fill, a sync
- * run): resumes in the next turn's check phase, after ending the answers that wait (a slice queued
- * before them would otherwise run first).
+ * run): resumes in a later turn's check phase, after ending the answers that wait (a slice queued
+ * before them would otherwise run first). One slice per turn across all the work that yields, in
+ * the order it asked: a dozen histories computed at once take turns with each other and with the
+ * requests, instead of all running their next slice in the same turn.
  */
 export function nextTurn(): Promise<void> {
-  return new Promise((resolve) =>
-    setImmediate(() => {
-      if (waiting.length) endAll();
-      resolve();
-    }),
-  );
+  return new Promise((resolve) => {
+    slices.push(resolve);
+    if (!pumping) {
+      pumping = true;
+      setImmediate(runOneSlice);
+    }
+  });
 }

@@ -94,4 +94,28 @@ describe('endSoon and nextTurn', () => {
     expect(held.every((r) => r.writableEnded)).toBe(true);
     expect(await Promise.all(all)).toEqual(Array.from({ length: 20 }, (_, i) => `answer of /held/${i}`));
   });
+
+  it('runs one slice of long work per turn, taking turns across works in the order they asked', async () => {
+    let turn = 0;
+    let ticking = true;
+    const tick = () => {
+      turn++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const ran: [string, number][] = [];
+    const work = async (name: string, slices: number) => {
+      for (let i = 0; i < slices; i++) {
+        await nextTurn();
+        ran.push([name, turn]);
+      }
+    };
+    await Promise.all([work('a', 4), work('b', 4), work('c', 2)]);
+    ticking = false;
+    expect(ran.map(([name]) => name).join('')).toBe('abcabcabab');
+    // No two slices share a turn: between any two, the loop went round (its I/O had its chance).
+    const turns = ran.map(([, t]) => t);
+    expect(new Set(turns).size).toBe(ran.length);
+    expect(turns).toEqual([...turns].sort((x, y) => x - y));
+  });
 });
