@@ -29,8 +29,11 @@ export interface Loaders {
    * statement runs); undefined while the table is not loaded yet (then zipByCode reads SQLite).
    */
   zipInMemory(code: string): ZipRecord | null | undefined;
+  /** A state (null when there is none): the 51 are always in memory. */
+  state(code: string): StateRecord | null;
+  /** A state's page from the table in memory, without a batch; undefined before the table is loaded. */
+  statePageInMemory(key: StatePageKey): ZipRecord[] | undefined;
   readonly zipByCode: DataLoader<string, ZipRecord | null>;
-  readonly stateByCode: DataLoader<string, StateRecord | null>;
   readonly zipsByState: DataLoader<StatePageKey, ZipRecord[], string>;
   readonly resortById: DataLoader<string, ResortRecord | null>;
   readonly trailsByResort: DataLoader<string, TrailFacts[]>;
@@ -86,7 +89,6 @@ export interface LoaderServices {
 
 export class RequestLoaders implements Loaders {
   private _zipByCode?: Loaders['zipByCode'];
-  private _stateByCode?: Loaders['stateByCode'];
   private _zipsByState?: Loaders['zipsByState'];
   private _resortById?: Loaders['resortById'];
   private _trailsByResort?: Loaders['trailsByResort'];
@@ -102,14 +104,17 @@ export class RequestLoaders implements Loaders {
     return this.services.repos.zips.inMemory(code);
   }
 
+  state(code: string): StateRecord | null {
+    return this.services.repos.zips.state(code);
+  }
+
+  statePageInMemory(key: StatePageKey): ZipRecord[] | undefined {
+    return this.services.repos.zips.statePageInMemory(key.stateCode, key.limit, key.offset);
+  }
+
   get zipByCode() {
     const { zips } = this.services.repos;
     return (this._zipByCode ??= new DataLoader(batch('zipByCode', (codes) => Promise.resolve(byKey(codes, zips.findByZips(codes), (z) => z.zip)))));
-  }
-
-  get stateByCode() {
-    const { zips } = this.services.repos;
-    return (this._stateByCode ??= new DataLoader(batch('stateByCode', (codes) => Promise.resolve(byKey(codes, zips.findStates(codes), (s) => s.stateCode)))));
   }
 
   /** Pages of different states with the same window share one statement; each window is one more. */

@@ -135,9 +135,9 @@ export class ZipRepository {
     return found;
   }
 
-  /** States by code, from memory: no statement. */
-  findStates(codes: readonly string[]): StateRecord[] {
-    return codes.flatMap((c) => this.stateByCode.get(c) ?? []);
+  /** A state by code, from memory (null when there is none): no statement, nothing to batch. */
+  state(code: string): StateRecord | null {
+    return this.stateByCode.get(code) ?? null;
   }
 
   allStates(): StateRecord[] {
@@ -155,6 +155,11 @@ export class ZipRepository {
     const states = [...new Set(codes)].sort();
     // One state (a page as REST and most documents ask for it) without flatMap's copy of the page.
     return states.length === 1 ? table.statePage(states[0]!, offset, limit) : states.flatMap((code) => table.statePage(code, offset, limit));
+  }
+
+  /** One state's page from the table in memory; undefined before the table is loaded. */
+  statePageInMemory(code: string, limit: number, offset: number): ZipRecord[] | undefined {
+    return this.zipTable?.statePage(code, offset, limit);
   }
 
   /** ZIPs of a city, matched forgivingly (cityKey): "St. Louis", "st louis" and "Saint Louis" agree. */

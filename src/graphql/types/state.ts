@@ -10,8 +10,8 @@ export { StateRef } from './refs.js';
 const CityRef = builder.objectRef<{ city: string; stateCode: string | null; zipcodes: ZipRecord[] }>('City');
 const ZipStatsRef = builder.objectRef<{ totalZips: number; totalStates: number }>('ZipStats');
 
-export async function loadState(ctx: GraphQLContext, code: string): Promise<StateRecord> {
-  const state = await ctx.loaders.stateByCode.load(code);
+export function loadState(ctx: GraphQLContext, code: string): StateRecord {
+  const state = ctx.loaders.state(code);
   if (!state) throw new NotFoundError('State', 'state', code);
   return state;
 }
@@ -36,7 +36,11 @@ StateRef.implement({
         },
         argsOf(StatePaging),
       ),
-      resolve: (state, { limit, offset }, ctx) => ctx.loaders.zipsByState.load({ stateCode: state.stateCode, limit, offset }),
+      // From the table in memory once it is loaded: a page then resolves in the request's turn.
+      resolve: (state, { limit, offset }, ctx) => {
+        const key = { stateCode: state.stateCode, limit, offset };
+        return ctx.loaders.statePageInMemory(key) ?? ctx.loaders.zipsByState.load(key);
+      },
     }),
   }),
 });

@@ -58,7 +58,7 @@ ZipRef.implement({
     lastUpdated: t.expose('lastUpdated', { type: 'DateTime', description: 'When the ZIP dataset was published (its date, at midnight UTC).' }),
     state: t.field({
       type: StateRef,
-      resolve: async (zip, _args, ctx) => (await ctx.loaders.stateByCode.load(zip.stateCode))!,
+      resolve: (zip, _args, ctx) => ctx.loaders.state(zip.stateCode)!,
     }),
     nearby: t.field({
       type: [NearbyZipRef],
