@@ -5,6 +5,7 @@ import { hashApiKey } from './api-key.js';
 
 /** Where keys live: SQLite (KeyRepository), or Redis for replicas (RedisKeyStore). */
 interface EnvKeyStore {
+  /** Stores each as a key of origin 'env' (the store stamps it), and retires those no longer named. */
   syncEnvKeys(keys: readonly NewKey[], at: string): number | Promise<number>;
 }
 
@@ -26,7 +27,6 @@ export async function registerEnvKeys(keys: EnvKeyStore, config: Config, now: ()
       monthlyQuota: config.apiKeysQuota,
       ratePerSecond: config.apiKeysRate,
       scopes: admins.has(key) ? 'admin' : '',
-      origin: 'env',
     };
   });
   const retired = await keys.syncEnvKeys(named, now().toISOString());

@@ -28,7 +28,7 @@ export function cityKey(name: string): string {
  */
 export function cityPrefixKeys(prefix: string): string[] {
   const key = cityKey(prefix);
-  const rawLast = words(prefix).split(' ').at(-1) ?? '';
+  const rawLast = words(prefix).split(' ').at(-1)!;
   const trailingSpace = /[^a-z0-9]$/i.test(prefix);
   // "st" typed as the last, unfinished word: both "st…" (Sterling) and "saint…" may be meant.
   if (!trailingSpace && WORDS[rawLast]) return [...new Set([key, `${key.slice(0, key.length - WORDS[rawLast]!.length)}${rawLast}`])];

@@ -200,7 +200,10 @@ export const LIFT_RULES = {
   accessGondolaMinVerticalM: 1000,
 } as const;
 
-function liftTypeFor(rng: Rng, resort: ResortFacts, index: number, hasFunicular: boolean): LiftType {
+/** The types the generator makes: UNKNOWN is only ever read from a feed's name. */
+type GeneratedLiftType = Exclude<LiftType, 'UNKNOWN'>;
+
+function liftTypeFor(rng: Rng, resort: ResortFacts, index: number, hasFunicular: boolean): GeneratedLiftType {
   const vertical = resort.summitElevation - resort.baseElevation;
   const europe = resort.continent === 'Europe';
   const { cableCar, funicular } = LIFT_RULES;
@@ -217,7 +220,7 @@ function liftTypeFor(rng: Rng, resort: ResortFacts, index: number, hasFunicular:
   return 'CHAIRLIFT';
 }
 
-function seatsAndCapacity(rng: Rng, type: LiftType): [number, number] {
+function seatsAndCapacity(rng: Rng, type: GeneratedLiftType): [number, number] {
   switch (type) {
     case 'CHAIRLIFT': {
       const seats = rng.pick([2, 3, 4, 4, 4, 6, 6, 8]);
@@ -242,7 +245,6 @@ function seatsAndCapacity(rng: Rng, type: LiftType): [number, number] {
     case 'ROPE_TOW':
       return [1, 600 + rng.int(0, 4) * 100];
     case 'MAGIC_CARPET':
-    case 'UNKNOWN':
       return [1, 1000 + rng.int(0, 5) * 100];
   }
 }

@@ -23,10 +23,11 @@ function seasonStartingIn(year: number, lat: number, summitM: number): PlannedSe
  */
 export function plannedSeason(date: string, lat: number, summitM: number): PlannedSeason {
   const year = Number(date.slice(0, 4));
-  for (const y of [year - 1, year, year + 1]) {
+  for (const y of [year - 1, year]) {
     const s = seasonStartingIn(y, lat, summitM);
     if (dayNumber(s.closes) >= dayNumber(date)) return s;
   }
+  // A season starting next year closes after any date of this one.
   return seasonStartingIn(year + 1, lat, summitM);
 }
 

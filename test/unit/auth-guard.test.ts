@@ -425,6 +425,19 @@ describe('the cost budget', () => {
     expect(budget.status(holder).currentlyAvailable).toBe(60_000);
   });
 
+  it("a slice drawn in a new window starts empty: what the last window's slice left, up to its very end, is not carried over", async () => {
+    t = Date.parse('2027-01-15T15:00:00Z');
+    const budget = new CostBudget(100, 60, clock);
+    const holder = { id: 31, ratePerSecond: 10 };
+    // A slice of 600 drawn at the window's start, 599 of it unspent when the window ends.
+    expect(await budget.charge(holder, 1)).toBeNull();
+    expect(budget.status(holder).currentlyAvailable).toBe(59_999);
+    // The first instant of the next window (the slice's end): a new slice of 600, 599 left of it, nothing of the old one.
+    t += 60_000;
+    expect(await budget.charge(holder, 1)).toBeNull();
+    expect(budget.status(holder).currentlyAvailable).toBe(59_999);
+  });
+
   it('when the window ends the whole budget is back, and a slice drawn in the last window is not spent in the next', async () => {
     t = Date.parse('2027-01-15T13:00:00Z');
     const budget = new CostBudget(100, 60, clock);

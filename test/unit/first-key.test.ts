@@ -133,4 +133,18 @@ describe('the first key beside the database', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('is shown on stderr with the text and where the file is', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gateway-first-key-'));
+    const written: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((chunk: string) => written.push(String(chunk)) > 0) as typeof process.stderr.write;
+    try {
+      const file = showOnTerminalAndInFile(path.join(dir, 'gateway.sqlite'))('szg_first_0123456789', 'Your first key: szg_first_0123456789');
+      expect(written.join('')).toBe(`\nYour first key: szg_first_0123456789\n(also written to ${file}, readable by its owner only)\n\n`);
+    } finally {
+      process.stderr.write = write;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -320,6 +320,9 @@ describe('the season start and the last snowfall', () => {
     // 5 cm on the 12th, a trace under the threshold on the 13th, nothing on the 14th.
     const seen = [day('2027-01-12', { snowfallSummitCm: 5 }), day('2027-01-13', { snowfallSummitCm: MEASURABLE_SNOWFALL_CM - 0.05 }), quiet('2027-01-14')];
     expect(lastSnowfall(r, seen, '2027-01-15', 12, null)).toEqual({ date: '2027-01-12', cm: 5 });
+    // The season's first day is in it (Aug 1 north); the day before is not.
+    expect(lastSnowfall(r, [day('2026-08-01', { snowfallSummitCm: 3 })], '2027-01-15', 12, null)).toEqual({ date: '2026-08-01', cm: 3 });
+    expect(lastSnowfall(r, [day('2026-07-31', { snowfallSummitCm: 3 })], '2027-01-15', 12, null)).toBeNull();
     // Exactly the threshold counts.
     expect(lastSnowfall(r, [day('2027-01-13', { snowfallSummitCm: MEASURABLE_SNOWFALL_CM })], '2027-01-15', 12, null)).toEqual({
       date: '2027-01-13',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { addDays, dateRange, dayNumber, dayOfYear, fromDayNumber, isoDate } from '../../src/domain/dates.js';
 import { countryInfo, CONTINENT_NAMES } from '../../src/domain/countries.js';
-import { destinationPoint, EARTH_RADIUS_MILES, haversineMiles, KM_PER_MILE, roundMiles } from '../../src/domain/geo.js';
+import { destinationPoint, EARTH_RADIUS_MILES, haversineMiles, KM_PER_MILE, RAD_PER_DEG, roundMiles } from '../../src/domain/geo.js';
 import { PointIndex } from '../../src/domain/point-index.js';
 import { compareNames, foldAccents } from '../../src/domain/fold.js';
 import { midElevation } from '../../src/domain/weather/daily.js';
@@ -172,6 +172,19 @@ describe('the point index', () => {
     }
   });
 
+  it("an item a hair beyond the radius is out, though the tree's padded search hands it over", () => {
+    // The tree's radius is padded by a millionth; the cut at the radius is the answer's own.
+    for (const miles of [1, 50, 500]) {
+      const at = destinationPoint(40, -105, 30, miles * KM_PER_MILE);
+      const beyond = PointIndex.of([p('center', 40, -105), p('edge', at.lat, at.lng)], (x) => x.key);
+      const d = haversineMiles(40, -105, at.lat, at.lng);
+      expect(
+        beyond.nearby(40, -105, d * (1 - 2e-7), 5).map((x) => x.item.key),
+        `${miles} mi`,
+      ).toEqual(['center']);
+    }
+  });
+
   it('a limit that cuts through equally distant items keeps the first by key', () => {
     const same = Array.from({ length: 40 }, (_, i) => p(`k${String(i).padStart(2, '0')}`, 10, 10));
     const crowd = PointIndex.of([p('a', 10, 9.99), ...same], (x) => x.key);
@@ -179,6 +192,10 @@ describe('the point index', () => {
       expect(crowd.nearby(10, 10, 5, limit, 'k00').map((x) => x.item.key)).toEqual(same.slice(1, 1 + limit).map((x) => x.key));
     }
     expect(crowd.nearby(10, 10, 5, 41).map((x) => x.item.key)).toEqual([...same.map((x) => x.key), 'a']);
+    // A crowd of 300 on one spot, spread over many leaves of the tree: still the first by key.
+    const many = Array.from({ length: 300 }, (_, i) => p(`m${String(i).padStart(3, '0')}`, 10, 10));
+    const big = PointIndex.of([...many, p('z', 10, 9.99)], (x) => x.key);
+    for (const limit of [1, 3, 10, 40, 299]) expect(big.nearby(10, 10, 5, limit).map((x) => x.item.key)).toEqual(many.slice(0, limit).map((x) => x.key));
   });
 
   it('a smaller limit answers the start of a larger one’s answer, where equal distances straddle the cut', () => {
@@ -237,7 +254,11 @@ describe('the point index', () => {
     });
     const chord2 = (a: { lat: number; lng: number }, b: { lat: number; lng: number }) =>
       4 * Math.sin(haversineMiles(a.lat, a.lng, b.lat, b.lng) / EARTH_RADIUS_MILES / 2) ** 2;
-    const query = fc.record({ center: coord, k: fc.integer({ min: 1, max: 80 }), max: fc.oneof(fc.constant(4), fc.double({ min: 0, max: 4, noNaN: true })) });
+    const query = fc.record({
+      center: coord,
+      k: fc.oneof(fc.integer({ min: 1, max: 80 }), fc.constant(Infinity)),
+      max: fc.oneof(fc.constant(4), fc.double({ min: 0, max: 4, noNaN: true })),
+    });
     fc.assert(
       fc.property(
         fc.array(coord, { minLength: 200, maxLength: 600 }),
@@ -269,9 +290,42 @@ describe('the point index', () => {
     );
   });
 
+  it('the sphere tree, asked for every point within a radius, finds one that lies alone across a split', () => {
+    // 59 points east of India (a leaf holds 32, so the tree splits); the one point within the radius
+    // of (28, 99) lies on the far side of a split whose near side has none within it.
+    const lat = [
+      10, 44, 31, 38, 40, 42, 18, 51, -1, 14, 8, 49, 38, 12, -3, -4, 51, 38, -2, 27, 4, 24, 54, 2, 2, 43, 48, 51, 10, 41, 7, 31, 33, 36, 2, 1, 27, 32, 15, 29,
+      -4, 30, 10, 7, 46, 12, 11, 33, 9, 34, 52, 0, 19, 37, 19, 33, 15, 45, 11,
+    ];
+    const lng = [
+      83, 95, 124, 89, 73, 129, 88, 95, 118, 124, 115, 119, 94, 91, 104, 126, 129, 116, 128, 82, 97, 79, 109, 106, 103, 70, 118, 76, 108, 82, 82, 116, 111, 91,
+      125, 75, 109, 83, 80, 95, 123, 81, 103, 110, 99, 128, 115, 71, 83, 81, 83, 74, 100, 107, 114, 83, 70, 92, 76,
+    ];
+    const tree = new SphereTree(lat, lng);
+    const chord2 = (i: number) => 4 * Math.sin(haversineMiles(28, 99, lat[i]!, lng[i]!) / EARTH_RADIUS_MILES / 2) ** 2;
+    const max = 0.01739871298309572;
+    const inside = lat.map((_, i) => i).filter((i) => chord2(i) <= max);
+    expect(inside).toHaveLength(1);
+    expect(tree.nearest(28, 99, Infinity, max, -1)).toEqual(inside);
+  });
+
+  it("the sphere tree's radius is inclusive: a point whose squared chord is exactly the bound is handed over", () => {
+    // The squared chord computed as the tree does (unit vectors, then squared differences), bit for bit.
+    const unit = (lat: number, lng: number) => [
+      Math.cos(lat * RAD_PER_DEG) * Math.cos(lng * RAD_PER_DEG),
+      Math.cos(lat * RAD_PER_DEG) * Math.sin(lng * RAD_PER_DEG),
+      Math.sin(lat * RAD_PER_DEG),
+    ];
+    const [q, e] = [unit(10, 20), unit(10.5, 20.25)];
+    const exact = (e[0]! - q[0]!) * (e[0]! - q[0]!) + (e[1]! - q[1]!) * (e[1]! - q[1]!) + (e[2]! - q[2]!) * (e[2]! - q[2]!);
+    const tree = new SphereTree([10, 10.5, 11], [20, 20.25, 21]);
+    expect(tree.nearest(10, 20, 5, exact, -1).sort()).toEqual([0, 1]);
+  });
+
   it('finds items by key, and refuses unsorted or duplicate keys', () => {
     expect(index.get('d')).toEqual(p('d', 0, 2));
     expect(index.get('a')).toEqual(p('a', 0, 0));
+    expect(index.get('b')).toEqual(p('b', 0, 1));
     expect(index.get('e')).toEqual(p('e', 0, 3));
     expect(index.get('bb')).toBeUndefined();
     expect(index.size).toBe(5);
@@ -293,6 +347,7 @@ describe('the point index', () => {
     expect(zips.size).toBe(2);
     expect(zips.point('00002')).toEqual({ zip: '00002', city: 'B', stateCode: 'XX', county: 'C', lat: 0, lng: 1 });
     expect(zips.point('00003')).toBeUndefined();
+    expect(zips.point('00001')).toEqual({ zip: '00001', city: 'A', stateCode: 'XX', county: 'C', lat: 0, lng: 0 });
     expect(table.record(1)).toEqual({
       zip: '00002',
       city: 'B',
@@ -321,6 +376,7 @@ describe('the point index', () => {
         ),
     ).toThrow(/in order/);
     expect(() => new ZipTable(3, [['00001', 'A', 'XX', 'C', '001', 0, 0, 'Z', 'D']], () => 'X')).toThrow(/3 expected/);
+    expect(zips.nearby(0, 0, 100, 5).map((z) => z.zip)).toEqual(['00001', '00002']);
     expect(zips.nearby(0, 0, 100, 5, '00001')).toEqual([{ zip: '00002', city: 'B', stateCode: 'XX', county: 'C', lat: 0, lng: 1, distanceMiles: 69.09 }]);
   });
 });

@@ -42,6 +42,16 @@ describe('zone offsets', () => {
     );
   });
 
+  it("Intl's offsets as known values: zero, east and west, whole and half hours", () => {
+    const jan = Date.parse('2027-01-15T12:00:00Z');
+    const jul = Date.parse('2027-07-15T12:00:00Z');
+    expect(intlOffsetMinutes('Etc/UTC', jan)).toBe(0);
+    expect(intlOffsetMinutes('Europe/London', jan)).toBe(0);
+    expect(intlOffsetMinutes('Europe/London', jul)).toBe(60);
+    expect(intlOffsetMinutes('America/Denver', jan)).toBe(-420);
+    expect(intlOffsetMinutes('Asia/Kolkata', jan)).toBe(330);
+  });
+
   it('know where they end: outside the span the caller asks Intl', () => {
     const denver = scanned.get('America/Denver')!;
     expect(offsetIn(denver, OFFSET_SPAN.start - 1)).toBeUndefined();

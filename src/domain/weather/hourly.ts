@@ -38,7 +38,8 @@ export function splitDailySnowfall(resortId: string, date: string, totalCm: numb
   const whole = exact.map(Math.floor);
   // Largest remainders take the tenths left over, so the hours add up to the total.
   let left = tenths - whole.reduce((a, b) => a + b, 0);
-  const order = exact.map((x, i) => [x - whole[i]!, i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+  // Array sort is stable: equal remainders keep the hours' order.
+  const order = exact.map((x, i) => [x - whole[i]!, i] as const).sort((a, b) => b[0] - a[0]);
   for (const [, i] of order) {
     if (left-- <= 0) break;
     whole[i]!++;
