@@ -1,11 +1,13 @@
 /** Calendar dates as ISO strings (YYYY-MM-DD, UTC) and whole-day arithmetic on them. */
+import { BoundedMemo } from './bounded-memo.js';
 
 const DAY_MS = 86_400_000;
 
 // The generator, history and rankings convert between day numbers and ISO dates millions of
 // times over a few hundred distinct days; going through Date each time was most of their cost.
-const isoByDay = new Map<number, string>();
-const dayByIso = new Map<string, number>();
+// Bounded: a caller with ever new dates (a fuzzer) cannot grow them without end.
+const isoByDay = new BoundedMemo<number, string>(100_000);
+const dayByIso = new BoundedMemo<string, number>(100_000);
 
 export function isoDate(d: Date): string {
   return d.toISOString().slice(0, 10);
@@ -16,7 +18,10 @@ export function dayNumber(iso: string): number {
   let n = dayByIso.get(iso);
   if (n === undefined) {
     n = Math.floor(Date.parse(`${iso}T00:00:00Z`) / DAY_MS);
-    if (!Number.isNaN(n)) remember(n, iso);
+    if (!Number.isNaN(n)) {
+      dayByIso.set(iso, n);
+      isoByDay.set(n, iso);
+    }
   }
   return n;
 }
@@ -25,18 +30,10 @@ export function fromDayNumber(n: number): string {
   let iso = isoByDay.get(n);
   if (iso === undefined) {
     iso = new Date(n * DAY_MS).toISOString().slice(0, 10);
-    remember(n, iso);
+    isoByDay.set(n, iso);
+    dayByIso.set(iso, n);
   }
   return iso;
-}
-
-function remember(n: number, iso: string): void {
-  if (isoByDay.size > 100_000) {
-    isoByDay.clear();
-    dayByIso.clear();
-  }
-  isoByDay.set(n, iso);
-  dayByIso.set(iso, n);
 }
 
 export function addDays(iso: string, days: number): string {

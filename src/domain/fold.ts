@@ -1,3 +1,5 @@
+import { BoundedMemo } from './bounded-memo.js';
+
 /** Lower case without accents ("Cañon" -> "canon"): the form names are compared and slugged in. */
 export function foldAccents(text: string): string {
   return text
@@ -6,7 +8,8 @@ export function foldAccents(text: string): string {
     .toLowerCase();
 }
 
-const foldedNames = new Map<string, string>();
+// Resort names are a few thousand; the bound only stops a caller with endless new names.
+const foldedNames = new BoundedMemo<string, string>(20_000);
 
 /**
  * The order names are listed in: folded (accents and case aside) first, then as written. Not
@@ -22,8 +25,6 @@ export function compareNames(a: string, b: string): number {
 function folded(name: string): string {
   let f = foldedNames.get(name);
   if (f === undefined) {
-    // Resort names are a few thousand; the bound only stops a caller with endless new names.
-    if (foldedNames.size >= 20_000) foldedNames.clear();
     f = foldAccents(name);
     foldedNames.set(name, f);
   }

@@ -1,3 +1,4 @@
+import { BoundedMemo } from './bounded-memo.js';
 import { offsetIn, type ZoneOffsets } from './zone-offsets.js';
 
 /**
@@ -19,7 +20,7 @@ export interface LocalHour {
 
 const MINUTE = 60_000;
 const formatters = new Map<string, Intl.DateTimeFormat>();
-const memo = new Map<string, LocalHour>();
+const memo = new BoundedMemo<string, LocalHour>(50_000);
 
 function formatterFor(timeZone: string): Intl.DateTimeFormat {
   let f = formatters.get(timeZone);
@@ -70,7 +71,6 @@ export function localHour(instant: Date, timeZone: string, offsets?: ZoneOffsets
   const date = `${local.getUTCFullYear()}-${pad(local.getUTCMonth() + 1)}-${pad(local.getUTCDate())}`;
   const hour = local.getUTCHours();
   hit = { date, hour, iso: `${date}T${pad(hour)}:${pad(local.getUTCMinutes())}:${pad(local.getUTCSeconds())}${offsetText(minutes)}` };
-  if (memo.size > 50_000) memo.clear();
   memo.set(key, hit);
   return hit;
 }

@@ -245,6 +245,36 @@ describe('the point index', () => {
     );
   });
 
+  it('a crowd around the center: the nearest within the radius, nearest first, as measuring every point finds them', () => {
+    // Points within a few degrees of the center (as ZIP centroids crowd a city), so dozens fall
+    // inside the radius and the order among them is what is tested.
+    fc.assert(
+      fc.property(
+        fc.record({ lat: fc.integer({ min: -600_000, max: 600_000 }), lng: fc.integer({ min: -1_700_000, max: 1_700_000 }) }),
+        fc.array(fc.record({ dLat: fc.integer({ min: -30_000, max: 30_000 }), dLng: fc.integer({ min: -30_000, max: 30_000 }) }), {
+          minLength: 20,
+          maxLength: 200,
+        }),
+        fc.double({ min: 1, max: 300, noNaN: true }),
+        fc.integer({ min: 1, max: 70 }),
+        (c, offsets, radius, limit) => {
+          const center = { lat: c.lat / 10_000, lng: c.lng / 10_000 };
+          const items = offsets.map((o, i) => p(`p${String(i).padStart(3, '0')}`, (c.lat + o.dLat) / 10_000, (c.lng + o.dLng) / 10_000));
+          const index = PointIndex.of(items, (x) => x.key);
+          const distance = (it: { lat: number; lng: number }) => haversineMiles(center.lat, center.lng, it.lat, it.lng);
+          const want = items
+            .map((it) => distance(it))
+            .filter((d) => d <= radius)
+            .sort((x, y) => x - y)
+            .slice(0, limit)
+            .map(roundMiles);
+          expect(index.nearby(center.lat, center.lng, radius, limit).map((x) => x.distanceMiles)).toEqual(want);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   it('the sphere tree hands over the nearest by chord, as measuring every point finds them', () => {
     // Hundreds of points (a leaf holds 32), some stacked on one spot, so the walk opens and prunes
     // nodes; several centers per tree. Not shrunk on failure: shrinking 600 points takes minutes.
