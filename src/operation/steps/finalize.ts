@@ -44,7 +44,10 @@ export function finalizeStep(options: { hideSuggestions: boolean }): Step {
     const ctx = op.context;
     const errors = result.errors?.map((e) => finishError(e, ctx, codeForUncoded));
     if (!first) return errors ? { ...result, errors } : result;
-    return { ...result, ...(errors ? { errors } : {}), extensions: { ...result.extensions, ...costOf(ctx), requestId: ctx.requestId } };
+    // One literal per object, no spread of an empty one: this runs for every answer.
+    const ours = ownExtensions(ctx);
+    const extensions = result.extensions ? { ...result.extensions, ...ours } : ours;
+    return errors ? { ...result, errors, extensions } : { ...result, extensions };
   };
 
   const finishParts = (parts: AsyncIterable<ExecutionResult | IncrementalPart>, op: Operation) => {
@@ -77,13 +80,14 @@ export function finalizeStep(options: { hideSuggestions: boolean }): Step {
 }
 
 /**
- * The answer's `extensions.cost`: what the cost analysis gave (`requestedQueryCost`), and the key's
- * cost budget after this request (`throttleStatus`, in the shape Shopify's API uses).
+ * The answer's own extensions: `cost`, what the cost analysis gave (`requestedQueryCost`) and the
+ * key's cost budget after this request (`throttleStatus`, in the shape Shopify's API uses), and
+ * `requestId`.
  */
-function costOf(ctx: GraphQLContext): { cost?: unknown } {
-  if (ctx.cost === undefined) return {};
-  const throttleStatus = ctx.budgetHolder ? ctx.costBudget.status(ctx.budgetHolder) : undefined;
-  return { cost: { requestedQueryCost: ctx.cost, ...(throttleStatus ? { throttleStatus } : {}) } };
+function ownExtensions(ctx: GraphQLContext): { cost?: unknown; requestId: string } {
+  if (ctx.cost === undefined) return { requestId: ctx.requestId };
+  const cost = ctx.budgetHolder ? { requestedQueryCost: ctx.cost, throttleStatus: ctx.costBudget.status(ctx.budgetHolder) } : { requestedQueryCost: ctx.cost };
+  return { cost, requestId: ctx.requestId };
 }
 
 function isOurs(error: unknown): boolean {
