@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Exchange } from '../../http/exchange.js';
 import { codingFor, compressingStream, type Coding } from '../../http/compression.js';
-import { type Column, csvHeader, csvRow, LIST_MEDIA_TYPES, type ListFormat } from './list-formats.js';
+import { type Column, csvHeader, csvRows, LIST_MEDIA_TYPES, type ListFormat, ndjsonRows } from './list-formats.js';
 
 /** Rows written per chunk: a chunk is a few KB, and the writer waits for the client between them. */
 const ROWS_PER_CHUNK = 200;
@@ -53,8 +53,7 @@ export class ListForm {
     const closed = new Promise<void>((resolve) => res.once('close', resolve));
     if (this.format === 'csv') sink.write(csvHeader(columns));
     for (let i = 0; i < items.length; i += ROWS_PER_CHUNK) {
-      let chunk = '';
-      for (const item of items.slice(i, i + ROWS_PER_CHUNK)) chunk += this.format === 'csv' ? csvRow(item, columns) : `${JSON.stringify(item)}\n`;
+      const chunk = this.format === 'csv' ? csvRows(items, columns, i, i + ROWS_PER_CHUNK) : ndjsonRows(items, i, i + ROWS_PER_CHUNK);
       if (!sink.write(chunk)) await Promise.race([new Promise((resolve) => sink.once('drain', resolve)), closed]);
       if (res.destroyed) return;
     }
