@@ -3,12 +3,17 @@ import type { Exchange } from '../../http/exchange.js';
 import { codingFor, compressingStream, type Coding } from '../../http/compression.js';
 import { type Column, csvHeader, csvRows, LIST_MEDIA_TYPES, type ListFormat, ndjsonRows } from './list-formats.js';
 
-/** Rows written per chunk: a chunk is a few KB, and the writer waits for the client between them. */
+/** Rows per chunk: a chunk of a 1,000-ZIP page is 20–45 KB, a string the young generation holds. */
 const ROWS_PER_CHUNK = 200;
 
 /**
- * A list's CSV or NDJSON form, streamed: the rows are written a chunk at a time as the client
- * takes them (compressed on the way when it accepts br or gzip), never built into one string.
+ * A list's CSV or NDJSON form, streamed: the rows are written a chunk at a time (compressed on the
+ * way when the client accepts br or gzip), never built into one string: a string past 128 KiB
+ * goes to V8's large-object space, freed only by a full collection. Without compression every
+ * chunk is written in the same turn, corked into one write: the page's records are in memory
+ * already and its text is smaller than they are, so waiting for the client between chunks only
+ * kept the records (and this request's state) alive across turns, long enough to be moved to the
+ * old generation. A compressor is waited for (its input is buffered until it has caught up).
  * Its ETag is made from what the answer is a function of — the route, its parameters, the form
  * and the data version — so a conditional request is answered 304 before anything runs, and the
  * same request on the same data has the same tag (the bytes are the same: fixed compression levels).
@@ -51,10 +56,11 @@ export class ListForm {
     out?.pipe(res);
     const sink = out ?? res;
     const closed = new Promise<void>((resolve) => res.once('close', resolve));
+    if (!out) res.cork();
     if (this.format === 'csv') sink.write(csvHeader(columns));
     for (let i = 0; i < items.length; i += ROWS_PER_CHUNK) {
       const chunk = this.format === 'csv' ? csvRows(items, columns, i, i + ROWS_PER_CHUNK) : ndjsonRows(items, i, i + ROWS_PER_CHUNK);
-      if (!sink.write(chunk)) await Promise.race([new Promise((resolve) => sink.once('drain', resolve)), closed]);
+      if (!sink.write(chunk) && out) await Promise.race([new Promise((resolve) => sink.once('drain', resolve)), closed]);
       if (res.destroyed) return;
     }
     sink.end();
