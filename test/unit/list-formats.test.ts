@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { columnsOf, negotiateList, toCsv, toNdjson } from '../../src/transports/rest/list-formats.js';
+import { columnsOf, csvRows, ndjsonRows, negotiateList, toCsv, toNdjson } from '../../src/transports/rest/list-formats.js';
 
 const Item = z.strictObject({
   name: z.string(),
@@ -38,6 +38,24 @@ describe('list formats', () => {
       ),
     );
     expect(toCsv([{ name: 'a,"b"', n: 1, at: { lat: 1, lng: 2 } }], columns)).toBe('name,n,at.lat,at.lng,note\r\n"a,""b""",1,1,2,\r\n');
+  });
+
+  it('a page written in slices (as it is streamed) is the page written whole, a slice past the end clamped', () => {
+    const columns = columnsOf(Item);
+    const items = Array.from({ length: 7 }, (_, i) => ({ name: `z${i}`, n: i % 3 === 0 ? null : i / 2, at: { lat: i, lng: -i } }));
+    for (const size of [1, 2, 3, 7, 10]) {
+      let csv = '';
+      let nd = '';
+      for (let i = 0; i < items.length; i += size) {
+        csv += csvRows(items, columns, i, i + size);
+        nd += ndjsonRows(items, i, i + size);
+      }
+      expect(csv).toBe(csvRows(items, columns));
+      expect(nd).toBe(toNdjson(items));
+    }
+    expect(csvRows(items, columns, 1, 2)).toBe('z1,0.5,1,-1,\r\n');
+    expect(csvRows(items, columns, 7, 9)).toBe('');
+    expect(ndjsonRows(items, 6, 100)).toBe(`${JSON.stringify(items[6])}\n`);
   });
 
   it('NDJSON is one object a line', () => {
