@@ -55,12 +55,13 @@ export class ListForm {
     const out = coding ? compressingStream(coding, 'answer') : null;
     out?.pipe(res);
     const sink = out ?? res;
-    const closed = new Promise<void>((resolve) => res.once('close', resolve));
+    // Only a compressor is waited for; a client that leaves meanwhile ends the wait.
+    const closed = out ? new Promise<void>((resolve) => res.once('close', resolve)) : null;
     if (!out) res.cork();
     if (this.format === 'csv') sink.write(csvHeader(columns));
     for (let i = 0; i < items.length; i += ROWS_PER_CHUNK) {
       const chunk = this.format === 'csv' ? csvRows(items, columns, i, i + ROWS_PER_CHUNK) : ndjsonRows(items, i, i + ROWS_PER_CHUNK);
-      if (!sink.write(chunk) && out) await Promise.race([new Promise((resolve) => sink.once('drain', resolve)), closed]);
+      if (!sink.write(chunk) && closed) await Promise.race([new Promise((resolve) => sink.once('drain', resolve)), closed]);
       if (res.destroyed) return;
     }
     sink.end();
