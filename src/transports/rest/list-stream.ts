@@ -61,7 +61,7 @@ export class ListForm {
     if (this.format === 'csv') sink.write(csvHeader(columns));
     for (let i = 0; i < items.length; i += ROWS_PER_CHUNK) {
       const chunk = this.format === 'csv' ? csvRows(items, columns, i, i + ROWS_PER_CHUNK) : ndjsonRows(items, i, i + ROWS_PER_CHUNK);
-      if (!sink.write(chunk) && closed) await Promise.race([new Promise((resolve) => sink.once('drain', resolve)), closed]);
+      if (!sink.write(chunk) && closed !== null) await Promise.race([new Promise((resolve) => sink.once('drain', resolve)), closed]);
       if (res.destroyed) return;
     }
     sink.end();
