@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { columnsOf, csvRows, ndjsonRows, negotiateList, toCsv, toNdjson } from '../../src/transports/rest/list-formats.js';
+import { columnsOf, csvRows, ndjsonRows, negotiateList, toCsv } from '../../src/transports/rest/list-formats.js';
 
 const Item = z.strictObject({
   name: z.string(),
@@ -51,7 +51,7 @@ describe('list formats', () => {
         nd += ndjsonRows(items, i, i + size);
       }
       expect(csv).toBe(csvRows(items, columns));
-      expect(nd).toBe(toNdjson(items));
+      expect(nd).toBe(ndjsonRows(items));
     }
     expect(csvRows(items, columns, 1, 2)).toBe('z1,0.5,1,-1,\r\n');
     expect(csvRows(items, columns, 7, 9)).toBe('');
@@ -59,8 +59,8 @@ describe('list formats', () => {
   });
 
   it('NDJSON is one object a line', () => {
-    expect(toNdjson([{ a: 1 }, { b: 'x\ny' }])).toBe('{"a":1}\n{"b":"x\\ny"}\n');
-    expect(toNdjson([])).toBe('');
+    expect(ndjsonRows([{ a: 1 }, { b: 'x\ny' }])).toBe('{"a":1}\n{"b":"x\\ny"}\n');
+    expect(ndjsonRows([])).toBe('');
   });
 
   it('negotiates by q-value then order; JSON without a preference; null (406) when nothing matches', () => {

@@ -106,26 +106,21 @@ export function csvHeader(columns: readonly Column[]): string {
 export function csvRows(items: readonly unknown[], columns: readonly Column[], from = 0, to = items.length): string {
   const rows: string[] = [];
   const fields: string[] = new Array(columns.length);
-  for (let r = from; r < Math.min(to, items.length); r++) {
+  for (let r = from, end = Math.min(to, items.length); r < end; r++) {
     for (let i = 0; i < columns.length; i++) fields[i] = field(at(items[r], columns[i]!.path));
     rows.push(fields.join(','));
   }
   return rows.length === 0 ? '' : `${rows.join('\r\n')}\r\n`;
 }
 
-/** Items `from` to `to` as NDJSON lines, in one string (joined, as csvRows). */
+/** Items `from` to `to` (by default all of them) as NDJSON, one per line, in one string (joined, as csvRows). */
 export function ndjsonRows(items: readonly unknown[], from = 0, to = items.length): string {
   const lines: string[] = [];
-  for (let r = from; r < Math.min(to, items.length); r++) lines.push(JSON.stringify(items[r]));
+  for (let r = from, end = Math.min(to, items.length); r < end; r++) lines.push(JSON.stringify(items[r]));
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
 }
 
 /** A list as CSV: the header row, then one row per item (for examples; answers stream, list-stream.ts). */
 export function toCsv(items: readonly unknown[], columns: readonly Column[]): string {
   return csvHeader(columns) + csvRows(items, columns);
-}
-
-/** A list as NDJSON: one item per line. */
-export function toNdjson(items: readonly unknown[]): string {
-  return ndjsonRows(items);
 }

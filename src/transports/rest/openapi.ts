@@ -5,7 +5,7 @@ import type { RestRoute } from './route.js';
 import { PARAMETER_EXAMPLES } from './examples.js';
 import { RESPONSE_EXAMPLES } from './operations/response-examples.js';
 import './responses.js';
-import { columnsOf, OFFERED, toCsv, toNdjson } from './list-formats.js';
+import { columnsOf, ndjsonRows, OFFERED, toCsv } from './list-formats.js';
 
 /**
  * /openapi.json: the OpenAPI 3.1 description of the REST API, generated from the route table —
@@ -143,7 +143,7 @@ function listContent(route: RestRoute): Json {
     },
     'application/x-ndjson': {
       schema: { type: 'string', description: `The \`${route.list}\` items, one JSON object per line.` },
-      ...(items ? { example: toNdjson(items) } : {}),
+      ...(items ? { example: ndjsonRows(items) } : {}),
     },
   };
 }
