@@ -16,8 +16,12 @@ interface KnownKey {
 
 const NO_SUCH_KEY = false as const;
 
-/** How often the database is asked whether someone else wrote to it (ms). */
-const VERSION_CHECK_MS = 1;
+/**
+ * How often the database is asked whether someone else wrote to it (ms of the injected clock): a
+ * revocation waits at most this long. The question takes SQLite's read locks, system calls that
+ * cost more the longer since the last (BENCHMARKS.md, design figures: key check).
+ */
+export const VERSION_CHECK_MS = 100;
 
 /**
  * Every request passes here: the key must exist and not be revoked, the per-second rate and the
@@ -27,8 +31,8 @@ const VERSION_CHECK_MS = 1;
  * Keys are kept in memory (unknown ones too, bounded), so a request neither hashes its key nor
  * reads the database for it. Whenever another connection or process has written the database
  * (SQLite's `PRAGMA data_version` moves: `npm run keys -- revoke` in another shell), the cache is
- * dropped before the lookup. The version is read at most once a millisecond (it costs a few
- * microseconds, a lookup's worth), so a revocation takes effect on the next request after it.
+ * dropped before the lookup. The version is read at most every VERSION_CHECK_MS, so a revocation
+ * takes effect on the first request after that.
  */
 export class AuthGuard {
   private readonly windows = new Map<number, { second: number; count: number }>();
@@ -43,9 +47,9 @@ export class AuthGuard {
     private readonly enabled: boolean,
   ) {}
 
-  private lookup(presented: string): KnownKey | null {
-    const t = performance.now();
-    if (t - this.versionCheckedAt >= VERSION_CHECK_MS) {
+  private lookup(presented: string, t: number): KnownKey | null {
+    // Either way: a clock set back must not stop the reads.
+    if (Math.abs(t - this.versionCheckedAt) >= VERSION_CHECK_MS) {
       this.versionCheckedAt = t;
       const version = this.keys.dataVersion();
       if (version !== this.version) {
@@ -68,12 +72,12 @@ export class AuthGuard {
     const malformed = malformedKey(presented);
     if (malformed) return malformed;
     // The database lookup is by the key's SHA-256 and exact: no timing of a comparison leaks.
-    const known = this.lookup(presented as string);
+    const now = this.now();
+    const known = this.lookup(presented as string, now.getTime());
     if (!known) return unknownKey();
     const key = known.record;
     if (key.revokedAt) return revokedKey();
 
-    const now = this.now();
     const month = monthOf(now);
     if (known.policyMonth !== month) {
       known.policy = policyOf(key, now);

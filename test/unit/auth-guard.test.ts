@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKey } from '../../src/auth/api-key.js';
 import { CostBudget } from '../../src/auth/cost-budget.js';
 import { registerEnvKeys } from '../../src/auth/env-keys.js';
-import { AuthGuard, monthOf, secondsToMonthEnd } from '../../src/auth/guard.js';
+import { AuthGuard, monthOf, secondsToMonthEnd, VERSION_CHECK_MS } from '../../src/auth/guard.js';
 import { ForbiddenError, hasScope } from '../../src/auth/scopes.js';
 import { UsageCounter } from '../../src/auth/usage-counter.js';
 import type { Config } from '../../src/lib/config.js';
@@ -210,15 +210,24 @@ describe('the key check', () => {
     ticking.close();
   });
 
-  it('a key revoked by another connection is refused on the next request', async () => {
+  it('a key revoked by another connection is refused once the database is asked again (every VERSION_CHECK_MS)', () => {
     addKey('k5');
     const guard = new AuthGuard(keys, usage, now, true);
     expect(guard.check('k5').ok).toBe(true);
     const other = new KeyRepository(openDatabase(store.file));
     other.revoke('k5', clock.toISOString());
-    await new Promise((r) => setTimeout(r, 2));
+    // Within the interval the key is still the one in memory: the database is not asked per request.
+    clock = new Date(clock.getTime() + VERSION_CHECK_MS - 1);
+    expect(guard.check('k5').ok).toBe(true);
+    clock = new Date(clock.getTime() + 1);
     const revoked = guard.check('k5');
     expect(!revoked.ok && revoked.problem).toMatchObject({ status: 401, code: 'UNAUTHENTICATED', detail: 'The API key has been revoked.' });
+    // A clock set back is a change of time as well: the database is asked again.
+    addKey('k6');
+    expect(guard.check('k6').ok).toBe(true);
+    other.revoke('k6', clock.toISOString());
+    clock = new Date(clock.getTime() - VERSION_CHECK_MS);
+    expect(guard.check('k6').ok).toBe(false);
   });
 });
 
