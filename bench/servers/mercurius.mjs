@@ -7,5 +7,5 @@ import mercurius from 'mercurius';
 import { zipSchema } from './zip-schema.mjs';
 
 const app = Fastify({ logger: false });
-app.register(mercurius, { schema: zipSchema(process.env.DB_PATH), jit: 1 });
+app.register(mercurius, { schema: await zipSchema(process.env.DB_PATH), jit: 1 });
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });

@@ -3,5 +3,5 @@ import { createServer } from 'node:http';
 import { createYoga } from 'graphql-yoga';
 import { zipSchema } from './zip-schema.mjs';
 
-const yoga = createYoga({ schema: zipSchema(process.env.DB_PATH), logging: false });
+const yoga = createYoga({ schema: await zipSchema(process.env.DB_PATH), logging: false });
 createServer(yoga).listen(Number(process.env.PORT), '127.0.0.1');

@@ -17,6 +17,9 @@ export interface ZipRecord {
 /** A ZIP row as the repository reads it: zip, city, state code, county, county FIPS, lat, lng, zone, last updated. */
 export type ZipColumnsRow = readonly [string, string, string, string, string, number, number, string, string];
 
+/** The statement whose raw rows (`.raw()`) are ZipColumnsRow, in the order the table takes them. */
+export const ZIP_TABLE_ROWS_SQL = 'SELECT zip, city, state_code, county, county_fips, lat, lng, timezone, last_updated FROM zips ORDER BY zip';
+
 /** The strings of one column, each kept once, and the number each row stores instead. */
 class StringColumn {
   readonly values: string[] = [];

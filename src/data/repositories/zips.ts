@@ -1,6 +1,6 @@
 import type { Db } from '../db/open.js';
 import { ZIPS } from '../db/tables.js';
-import { ZipTable, type ZipColumnsRow, type ZipRecord } from './zip-table.js';
+import { ZIP_TABLE_ROWS_SQL, ZipTable, type ZipColumnsRow, type ZipRecord } from './zip-table.js';
 import { cityKey, cityPrefixKeys } from '../../domain/city-key.js';
 
 export type { ZipRecord } from './zip-table.js';
@@ -71,9 +71,7 @@ export class ZipRepository {
     // Until the table is in memory (it is loaded just after the server listens), rows are read.
     this.byZipStmt = db.prepare<[string], ZipRow>(`SELECT ${ZIP_COLUMNS} FROM zips WHERE zip = ?`);
     this.byZipsStmt = db.prepare<[string], ZipRow>(`SELECT ${ZIP_COLUMNS} FROM zips WHERE zip IN (SELECT value FROM json_each(?))`);
-    this.allStmt = db
-      .prepare<[], ZipColumnsRow>('SELECT zip, city, state_code, county, county_fips, lat, lng, timezone, last_updated FROM zips ORDER BY zip')
-      .raw();
+    this.allStmt = db.prepare<[], ZipColumnsRow>(ZIP_TABLE_ROWS_SQL).raw();
     this.countStmt = db.prepare<[], number>('SELECT count(*) FROM zips').pluck();
   }
 
