@@ -408,7 +408,13 @@ const firstAfterBuild = 'ours: node dist/server.js, first start after a build (t
 const startups: { name: string; ms: number[] }[] = [];
 for (const [name, bin, args, env, first] of [
   ['floor: node bench/servers/floor.mjs', process.execPath, ['bench/servers/floor.mjs'], { DB_PATH: dbPath }, probe],
-  ['fastify + mercurius + graphql-jit: node bench/servers/mercurius.mjs', process.execPath, ['bench/servers/mercurius.mjs'], { DB_PATH: dbPath }, peerProbe],
+  [
+    'fastify + mercurius + graphql-jit: node bench/servers/mercurius.mjs',
+    process.execPath,
+    ['bench/servers/mercurius.mjs'],
+    { DB_PATH: dbPath, ZIP_TABLE_MODULE: zipTableModule },
+    peerProbe,
+  ],
   ['ours: node dist/server.js', process.execPath, ['dist/server.js'], serverEnv, probe],
   ['ours: npm start', 'npm', ['start', '--silent'], serverEnv, probe],
   [firstAfterBuild, process.execPath, ['dist/server.js'], serverEnv, probe],

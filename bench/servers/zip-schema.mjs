@@ -29,6 +29,7 @@ export async function zipSchema(dbPath, data = process.env.PEER_DATA ?? 'table')
   const withState = (row) => (row ? { ...row, stateName: stateNames.get(row.stateCode) } : null);
   let lookup;
   if (data === 'table') {
+    if (!process.env.ZIP_TABLE_MODULE) throw new Error('ZIP_TABLE_MODULE must name the compiled ZIP table module (npm run bench makes it)');
     const { ZipTable, ZIP_TABLE_ROWS_SQL } = await import(pathToFileURL(process.env.ZIP_TABLE_MODULE).href);
     const count = db.prepare('SELECT count(*) FROM zips').pluck().get();
     const table = new ZipTable(count, db.prepare(ZIP_TABLE_ROWS_SQL).raw().iterate(), (code) => stateNames.get(code));
