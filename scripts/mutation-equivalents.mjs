@@ -69,7 +69,14 @@ export const EQUIVALENT = [
     'the first data_version read differs from either start value; the only effect is clearing an empty cache',
   ],
   ['src/auth/guard.ts', 55, 'version !== this.version', 'ConditionalExpression', 'true', 'clearing the key cache when nothing changed only costs a lookup'],
-  ['src/auth/guard.ts', 61, 'known === undefined', 'ConditionalExpression', 'true', 'looking a cached key up again gives the same record'],
+  [
+    'src/auth/guard.ts',
+    41,
+    '-Infinity',
+    'UnaryOperator',
+    '+Infinity',
+    'the first request reads data_version either way: its distance from either infinity is infinite',
+  ],
   [
     'src/auth/guard.ts',
     63,
