@@ -1,11 +1,11 @@
 import net from 'node:net';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app/start.js';
 import { Deadlines } from '../src/http/deadline.js';
 import { QUERY_LIMITS } from '../src/operation/steps/limits.js';
 import { COST_LIMITS } from '../src/operation/steps/cost.js';
 import { expectProblem, getJson, startTestServer, TEST_KEY } from './helpers/server.js';
-import { until } from './helpers/wait.js';
 
 let app: RunningApp;
 beforeAll(async () => {
@@ -243,45 +243,72 @@ describe('production switches', () => {
 });
 
 describe('deadlines', () => {
-  it('each request is expired once, when the (injected) clock passes its due time; one that answered is not', async () => {
+  const request = (name: string, expired: string[]) => ({ due: 0, slot: -1, timeOut: () => void expired.push(name) });
+
+  it('each request is expired once, when the (injected) clock passes its due time; one that answered is not', () => {
     let t = 0;
     const deadlines = new Deadlines(40, () => t);
     const expired: string[] = [];
-    const request = (name: string) => ({ due: 0, timeOut: () => void expired.push(name) });
-    const [a, b, c] = [request('a'), request('b'), request('c')];
+    const [a, b, c] = [request('a', expired), request('b', expired), request('c', expired)];
     deadlines.track(a);
     t = 30;
     deadlines.track(b);
     deadlines.track(c);
     deadlines.done(c);
+    deadlines.done(c);
+    expect(deadlines.size).toBe(2);
+    t = 39;
+    deadlines.sweep();
+    expect(expired).toEqual([]);
     t = 40;
-    // The sweep runs every 10 ms of real time; the clock it compares with is ours.
-    await until(
-      async () => expired.length,
-      (n) => n > 0,
-      5000,
-      5,
-    );
+    deadlines.sweep();
     expect(expired).toEqual(['a']);
     t = 70;
-    await until(
-      async () => expired.length,
-      (n) => n > 1,
-      5000,
-      5,
-    );
+    deadlines.sweep();
+    deadlines.sweep();
     // A sweep long after c's due time (shown by d expiring in it) leaves c alone: it answered.
-    const d = request('d');
+    const d = request('d', expired);
     deadlines.track(d);
+    deadlines.track(d);
+    expect(deadlines.size).toBe(1);
     t = 1000;
-    await until(
-      async () => expired.length,
-      (n) => n > 2,
-      5000,
-      5,
-    );
+    deadlines.sweep();
     deadlines.close();
     expect(expired).toEqual(['a', 'b', 'd']);
+    expect(deadlines.size).toBe(0);
+  });
+
+  it('whatever the order requests come, answer and expire in, each one is expired exactly when a set of them says', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.constantFrom('track', 'done', 'tick', 'sweep'), fc.nat(3)), { minLength: 10, maxLength: 60, size: 'max' }), (steps) => {
+        let t = 0;
+        const deadlines = new Deadlines(5, () => t);
+        const expired: string[] = [];
+        const wanted: string[] = [];
+        const requests = Array.from({ length: 4 }, (_, i) => request(String(i), expired));
+        const model = new Map<number, number>();
+        for (const [step, i] of steps) {
+          if (step === 'track') {
+            deadlines.track(requests[i]!);
+            model.set(i, t + 5);
+          } else if (step === 'done') {
+            deadlines.done(requests[i]!);
+            model.delete(i);
+          } else if (step === 'tick') t += i;
+          else {
+            deadlines.sweep();
+            for (const [j, due] of model) {
+              if (due > t) continue;
+              model.delete(j);
+              wanted.push(String(j));
+            }
+          }
+          expect(deadlines.size).toBe(model.size);
+        }
+        deadlines.close();
+        expect([...expired].sort()).toEqual([...wanted].sort());
+      }),
+    );
   });
 });
 

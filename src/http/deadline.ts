@@ -1,16 +1,25 @@
-/** A request with a deadline: when it is past `due` and still in the set, `timeOut()` is called. */
+/** A request with a deadline: when it is past `due` and still tracked, `timeOut()` is called. */
 export interface Tracked {
   due: number;
+  /** Its place in Deadlines' list while it is watched (start it at -1; Deadlines' bookkeeping). */
+  slot: number;
   timeOut(): void;
 }
 
 /**
- * Request deadlines without a timer per request: every request in flight is in one set, swept a
+ * Request deadlines without a timer per request: every request in flight is in one list, swept a
  * few times a second, and each one past its due time is expired (which aborts its work and
  * answers 503). A timer and a promise race per request cost more than most answers.
+ *
+ * The list is an array that never shrinks (its length is the most requests ever in flight at
+ * once), and each request knows its place in it, so adding and removing one allocates nothing.
+ * A Set reallocated its table as the requests in flight came and went, and each new table,
+ * held by the long-lived Set, lived long enough to be moved to the old generation: about 110
+ * bytes of every request that only a full collection frees (BENCHMARKS.md, 2026-11-27).
  */
 export class Deadlines {
-  private readonly inFlight = new Set<Tracked>();
+  private readonly inFlight: (Tracked | undefined)[] = [];
+  private count = 0;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -24,18 +33,39 @@ export class Deadlines {
   /** Watches one request from now; `done` when it has answered. */
   track(t: Tracked): void {
     t.due = this.now() + this.ms;
-    this.inFlight.add(t);
+    if (this.has(t)) return;
+    t.slot = this.count;
+    this.inFlight[this.count++] = t;
   }
 
+  /** Stops watching a request (again is nothing). */
   done(t: Tracked): void {
-    this.inFlight.delete(t);
+    if (!this.has(t)) return;
+    const i = t.slot;
+    // The last one takes its place.
+    const last = this.inFlight[--this.count]!;
+    this.inFlight[i] = last;
+    last.slot = i;
+    this.inFlight[this.count] = undefined;
   }
 
-  private sweep(): void {
+  private has(t: Tracked): boolean {
+    return t.slot >= 0 && t.slot < this.count && this.inFlight[t.slot] === t;
+  }
+
+  /** How many requests are being watched. */
+  get size(): number {
+    return this.count;
+  }
+
+  /** Expires every request past its due time. */
+  sweep(): void {
     const now = this.now();
-    for (const t of this.inFlight) {
-      if (t.due > now) continue;
-      this.inFlight.delete(t);
+    // From the end: a request removed on the way is replaced by one already looked at.
+    for (let i = this.count - 1; i >= 0; i--) {
+      const t = this.inFlight[i];
+      if (t === undefined || t.due > now) continue;
+      this.done(t);
       t.timeOut();
     }
   }

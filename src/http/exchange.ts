@@ -32,6 +32,8 @@ export class Exchange {
   trace: RequestSpan | null = null;
   /** When the request's deadline passes (set by Deadlines). */
   due = 0;
+  /** Its place in Deadlines' list while it is watched. */
+  slot = -1;
   /** When it arrived (performance.now()), for the latency metric. */
   readonly start = performance.now();
   /** The route template it matched, for metrics ('unmatched' until something claims it). */

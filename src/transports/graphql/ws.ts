@@ -7,7 +7,7 @@ import type { GuardResult } from '../../auth/guard-answers.js';
 import { bearer, presentedKey } from '../../auth/presented-key.js';
 import type { GraphQLContext, RequestInfo } from '../../graphql/context.js';
 import { markUpgraded } from '../../http/connections.js';
-import type { Deadlines } from '../../http/deadline.js';
+import type { Deadlines, Tracked } from '../../http/deadline.js';
 import { nestsDeeperThan } from '../../http/json-guard.js';
 import { rawProblemResponse } from '../../http/problem.js';
 import { allowsOrigin } from '../../http/security.js';
@@ -59,7 +59,7 @@ interface Connection {
 /** An operation running on a socket: what stops it, and its deadline while it has one. */
 interface Running {
   abort: AbortController;
-  deadline: { due: number; timeOut(): void };
+  deadline: Tracked;
 }
 
 /** Documents graphql-ws looks at to choose between its execute and subscribe: the outcome rides in the context. */
@@ -147,7 +147,7 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
 
   function start(conn: Connection, id: string): Running {
     const abort = new AbortController();
-    const running: Running = { abort, deadline: { due: 0, timeOut: () => abort.abort() } };
+    const running: Running = { abort, deadline: { due: 0, slot: -1, timeOut: () => abort.abort() } };
     deps.deadlines.track(running.deadline);
     conn.operations.set(id, running);
     return running;
