@@ -66,8 +66,14 @@ export function finalizeStep(options: { hideSuggestions: boolean }): Step {
       switch (outcome.kind) {
         case 'kept':
           return outcome;
-        case 'result':
-          return { kind: 'result', result: finishResult(outcome.result, op, true) };
+        case 'result': {
+          const result = outcome.result;
+          // Most answers: data alone. One literal of a fixed shape, where the spread's copy of
+          // results of every source (graphql-jit's, graphql-js's, a batch's) took the generic path.
+          if (result.errors === undefined && result.extensions === undefined)
+            return { kind: 'result', result: { data: result.data, extensions: ownExtensions(op.context) } };
+          return { kind: 'result', result: finishResult(result, op, true) };
+        }
         case 'stream':
           return { ...outcome, parts: finishParts(outcome.parts, op) };
         case 'refused': {
