@@ -116,10 +116,10 @@ const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 2);
 
 /**
  * Before a server's rows, the same for every server: each kind of request it is measured on
- * (REST ZIP lookups, GraphQL ZIP lookups), for WARM_UP_SECONDS, over the warm-up ZIPs (real ones,
+ * (REST ZIP lookups, GraphQL ZIP lookups, nearby searches, resort details), for WARM_UP_SECONDS, over the warm-up ZIPs (real ones,
  * so the path a row measures is the path V8 has compiled; never the ZIPs a row asks for).
  */
-async function warmUp(server: ServerProcess, kinds: readonly ('rest' | 'graphql')[]) {
+async function warmUp(server: ServerProcess, kinds: readonly ('rest' | 'graphql' | 'nearby' | 'resort')[]) {
   for (const kind of kinds) {
     let i = 0;
     await autocannon({
@@ -131,7 +131,14 @@ async function warmUp(server: ServerProcess, kinds: readonly ('rest' | 'graphql'
         {
           setupRequest: (r) => {
             const zip = warmZips[i++ % warmZips.length]!;
-            const req = kind === 'graphql' ? gqlOf(zip) : { path: `/api/zip/${zip}` };
+            const req =
+              kind === 'graphql'
+                ? gqlOf(zip)
+                : kind === 'nearby'
+                  ? { path: `/api/zip/${zip}/nearby?radiusMiles=25&limit=50` }
+                  : kind === 'resort'
+                    ? resortDetail(i)
+                    : { path: `/api/zip/${zip}` };
             return { ...r, ...req, headers: { ...r.headers, ...req.headers } };
           },
         },
@@ -186,11 +193,16 @@ interface Row {
 }
 const rows = new Map<string, Row>();
 function record(name: string, sample: Sample, server: ServerProcess) {
-  if (process.env.BENCH_TRACE) console.error(name, sample, memoryMiB(server.pid));
+  // Each sample as it is measured (stderr; the tables go to stdout at the end): a run that stops
+  // part way still shows what it measured.
+  const memory = memoryMiB(server.pid);
+  console.error(
+    `measured: ${name}: ${sample.cpuUs.toFixed(0)} µs/req, ${sample.rps.toFixed(0)} req/s, p99 ${sample.p99} ms, ${sample.errors} errors, peak ${memory.peak} MiB`,
+  );
   const row = rows.get(name) ?? { name, samples: [], coldStartMs: [], peakMiB: [] };
   row.samples.push(sample);
   row.coldStartMs.push(server.coldStartMs);
-  row.peakMiB.push(memoryMiB(server.pid).peak);
+  row.peakMiB.push(memory.peak);
   rows.set(name, row);
 }
 
@@ -394,6 +406,64 @@ for (let run = 0; run < RUNS; run++) {
 }
 
 /**
+ * The race: the rows issue 46's targets compare, measured in turns. The table's rows are minutes
+ * apart (the peers', then ours), and this shared machine's speed drifts by a third in that time,
+ * which moved a ratio more than a change did. Here the floor, mercurius + graphql-jit over our
+ * ZIP table and over SQLite, and ours run side by side (one measured at a time; an idle server
+ * costs nothing), each warmed as above, and every round measures each of them once, in turn, the
+ * order reversed every other round: a ratio comes from measurements seconds apart. REST ZIP and
+ * nearby turns send a slice of the measured ZIPs each once, a new slice every round (our
+ * response cache must not answer them); GraphQL and resort turns run BENCH_SECONDS. Each target's
+ * value is the median of its ratios over BENCH_RUNS × BENCH_RACE_ROUNDS rounds, with their range.
+ */
+const RACE_ROUNDS = Number(process.env.BENCH_RACE_ROUNDS ?? 3);
+const RACE_TARGETS = [
+  ['`/graphql` ZIP lookup ≥ 1.0× mercurius + graphql-jit over SQLite (throughput per CPU)', 'peerSqlite', 'oursGraphQL'],
+  ['`/graphql` ZIP lookup ≥ 0.8× mercurius + graphql-jit over our ZIP table in memory (throughput per CPU)', 'peerTable', 'oursGraphQL'],
+  ['REST ZIP lookup ≥ 0.7× the floor (throughput per CPU)', 'floor', 'oursRest'],
+  ['nearby (25 mi, 50) ≤ 4× the floor’s CPU', 'oursNearby', 'floor'],
+  ['resort detail ≤ 1.5× the floor’s CPU', 'oursResort', 'floor'],
+] as const;
+type Entrant = 'floor' | 'peerTable' | 'peerSqlite' | 'oursRest' | 'oursGraphQL' | 'oursNearby' | 'oursResort';
+const raceRatios = new Map<string, number[]>(RACE_TARGETS.map(([name]) => [name, []]));
+const raceErrors: string[] = [];
+for (let run = 0; RACE_ROUNDS > 0 && run < RUNS; run++) {
+  const floor = await startServer(['bench/servers/floor.mjs'], { DB_PATH: dbPath }, probe);
+  const peer = (data: string) =>
+    startServer(['bench/servers/mercurius.mjs'], { DB_PATH: dbPath, PEER_DATA: data, ZIP_TABLE_MODULE: zipTableModule }, peerProbe);
+  const peerTable = await peer('table');
+  const peerSqlite = await peer('sqlite');
+  const ours = await startServer(serverCommand(), serverEnv, probe);
+  await warmUp(floor, ['rest']);
+  await warmUp(peerTable, ['graphql']);
+  await warmUp(peerSqlite, ['graphql']);
+  await warmUp(ours, ['rest', 'graphql', 'nearby', 'resort']);
+  const slice = Math.floor(zips.length / RACE_ROUNDS);
+  for (let round = 0; round < RACE_ROUNDS; round++) {
+    const from = round * slice;
+    const turns: [Entrant, () => Promise<Sample>][] = [
+      ['floor', () => measure(floor, (i) => zipLookup(from + i), slice)],
+      ['peerTable', () => measure(peerTable, (i) => gqlLookup(from + i))],
+      ['peerSqlite', () => measure(peerSqlite, (i) => gqlLookup(from + i))],
+      ['oursRest', () => measure(ours, (i) => zipLookup(from + i), slice)],
+      ['oursGraphQL', () => measure(ours, (i) => gqlLookup(from + i))],
+      ['oursNearby', () => measure(ours, (i) => nearby(from + i), slice)],
+      ['oursResort', () => measure(ours, resortDetail)],
+    ];
+    if (round % 2 === 1) turns.reverse();
+    const cpu = {} as Record<Entrant, number>;
+    for (const [who, turn] of turns) {
+      const sample = await turn();
+      cpu[who] = sample.cpuUs;
+      if (sample.errors > 0) raceErrors.push(`${who}: ${sample.errors} errors in round ${round + 1} of run ${run + 1}`);
+      console.error(`race: run ${run + 1} round ${round + 1}: ${who} ${sample.cpuUs.toFixed(1)} µs/req`);
+    }
+    for (const [name, over, under] of RACE_TARGETS) raceRatios.get(name)!.push(cpu[over] / cpu[under]);
+  }
+  for (const server of [floor, peerTable, peerSqlite, ours]) await server.stop();
+}
+
+/**
  * Start-up: spawn to the first answered request (probed every 5 ms), the median of START_RUNS
  * starts, each server alone. Ours both as `npm start` runs it (npm, then scripts/start.mjs) and
  * as `node dist/server.js`, as a restart finds dist/: with the code cache a server started the
@@ -457,6 +527,18 @@ const startOf = (prefix: string) => median(startups.find((r) => r.name.startsWit
 console.log(
   `\n\`npm start\` answers first at ${(startOf('ours: npm start') / startOf('fastify')).toFixed(2)}× mercurius's time (target ≤ 1.0×); \`node dist/server.js\` at ${(startOf('ours: node dist') / startOf('floor')).toFixed(2)}× the floor's (target ≤ 2×; ${(startOf(firstAfterBuild) / startOf('floor')).toFixed(2)}× on the first start after a build).`,
 );
+if (RACE_ROUNDS > 0)
+  console.log(
+    `\nThe race: the targets' servers side by side, each measured once a round in turn (${RUNS} runs × ${RACE_ROUNDS} rounds; each value a ratio of CPU per request measured seconds apart)`,
+  );
+if (RACE_ROUNDS > 0) console.log('\n| target | median | range | every round |\n|---|---:|---:|---|');
+for (const [name, values] of RACE_ROUNDS > 0 ? raceRatios : []) {
+  const sorted = [...values].sort((a, b) => a - b);
+  console.log(
+    `| ${name} | ${median(values).toFixed(2)}× | ${sorted[0]!.toFixed(2)}–${sorted.at(-1)!.toFixed(2)}× | ${values.map((v) => v.toFixed(2)).join(', ')} |`,
+  );
+}
+if (RACE_ROUNDS > 0) console.log(raceErrors.length === 0 ? '\nNo errors in the race.' : `\nErrors in the race: ${raceErrors.join('; ')}`);
 const medianCpu = (name: string) => {
   const row = [...rows.values()].find((r) => r.name.startsWith(name));
   return row ? median(row.samples.map((x) => x.cpuUs)) : null;
@@ -469,7 +551,7 @@ const peerObjects = medianCpu(PEER_OBJECTS_ROW);
 const peerSqlite = medianCpu(PEER_SQLITE_ROW);
 if (peerTable && peerObjects && peerSqlite && oursGraphQL)
   console.log(
-    `\nGraphQL ZIP lookup: ours ${(peerSqlite / oursGraphQL).toFixed(2)}× mercurius + graphql-jit over SQLite's throughput per CPU (target ≥ 1.0×), ${(peerTable / oursGraphQL).toFixed(2)}× over the same ZIP table in memory (target ≥ 0.8×); ${(peerObjects / oursGraphQL).toFixed(2)}× over a Map of record objects (no target: another data path).`,
+    `\nIn the table's rows (minutes apart; the race above is the targets' measure): GraphQL ZIP lookup: ours ${(peerSqlite / oursGraphQL).toFixed(2)}× mercurius + graphql-jit over SQLite's throughput per CPU (target ≥ 1.0×), ${(peerTable / oursGraphQL).toFixed(2)}× over the same ZIP table in memory (target ≥ 0.8×); ${(peerObjects / oursGraphQL).toFixed(2)}× over a Map of record objects (no target: another data path).`,
   );
 const restZip = medianCpu('ours: REST /api/zip/{zip} with a key');
 if (restZip)
