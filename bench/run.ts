@@ -116,8 +116,9 @@ const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 2);
 
 /**
  * Before a server's rows, the same for every server: each kind of request it is measured on
- * (REST ZIP lookups, GraphQL ZIP lookups, nearby searches, resort details), for WARM_UP_SECONDS, over the warm-up ZIPs (real ones,
- * so the path a row measures is the path V8 has compiled; never the ZIPs a row asks for).
+ * (REST ZIP lookups, GraphQL ZIP lookups; in the race also nearby searches and resort details),
+ * for WARM_UP_SECONDS, over the warm-up ZIPs (real ones, so the path a row measures is the path
+ * V8 has compiled; never the ZIPs a row asks for).
  */
 async function warmUp(server: ServerProcess, kinds: readonly ('rest' | 'graphql' | 'nearby' | 'resort')[]) {
   for (const kind of kinds) {
