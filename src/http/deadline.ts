@@ -13,9 +13,8 @@ export interface Tracked {
  *
  * The list is an array that never shrinks (its length is the most requests ever in flight at
  * once), and each request knows its place in it, so adding and removing one allocates nothing.
- * A Set reallocated its table as the requests in flight came and went, and each new table,
- * held by the long-lived Set, lived long enough to be moved to the old generation: about 110
- * bytes of every request that only a full collection frees (BENCHMARKS.md, 2026-11-27).
+ * A Set reallocated its table as the requests in flight came and went: about 120 bytes of
+ * every request in a heap profile (BENCHMARKS.md, 2026-11-27).
  */
 export class Deadlines {
   private readonly inFlight: (Tracked | undefined)[] = [];
