@@ -552,7 +552,7 @@ const peerObjects = medianCpu(PEER_OBJECTS_ROW);
 const peerSqlite = medianCpu(PEER_SQLITE_ROW);
 if (peerTable && peerObjects && peerSqlite && oursGraphQL)
   console.log(
-    `\nIn the table's rows (minutes apart; the race above is the targets' measure): GraphQL ZIP lookup: ours ${(peerSqlite / oursGraphQL).toFixed(2)}× mercurius + graphql-jit over SQLite's throughput per CPU (target ≥ 1.0×), ${(peerTable / oursGraphQL).toFixed(2)}× over the same ZIP table in memory (target ≥ 0.8×); ${(peerObjects / oursGraphQL).toFixed(2)}× over a Map of record objects (no target: another data path).`,
+    `\n${RACE_ROUNDS > 0 ? "In the table's rows (minutes apart; the race above is the targets' measure): " : ''}GraphQL ZIP lookup: ours ${(peerSqlite / oursGraphQL).toFixed(2)}× mercurius + graphql-jit over SQLite's throughput per CPU (target ≥ 1.0×), ${(peerTable / oursGraphQL).toFixed(2)}× over the same ZIP table in memory (target ≥ 0.8×); ${(peerObjects / oursGraphQL).toFixed(2)}× over a Map of record objects (no target: another data path).`,
   );
 const restZip = medianCpu('ours: REST /api/zip/{zip} with a key');
 if (restZip)
