@@ -311,9 +311,14 @@ async function recordRequestPath(who: 'ours' | 'baseline', server: ServerProcess
   }
 }
 
+/** The floor, and the peer over one of its data paths (PEER_DATA), as the rows and the race start them. */
+const startFloor = () => startServer(['bench/servers/floor.mjs'], { DB_PATH: dbPath }, probe);
+const startPeer = (data: 'table' | 'objects' | 'sqlite') =>
+  startServer(['bench/servers/mercurius.mjs'], { DB_PATH: dbPath, PEER_DATA: data, ZIP_TABLE_MODULE: zipTableModule }, peerProbe);
+
 /** Every request of a ZIP row asks for a different ZIP: all 40,977 once, shuffled, so no cache can hide the work. */
 for (let run = 0; run < RUNS; run++) {
-  const floor = await startServer(['bench/servers/floor.mjs'], { DB_PATH: dbPath }, probe);
+  const floor = await startFloor();
   await warmUp(floor, ['rest']);
   record('floor: bare node:http + better-sqlite3, JSON.stringify', await measure(floor, zipLookup, zips.length), floor);
   await floor.stop();
@@ -323,7 +328,7 @@ for (let run = 0; run < RUNS; run++) {
     ['objects', PEER_OBJECTS_ROW],
     ['sqlite', PEER_SQLITE_ROW],
   ] as const) {
-    const peer = await startServer(['bench/servers/mercurius.mjs'], { DB_PATH: dbPath, PEER_DATA: data, ZIP_TABLE_MODULE: zipTableModule }, peerProbe);
+    const peer = await startPeer(data);
     await warmUp(peer, ['graphql']);
     record(row, await measure(peer, gqlLookup), peer);
     await peer.stop();
@@ -429,11 +434,9 @@ type Entrant = 'floor' | 'peerTable' | 'peerSqlite' | 'oursRest' | 'oursGraphQL'
 const raceRatios = new Map<string, number[]>(RACE_TARGETS.map(([name]) => [name, []]));
 const raceErrors: string[] = [];
 for (let run = 0; RACE_ROUNDS > 0 && run < RUNS; run++) {
-  const floor = await startServer(['bench/servers/floor.mjs'], { DB_PATH: dbPath }, probe);
-  const peer = (data: string) =>
-    startServer(['bench/servers/mercurius.mjs'], { DB_PATH: dbPath, PEER_DATA: data, ZIP_TABLE_MODULE: zipTableModule }, peerProbe);
-  const peerTable = await peer('table');
-  const peerSqlite = await peer('sqlite');
+  const floor = await startFloor();
+  const peerTable = await startPeer('table');
+  const peerSqlite = await startPeer('sqlite');
   const ours = await startServer(serverCommand(), serverEnv, probe);
   await warmUp(floor, ['rest']);
   await warmUp(peerTable, ['graphql']);
