@@ -100,3 +100,13 @@ export function allowed(key: ApiKeyRecord, used: number, policy: string, now: Da
     ],
   };
 }
+
+/**
+ * Why a key's open streams must end now, or null while it may keep them: it was revoked (or is
+ * gone), or its monthly quota is used up. Asked of keys holding streams, without counting a request.
+ */
+export function standingOf(key: Pick<ApiKeyRecord, 'revokedAt' | 'monthlyQuota'> | undefined, used: number, now: Date): Problem | null {
+  if (!key || key.revokedAt) return (revokedKey() as GuardResult & { ok: false }).problem;
+  if (used >= key.monthlyQuota) return (quotaUsedUp(key, '', now) as GuardResult & { ok: false }).problem;
+  return null;
+}

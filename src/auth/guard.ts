@@ -1,7 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import type { KeyRepository, ApiKeyRecord } from '../data/repositories/keys.js';
 import { hashApiKey } from './api-key.js';
-import { allowed, malformedKey, monthOf, policyOf, quotaUsedUp, rateLimited, revokedKey, unknownKey, type GuardResult } from './guard-answers.js';
+import type { Problem } from '../lib/errors.js';
+import { allowed, malformedKey, monthOf, policyOf, quotaUsedUp, rateLimited, revokedKey, standingOf, unknownKey, type GuardResult } from './guard-answers.js';
 
 export { monthOf, secondsToMonthEnd, type GuardResult } from './guard-answers.js';
 import type { UsageCounter } from './usage-counter.js';
@@ -95,5 +96,11 @@ export class AuthGuard {
     const used = this.usage.take(key.id, month, key.monthlyQuota, key.ratePerSecond);
     if (used === null) return quotaUsedUp(key, known.policy, now);
     return allowed(key, used, known.policy, now, known.quota);
+  }
+
+  /** Whether a key holding streams may keep them (guard-answers.ts, standingOf); counts nothing. */
+  standing(keyId: number): Problem | null {
+    const now = this.now();
+    return standingOf(this.keys.findById(keyId), this.usage.used(keyId, monthOf(now)), now);
   }
 }

@@ -44,6 +44,11 @@ export class UsageCounter {
     return total + 1;
   }
 
+  /** Requests counted for a key in a month so far (what `take` compares with the quota). */
+  used(keyId: number, month: string): number {
+    return this.totals.get(`${keyId}|${month}`) ?? this.keys.usage(keyId, month);
+  }
+
   /** This month's counts of the keys seen since start (for /metrics). */
   countsFor(month: string): { keyId: number; requests: number }[] {
     const out: { keyId: number; requests: number }[] = [];

@@ -1,6 +1,19 @@
 import { LRUCache } from 'lru-cache';
 import { hashApiKey } from '../auth/api-key.js';
-import { allowed, deny, malformedKey, monthOf, policyOf, quotaUsedUp, rateLimited, revokedKey, unknownKey, type GuardResult } from '../auth/guard-answers.js';
+import {
+  allowed,
+  deny,
+  malformedKey,
+  monthOf,
+  policyOf,
+  quotaUsedUp,
+  rateLimited,
+  revokedKey,
+  standingOf,
+  unknownKey,
+  type GuardResult,
+} from '../auth/guard-answers.js';
+import type { Problem } from '../lib/errors.js';
 import type { ApiKeyRecord } from '../data/repositories/keys.js';
 import type { Logger } from '../lib/logger.js';
 import type { RedisKeyStore } from './redis-keys.js';
@@ -55,6 +68,20 @@ export class ClusterGuard {
     if (outcome.kind === 'rate-limited') return rateLimited(key, policy);
     if (outcome.kind === 'quota-used-up') return quotaUsedUp(key, policy, now);
     return allowed(key, used, policy, now);
+  }
+
+  /**
+   * Whether a key holding streams may keep them, from Redis (counting nothing). While Redis is
+   * unreachable nothing can be known: the streams stay.
+   */
+  async standing(keyId: number): Promise<Problem | null> {
+    const now = this.now();
+    try {
+      const found = await this.store.standing(keyId, monthOf(now));
+      return standingOf(found?.key, found?.used ?? 0, now);
+    } catch {
+      return null;
+    }
   }
 
   private offline(hash: string, now: Date, month: string, second: number, err: Error): GuardResult {

@@ -19,9 +19,9 @@ const K = {
 
 /** KEYS[1]: the key's hash; ARGV: month, second, prefix. See CheckOutcome for the answer. */
 const CHECK = `
-local k = redis.call('HMGET', KEYS[1], 'id', 'revokedAt', 'monthlyQuota', 'ratePerSecond', 'scopes', 'name', 'plan', 'createdAt', 'origin')
+local k = redis.call('HMGET', KEYS[1], 'id', 'revokedAt', 'monthlyQuota', 'ratePerSecond', 'scopes', 'name', 'plan', 'createdAt', 'origin', 'streams')
 if not k[1] then return {0} end
-local fields = {k[1], k[2] or '', k[3], k[4], k[5] or '', k[6] or '', k[7] or '', k[8] or '', k[9] or ''}
+local fields = {k[1], k[2] or '', k[3], k[4], k[5] or '', k[6] or '', k[7] or '', k[8] or '', k[9] or '', k[10] or ''}
 if k[2] and k[2] ~= '' then return {1, fields, 0} end
 local rateKey = ARGV[3] .. 'rate:' .. k[1] .. ':' .. ARGV[2]
 local inSecond = tonumber(redis.call('GET', rateKey) or '0')
@@ -36,12 +36,21 @@ redis.call('EXPIRE', usageKey, 34560000)
 return {4, fields, used}
 `;
 
+/** KEYS[1]: the id-to-hash map; ARGV: the key's id, month, prefix. {revokedAt, monthlyQuota, used}, or {} for no such key. */
+const STANDING = `
+local hash = redis.call('HGET', KEYS[1], ARGV[1])
+if not hash then return {} end
+local k = redis.call('HMGET', ARGV[3] .. 'key:' .. hash, 'revokedAt', 'monthlyQuota')
+local used = redis.call('GET', ARGV[3] .. 'usage:' .. ARGV[1] .. ':' .. ARGV[2]) or '0'
+return {k[1] or '', k[2] or '0', used}
+`;
+
 export type CheckOutcome = { kind: 'unknown' } | { kind: 'revoked' | 'rate-limited' | 'quota-used-up' | 'allowed'; key: ApiKeyRecord; used: number };
 
 const KINDS = ['unknown', 'revoked', 'rate-limited', 'quota-used-up', 'allowed'] as const;
 
 function recordOf(fields: string[], keyHash: string): ApiKeyRecord {
-  const [id, revokedAt, quota, rate, scopes, name, plan, createdAt, origin] = fields;
+  const [id, revokedAt, quota, rate, scopes, name, plan, createdAt, origin, streams] = fields;
   return {
     id: Number(id),
     keyHash,
@@ -53,12 +62,22 @@ function recordOf(fields: string[], keyHash: string): ApiKeyRecord {
     plan: plan ?? '',
     createdAt: createdAt ?? '',
     origin: (origin || 'cli') as KeyOrigin,
+    streams: streams ? Number(streams) : null,
   };
 }
 
 export class RedisKeyStore {
   constructor(private readonly link: RedisLink) {
     link.cmd.defineCommand('szgCheckKey', { numberOfKeys: 1, lua: CHECK });
+    link.cmd.defineCommand('szgKeyStanding', { numberOfKeys: 1, lua: STANDING });
+  }
+
+  /** A key's revocation, quota and this month's count, by id, counting nothing; undefined when there is no such key. */
+  async standing(id: number, month: string): Promise<{ key: Pick<ApiKeyRecord, 'revokedAt' | 'monthlyQuota'>; used: number } | undefined> {
+    const cmd = this.link.cmd as unknown as { szgKeyStanding(ids: string, id: number, month: string, prefix: string): Promise<string[]> };
+    const [revokedAt, quota, used] = await cmd.szgKeyStanding(K.ids, id, month, PREFIX);
+    if (quota === undefined) return undefined;
+    return { key: { revokedAt: revokedAt || null, monthlyQuota: Number(quota) }, used: Number(used) };
   }
 
   /** Checks and counts one request (atomically). Throws when Redis is unreachable. */
@@ -87,6 +106,7 @@ export class RedisKeyStore {
         ratePerSecond: key.ratePerSecond,
         scopes: key.scopes,
         origin: key.origin ?? 'cli',
+        streams: key.streams ?? '',
       })
       .hset(K.ids, String(id), key.keyHash)
       .exec();
@@ -146,7 +166,18 @@ export class RedisKeyStore {
       const requests = Number((await this.link.cmd.get(K.usage(Number(id), month))) ?? 0);
       out.push({
         ...recordOf(
-          [h.id!, h.revokedAt ?? '', h.monthlyQuota!, h.ratePerSecond!, h.scopes ?? '', h.name ?? '', h.plan ?? '', h.createdAt ?? '', h.origin ?? ''],
+          [
+            h.id!,
+            h.revokedAt ?? '',
+            h.monthlyQuota!,
+            h.ratePerSecond!,
+            h.scopes ?? '',
+            h.name ?? '',
+            h.plan ?? '',
+            h.createdAt ?? '',
+            h.origin ?? '',
+            h.streams ?? '',
+          ],
           hash,
         ),
         requests,

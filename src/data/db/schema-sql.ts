@@ -172,7 +172,9 @@ CREATE TABLE api_keys (
   scopes              TEXT NOT NULL DEFAULT '',
   -- Who made it: 'cli' (npm run keys), 'first-key' (the server's first start), 'env' (API_KEYS,
   -- API_ADMIN_KEYS: retired at a start whose environment no longer names it).
-  origin              TEXT NOT NULL DEFAULT 'cli' CHECK (origin IN ('cli', 'first-key', 'env'))
+  origin              TEXT NOT NULL DEFAULT 'cli' CHECK (origin IN ('cli', 'first-key', 'env')),
+  -- Streams (SSE, multipart, WebSocket subscriptions) it may hold at once; NULL: STREAMS_PER_KEY.
+  streams             INTEGER CHECK (streams IS NULL OR streams >= 1)
 ) STRICT;
 
 CREATE TABLE key_usage (

@@ -14,6 +14,8 @@ export interface ApiKeyRecord {
   scopes: string;
   /** Who made it (see KeyOrigin). */
   origin: KeyOrigin;
+  /** Streams it may hold open at once (its own setting), or null for the server's STREAMS_PER_KEY. */
+  streams: number | null;
 }
 
 /** `npm run keys`, the server's first start, or the environment (API_KEYS, API_ADMIN_KEYS). */
@@ -29,13 +31,16 @@ export interface NewKey {
   scopes: string;
   /** 'cli' when not said. */
   origin?: KeyOrigin;
+  /** Its own cap on open streams; the server's default when not said. */
+  streams?: number | null;
 }
 
 const COLUMNS = `id, name, plan, key_hash AS keyHash, created_at AS createdAt, revoked_at AS revokedAt,
-  monthly_quota AS monthlyQuota, rate_per_second AS ratePerSecond, scopes, origin`;
+  monthly_quota AS monthlyQuota, rate_per_second AS ratePerSecond, scopes, origin, streams`;
 
 export class KeyRepository {
   private readonly byHash;
+  private readonly byId;
   private readonly insert;
   private readonly upsertEnvStmt;
   private readonly retireEnvStmt;
@@ -50,8 +55,9 @@ export class KeyRepository {
 
   constructor(private readonly db: Db) {
     this.byHash = db.prepare<[string], ApiKeyRecord>(`SELECT ${COLUMNS} FROM api_keys WHERE key_hash = ?`);
-    this.insert = db.prepare<Required<NewKey>>(`INSERT INTO api_keys (name, plan, key_hash, created_at, monthly_quota, rate_per_second, scopes, origin)
-      VALUES (@name, @plan, @keyHash, @createdAt, @monthlyQuota, @ratePerSecond, @scopes, @origin) ON CONFLICT (key_hash) DO NOTHING`);
+    this.byId = db.prepare<[number], ApiKeyRecord>(`SELECT ${COLUMNS} FROM api_keys WHERE id = ?`);
+    this.insert = db.prepare<Required<NewKey>>(`INSERT INTO api_keys (name, plan, key_hash, created_at, monthly_quota, rate_per_second, scopes, origin, streams)
+      VALUES (@name, @plan, @keyHash, @createdAt, @monthlyQuota, @ratePerSecond, @scopes, @origin, @streams) ON CONFLICT (key_hash) DO NOTHING`);
     // A key from the environment follows it: its limits and scopes, and active while it is named
     // there (a key made otherwise with the same secret is left as it is).
     this.upsertEnvStmt = db.prepare<Required<NewKey>>(`INSERT INTO api_keys (name, plan, key_hash, created_at, monthly_quota, rate_per_second, scopes, origin)
@@ -108,9 +114,13 @@ export class KeyRepository {
     return this.byHash.get(hash);
   }
 
+  findById(id: number): ApiKeyRecord | undefined {
+    return this.byId.get(id);
+  }
+
   /** Adds a key; a key whose hash exists already is left as it is. Returns whether it was added. */
   create(key: NewKey): boolean {
-    return this.insert.run({ origin: 'cli', ...key }).changes > 0;
+    return this.insert.run({ origin: 'cli', streams: null, ...key }).changes > 0;
   }
 
   findByName(name: string): ApiKeyRecord | undefined {
@@ -136,7 +146,7 @@ export class KeyRepository {
    */
   syncEnvKeys(keys: readonly NewKey[], at: string): number {
     return this.db.transaction(() => {
-      for (const key of keys) this.upsertEnvStmt.run({ ...key, origin: 'env' });
+      for (const key of keys) this.upsertEnvStmt.run({ ...key, origin: 'env', streams: null });
       return this.retireEnvStmt.run({ hashes: JSON.stringify(keys.map((k) => k.keyHash)), at }).changes;
     })();
   }
