@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app/start.js';
-import { loadConfig, type Config } from '../src/lib/config.js';
-import { getJson, privateDatabase, startTestServer, TEST_KEY } from './helpers/server.js';
+import { loadConfig } from '../src/lib/config.js';
+import { getJson, privateDatabase, startTestServer, TEST_KEY, type TestServerOptions } from './helpers/server.js';
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
 import { httpSubscription, wsSubscription, type ResultStream } from './helpers/live.js';
 import { TRANSPORTS } from './helpers/transports.js';
@@ -28,7 +28,7 @@ const IDS = ['steamboat', 'zermatt'];
 
 beforeAll(async () => {
   fake = await startFakeUpstream({ today });
-  const config: Partial<Config> = {
+  const config: TestServerOptions['config'] = {
     provider: 'open-meteo',
     openMeteo: { forecast: `${fake.url}/v1/forecast`, archive: `${fake.url}/v1/archive` },
     upstream: { timeoutMs: 60_000, retries: 0, concurrency: 8, backoffMs: 5, resetTimeoutMs: 60_000, maxBytes: 8_000_000 },

@@ -43,6 +43,8 @@ import { ResponseCache } from '../http/response-cache.js';
 import { rawProblemResponse } from '../http/problem.js';
 import { limitConnections } from '../http/connections.js';
 import { StreamLimiter } from '../http/streams.js';
+import { PendingSockets } from '../http/pending-sockets.js';
+import { endStreamsOfRefusedKeys } from '../http/stream-keys.js';
 import { createPages } from '../http/pages.js';
 import { createMetrics, type Metrics } from '../http/metrics.js';
 import { openApiDocument } from '../transports/rest/openapi.js';
@@ -217,6 +219,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   /** Set once the first requests would run at warm speed (warm-up.ts): readiness waits for it. */
   let warmed = false;
   const streams = new StreamLimiter(config.streams);
+  // A key revoked or out of quota loses its open streams too, not only its next request.
+  const streamKeys = config.auth ? endStreamsOfRefusedKeys(streams, (keyId) => guard.standing(keyId), logger) : null;
   const cache = new ResponseCache(config.responseCacheBytes);
   // Every GraphQL operation, whatever brought it (every transport, the REST routes, the warm-up).
   const pipeline = createPipeline({
@@ -292,10 +296,12 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         newContext,
         guard,
         streams,
+        pending: new PendingSockets(config.pendingSockets),
         deadlines,
         logger,
         corsOrigins: config.corsOrigins,
         maxMessageBytes: config.maxBodyBytes,
+        maxBufferedBytes: config.streams.maxBufferedBytes,
         initTimeoutMs: config.graphql.wsInitTimeoutMs,
         idleTimeoutMs: config.graphql.wsIdleTimeoutMs,
         heartbeatMs: config.graphql.heartbeatMs,
@@ -304,13 +310,12 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       }),
     ));
   server.on('upgrade', (req, socket, head) => {
-    loadWs().then(
-      (w) => w.upgrade(req, socket, head),
-      (err) => {
-        logger.error({ err }, 'the WebSocket transport failed to load');
+    loadWs()
+      .then((w) => w.upgrade(req, socket, head))
+      .catch((err: unknown) => {
+        logger.error({ err }, 'a WebSocket upgrade failed');
         socket.destroy();
-      },
-    );
+      });
   });
   // Requests node:http cannot parse (oversized headers or URL, broken syntax) never reach a
   // handler: answer them as problem+json too, instead of node's bare status line.
@@ -393,6 +398,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       // WebSockets are told the server is going (1001) at once: their operations are long-lived.
       if (ws) (await ws).close();
       live.close();
+      streamKeys?.stop();
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
       clearTimeout(timer);

@@ -11,18 +11,27 @@ export interface ConnectionLimits {
 }
 
 /**
- * Connections cannot pile up: idle and trickling clients are cut by the header, request and
- * keep-alive time-outs (checked every second, so they hold what they say), and when the cap is
- * reached the oldest idle connection makes room for the new one — a flood of idle sockets costs
- * its sender its oldest sockets, not the next client its request. Without an idle one, an event
- * stream makes room (http/streams.ts).
+ * Sockets that left HTTP for another protocol (a WebSocket), with what says whether each is busy:
+ * one that runs nothing (no key yet, or no operation) is as idle as a keep-alive connection.
  */
-/** Sockets that left HTTP for another protocol (a WebSocket): busy, never idle, counted as streams. */
-const upgraded = new WeakSet<Socket>();
-export function markUpgraded(socket: Socket): void {
-  upgraded.add(socket);
+const upgraded = new WeakMap<Socket, () => boolean>();
+export function markUpgraded(socket: Socket, busy: () => boolean): void {
+  upgraded.set(socket, busy);
 }
 
+/** Whether a connection is idle: no answer being written (node:http attaches it to its socket), no WebSocket operation running. */
+function isIdle(socket: Socket): boolean {
+  const busy = upgraded.get(socket);
+  return busy ? !busy() : !(socket as unknown as { _httpMessage?: unknown })._httpMessage;
+}
+
+/**
+ * Connections cannot pile up: idle and trickling clients are cut by the header, request and
+ * keep-alive time-outs (checked every second, so they hold what they say), and when the cap is
+ * reached the oldest idle connection makes room for the new one — a flood of idle sockets (or of
+ * WebSockets that run nothing) costs its sender its oldest sockets, not the next client its
+ * request. Without an idle one, a stream makes room (http/streams.ts).
+ */
 export function limitConnections(server: Server, limits: ConnectionLimits, logger: Logger, streams?: { evictOne(): boolean }): { open(): number } {
   server.headersTimeout = limits.headersTimeoutMs;
   server.requestTimeout = limits.requestTimeoutMs;
@@ -37,8 +46,7 @@ export function limitConnections(server: Server, limits: ConnectionLimits, logge
     socket.once('close', () => open.delete(socket));
     if (open.size <= limits.maxConnections) return;
     for (const s of open) {
-      // node:http attaches the response being written to its socket: none means idle.
-      if (s !== socket && !(s as unknown as { _httpMessage?: unknown })._httpMessage && !upgraded.has(s)) {
+      if (s !== socket && isIdle(s)) {
         open.delete(s);
         s.destroy();
         if (++evicted % 1000 === 1)

@@ -13,6 +13,7 @@ import { endRequestSpan, runIn, startRequestSpan, traced } from '../telemetry/tr
 import { hasScope } from '../auth/scopes.js';
 import { presentedKey } from '../auth/presented-key.js';
 import { corsHeaders, preflight } from './security.js';
+import { identityOf } from './identity.js';
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
 const INTERNAL: Problem = { status: 500, code: 'INTERNAL_SERVER_ERROR', detail: 'Unexpected error; it has been logged with this request id.' };
@@ -75,9 +76,11 @@ export function createDispatcher({ guard, handlers, deadlines, metrics, corsOrig
     if (verdict instanceof Promise) verdict = await verdict;
     if (!verdict.ok) return sendProblem(ex, verdict.problem);
     ex.headers = ex.headers.length === 0 ? verdict.headers : ex.headers.concat(verdict.headers);
-    ex.keyId = verdict.key?.id ?? null;
-    ex.keyRate = verdict.key?.ratePerSecond ?? 0;
-    ex.scopes = verdict.key ? verdict.key.scopes : 'admin';
+    const who = identityOf(verdict);
+    ex.keyId = who.keyId;
+    ex.keyRate = who.keyRate;
+    ex.keyStreams = who.keyStreams;
+    ex.scopes = who.scopes;
 
     if (isGraphQL) {
       ex.route = '/graphql';

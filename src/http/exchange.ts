@@ -24,6 +24,8 @@ export class Exchange {
   keyId: number | null = null;
   /** The key's per-second rate (its plan), which sizes its cost budget. */
   keyRate = 0;
+  /** The key's own cap on open streams, or null for the server's default. */
+  keyStreams: number | null = null;
   /** The key's scopes; everything with AUTH=off (local development). */
   scopes = '';
   /** What the request cost (GraphQL complexity units), for the log and the cost budget. */

@@ -40,6 +40,7 @@ export function rawProblemResponse(problem: Problem, requestId: string): string 
     String(Buffer.byteLength(body)),
     'connection',
     'close',
+    ...(problem.headers ?? []),
   ];
   let head = `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n`;
   for (let i = 0; i < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;

@@ -1,48 +1,72 @@
 import type { Exchange } from './exchange.js';
 import type { Problem } from '../lib/errors.js';
 
-/** What holds a connection open: an SSE or multipart answer, or a WebSocket. */
+/**
+ * What holds something open for a client: an SSE or multipart answer, a subscription or an
+ * incremental operation on a WebSocket, or a WebSocket with nothing running on it.
+ */
 export interface StreamHolder {
   keyId: number | null;
-  /** Ends it (the connection policy takes it back, or its lifetime is over). */
-  end(): void;
-  /** Hears when it has ended, whoever ended it. */
-  onEnd(listener: () => void): void;
+  /** The client's address: within one key, no address takes more than its share. */
+  address: string;
+  /** The key's own cap on its streams (its record's), or null for the server's default. */
+  keyLimit: number | null;
+  /**
+   * Ends it. With a reason (the key revoked, its quota used up) the client is told why before
+   * the stream closes; without one (the connection policy took it back, its lifetime is over) it
+   * is closed and the client reconnects.
+   */
+  end(reason?: Problem): void;
 }
 
-/** An event stream's answer as a holder. */
-export const answerHolder = (ex: Exchange): StreamHolder => ({
-  keyId: ex.keyId,
-  end: () => ex.res.destroy(),
-  onEnd: (listener) => ex.res.once('close', listener),
-});
+/** A stream counted: released once, whoever ends it. */
+export interface StreamLease {
+  release(): void;
+}
 
 export interface StreamLimits {
-  /** Event streams (SSE, multipart) one key may hold open at once. */
+  /** Streams one key may hold open at once, unless the key has its own cap. */
   perKey: number;
-  /** Event streams open at once in all; below the connection cap, so other requests always find a connection. */
+  /** Within one key, streams one client address may hold. */
+  perAddress: number;
+  /** Streams open at once in all; below the connection cap, so other requests always find a connection. */
   total: number;
   /** The longest a stream stays open; then it is closed and the client reconnects. */
   maxLifetimeMs: number;
 }
 
-interface OpenStream {
+interface OpenStream extends StreamLease {
   holder: StreamHolder;
   key: string;
   timer: NodeJS.Timeout;
 }
 
+/** An event stream's answer as a holder; `end` with a reason hands it to the stream's writer. */
+export function answerHolder(ex: Exchange, endWith: (reason: Problem) => void): StreamHolder {
+  return {
+    keyId: ex.keyId,
+    address: ex.req.socket.remoteAddress ?? '',
+    keyLimit: ex.keyStreams,
+    end: (reason) => (reason ? endWith(reason) : ex.res.destroy()),
+  };
+}
+
+const NO_KEY = 'no key';
+
 /**
- * Event streams (SSE, multipart) and WebSockets hold a connection for as long as they last, so
- * they are counted together: per key (a key over its share gets 429) and in all (503 past the
- * total, which stays below the connection cap), each closed after a maximum lifetime. When the
- * connection cap is reached and no connection is idle, the connection policy takes back a stream:
- * the oldest of the key holding the most.
+ * Everything a client holds open is counted here, whatever carries it (SSE, multipart, each
+ * subscription or deferred operation on a WebSocket, a WebSocket with none): per key (its own cap
+ * or STREAMS_PER_KEY: past it 429), per client address within a key (STREAMS_PER_ADDRESS: 429), and
+ * in all (MAX_STREAMS, below the connection cap: 503). Each is closed after a maximum lifetime.
+ * When the connection cap is reached and no connection is idle, the connection policy takes back
+ * a stream: the oldest of the key holding the most. A key revoked or past its quota has every
+ * stream ended with the reason (`endKey`).
  */
 export class StreamLimiter {
   /** Insertion order is age order. */
   private readonly open = new Set<OpenStream>();
   private readonly byKey = new Map<string, Set<OpenStream>>();
+  private readonly byKeyAndAddress = new Map<string, number>();
 
   constructor(private readonly limits: StreamLimits) {}
 
@@ -50,25 +74,34 @@ export class StreamLimiter {
     return this.open.size;
   }
 
+  /** The keys holding streams now (the ids; null with AUTH=off). */
+  keys(): (number | null)[] {
+    return [...this.byKey.values()].map((streams) => streams.values().next().value!.holder.keyId);
+  }
+
   /** Counts a stream about to start, or answers why it may not. */
-  admit(holder: StreamHolder): Problem | null {
-    const key = holder.keyId === null ? 'no key' : String(holder.keyId);
+  admit(holder: StreamHolder): StreamLease | Problem {
+    const key = holder.keyId === null ? NO_KEY : String(holder.keyId);
     const mine = this.byKey.get(key);
-    if ((mine?.size ?? 0) >= this.limits.perKey) {
-      return {
-        status: 429,
-        code: 'TOO_MANY_STREAMS',
-        detail: `This key already holds ${this.limits.perKey} open streams (SSE, multipart, WebSocket), the most one key may hold; close one first.`,
-        errors: [
-          {
-            name: 'streams',
-            value: mine!.size,
-            bound: `at most ${this.limits.perKey} open at once per key`,
-            message: `streams must be at most ${this.limits.perKey} per key`,
-          },
-        ],
-        headers: ['retry-after', '1'],
-      };
+    const held = mine?.size ?? 0;
+    const perKey = holder.keyLimit ?? this.limits.perKey;
+    if (held >= perKey) {
+      return tooMany(
+        'streams',
+        held,
+        `at most ${perKey} open at once per key`,
+        `This key already holds ${perKey} open streams (SSE, multipart, WebSocket subscriptions), the most it may hold; close one first.`,
+      );
+    }
+    const byAddress = `${key}\n${holder.address}`;
+    const fromAddress = this.byKeyAndAddress.get(byAddress) ?? 0;
+    if (fromAddress >= this.limits.perAddress) {
+      return tooMany(
+        'streams',
+        fromAddress,
+        `at most ${this.limits.perAddress} open at once per client address and key (STREAMS_PER_ADDRESS)`,
+        `This address already holds ${this.limits.perAddress} of this key's open streams, the most one address may hold of one key; close one first.`,
+      );
     }
     if (this.open.size >= this.limits.total) {
       return {
@@ -78,12 +111,17 @@ export class StreamLimiter {
         headers: ['retry-after', '5'],
       };
     }
-    const stream: OpenStream = { holder, key, timer: setTimeout(() => holder.end(), this.limits.maxLifetimeMs).unref() };
+    const stream: OpenStream = {
+      holder,
+      key,
+      timer: setTimeout(() => holder.end(), this.limits.maxLifetimeMs).unref(),
+      release: () => this.release(stream, byAddress),
+    };
     this.open.add(stream);
     if (mine) mine.add(stream);
     else this.byKey.set(key, new Set([stream]));
-    holder.onEnd(() => this.release(stream));
-    return null;
+    this.byKeyAndAddress.set(byAddress, fromAddress + 1);
+    return stream;
   }
 
   /** Closes the oldest stream of the key holding the most; false when there is none. */
@@ -97,16 +135,44 @@ export class StreamLimiter {
       }
     }
     if (!victim) return false;
-    this.release(victim);
+    victim.release();
     victim.holder.end();
     return true;
   }
 
-  private release(stream: OpenStream): void {
+  /** Ends every stream of a key, telling each client why (the key revoked, its quota used up). */
+  endKey(keyId: number | null, reason: Problem): number {
+    const streams = this.byKey.get(keyId === null ? NO_KEY : String(keyId));
+    if (!streams) return 0;
+    const ending = [...streams];
+    for (const stream of ending) {
+      stream.release();
+      stream.holder.end(reason);
+    }
+    return ending.length;
+  }
+
+  private release(stream: OpenStream, byAddress: string): void {
     if (!this.open.delete(stream)) return;
     clearTimeout(stream.timer);
     const mine = this.byKey.get(stream.key)!;
     mine.delete(stream);
     if (mine.size === 0) this.byKey.delete(stream.key);
+    const left = this.byKeyAndAddress.get(byAddress)! - 1;
+    if (left === 0) this.byKeyAndAddress.delete(byAddress);
+    else this.byKeyAndAddress.set(byAddress, left);
   }
+}
+
+/** A lease or a refusal: which one. */
+export const isRefusal = (admitted: StreamLease | Problem): admitted is Problem => 'status' in admitted;
+
+function tooMany(name: string, value: number, bound: string, detail: string): Problem {
+  return {
+    status: 429,
+    code: 'TOO_MANY_STREAMS',
+    detail,
+    errors: [{ name, value, bound, message: `${name} must be ${bound}` }],
+    headers: ['retry-after', '1'],
+  };
 }

@@ -36,6 +36,14 @@ export const EnvSchema = z.object({
   KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   STREAMS_PER_KEY: z.coerce.number().int().min(1).max(1000).default(4),
+  STREAMS_PER_ADDRESS: z.coerce.number().int().min(1).default(32),
+  STREAM_MAX_BUFFERED_BYTES: z.coerce
+    .number()
+    .int()
+    .min(16 * 1024)
+    .default(1024 * 1024),
+  WS_PENDING_PER_ADDRESS: z.coerce.number().int().min(1).default(8),
+  WS_PENDING_MAX: z.coerce.number().int().min(1).optional(),
   MAX_STREAMS: z.coerce.number().int().min(1).optional(),
   STREAM_MAX_LIFETIME_MS: z.coerce.number().int().min(1000).default(3_600_000),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(100_000),
@@ -115,8 +123,17 @@ export interface Config {
   graphql: { maxBatch: number; wsInitTimeoutMs: number; wsIdleTimeoutMs: number; heartbeatMs: number };
   maxBodyBytes: number;
   connections: { maxConnections: number; headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
-  /** Event streams (SSE, multipart): per key, in all (below maxConnections), and how long one may last. */
-  streams: { perKey: number; total: number; maxLifetimeMs: number };
+  /**
+   * Streams (SSE, multipart, WebSocket subscriptions): per key unless the key says, per client
+   * address within a key, in all (below maxConnections), how long one may last, and the unsent
+   * bytes one may have waiting before it is cut.
+   */
+  streams: { perKey: number; perAddress: number; total: number; maxLifetimeMs: number; maxBufferedBytes: number };
+  /**
+   * WebSockets not yet identified by a key (keyless upgrades before connection_init): per client
+   * address and in all, well below maxConnections; past either a new one is refused at the handshake.
+   */
+  pendingSockets: { perAddress: number; total: number };
   /** On SIGTERM: how long requests in flight may finish before every connection is closed. */
   shutdownGraceMs: number;
   executionTimeoutMs: number;
@@ -181,6 +198,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   // Streams may take at most half of the connections by default: other requests always find one.
   const maxStreams = e.MAX_STREAMS ?? Math.max(1, Math.floor(e.MAX_CONNECTIONS / 2));
+  // Sockets that have not said whose they are: a small pool, so they can never crowd out clients.
+  const maxPending = e.WS_PENDING_MAX ?? Math.max(1, Math.min(256, Math.floor(e.MAX_CONNECTIONS / 16)));
   if (e.GRAPHQL_TRUSTED_ONLY && !e.GRAPHQL_TRUSTED_DOCUMENTS)
     throw new SetupError('Invalid environment:\nGRAPHQL_TRUSTED_ONLY: needs GRAPHQL_TRUSTED_DOCUMENTS (the manifest of the documents that may run)');
   if (e.NODE_ENV === 'production') {
@@ -192,6 +211,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       );
     }
   }
+  if (maxPending >= e.MAX_CONNECTIONS / 2)
+    throw new SetupError(
+      `Invalid environment:\nWS_PENDING_MAX: must be below half of MAX_CONNECTIONS (${e.MAX_CONNECTIONS}), so that sockets without a key never crowd out clients`,
+    );
   if (maxStreams >= e.MAX_CONNECTIONS)
     throw new SetupError(
       `Invalid environment:\nMAX_STREAMS: must be below MAX_CONNECTIONS (${e.MAX_CONNECTIONS}), so that other requests always find a connection`,
@@ -224,7 +247,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
       keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
     },
-    streams: { perKey: e.STREAMS_PER_KEY, total: maxStreams, maxLifetimeMs: e.STREAM_MAX_LIFETIME_MS },
+    streams: {
+      perKey: e.STREAMS_PER_KEY,
+      perAddress: e.STREAMS_PER_ADDRESS,
+      total: maxStreams,
+      maxLifetimeMs: e.STREAM_MAX_LIFETIME_MS,
+      maxBufferedBytes: e.STREAM_MAX_BUFFERED_BYTES,
+    },
+    pendingSockets: { perAddress: e.WS_PENDING_PER_ADDRESS, total: maxPending },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     executionTimeoutMs: e.EXECUTION_TIMEOUT_MS,
     responseCacheBytes: Math.round(e.RESPONSE_CACHE_MB * 1024 * 1024),

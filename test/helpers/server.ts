@@ -19,8 +19,8 @@ export interface TestServerOptions {
   dbPath?: string;
   /** Serve from a private copy of the run's database (for servers that write, e.g. weather). */
   privateDb?: boolean;
-  /** Overrides of the config (auth, keys, limits). */
-  config?: Partial<Config>;
+  /** Overrides of the config (auth, keys, limits); the stream and pending-socket limits not named keep their defaults. */
+  config?: Partial<Omit<Config, 'streams' | 'pendingSockets'>> & { streams?: Partial<Config['streams']>; pendingSockets?: Partial<Config['pendingSockets']> };
 }
 
 /**
@@ -108,6 +108,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       // Nor the moment's pause before warming, which leaves room for requests a test does not send.
       warmUpDelayMs: 0,
       ...options.config,
+      streams: { ...base.streams, ...options.config?.streams },
+      pendingSockets: { ...base.pendingSockets, ...options.config?.pendingSockets },
     },
     now: options.now ?? runNow,
   });

@@ -1,5 +1,7 @@
 import type { Exchange } from '../../http/exchange.js';
 import { CACHE_NONE } from '../../http/headers.js';
+import type { Problem } from '../../lib/errors.js';
+import { partJson } from './part-json.js';
 
 export type StreamFormat = 'sse' | 'multipart';
 
@@ -78,7 +80,12 @@ export interface StreamOptions {
   subscription?: boolean;
   /** What a part that could not be made is answered with (the error is logged by the caller). */
   onError: (err: unknown) => unknown;
+  /** Resolves when the stream must end early and tell the client why (its key revoked, its quota used up). */
+  ended?: Promise<Problem>;
 }
+
+/** The last part of a stream ended for a reason: an error naming it, as the pipeline's refusals are. */
+export const endingPart = (reason: Problem) => ({ errors: [{ message: reason.detail, extensions: { code: reason.code } }] });
 
 /**
  * Writes a stream of results as SSE or multipart/mixed: each part as it comes, waiting while the
@@ -94,18 +101,23 @@ export async function writeStream(ex: Exchange, format: StreamFormat, parts: Asy
   res.write(f.open);
   const beats = format === 'sse' || options.subscription;
   const heartbeat = beats ? setInterval(() => res.writableLength === 0 && res.write(f.heartbeat), options.heartbeatMs).unref() : null;
+  const stops: Promise<'closed' | Problem>[] = options.ended === undefined ? [closed] : [closed, options.ended];
   try {
     for (;;) {
-      let next: IteratorResult<unknown> | 'closed';
+      let next: IteratorResult<unknown> | 'closed' | Problem;
       try {
-        next = await Promise.race([iterator.next(), closed]);
+        next = await Promise.race([iterator.next(), ...stops]);
       } catch (err) {
         if (!res.destroyed) res.write(f.part(JSON.stringify(options.onError(err))));
         break;
       }
       if (next === 'closed') return;
+      if ('status' in next) {
+        if (!res.destroyed) res.write(f.part(JSON.stringify(endingPart(next))));
+        break;
+      }
       if (next.done) break;
-      if (!res.write(f.part(JSON.stringify(next.value)))) {
+      if (!res.write(f.part(partJson(next.value as object)))) {
         const drained = await Promise.race([new Promise<'drained'>((resolve) => res.once('drain', () => resolve('drained'))), closed]);
         if (drained === 'closed') return;
       }

@@ -7,7 +7,7 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../http/json-guard.js';
 import { sendProblem } from '../../http/problem.js';
 import type { Problem } from '../../lib/errors.js';
 import type { ResponseCache } from '../../http/response-cache.js';
-import { answerHolder, type StreamLimiter } from '../../http/streams.js';
+import { answerHolder, isRefusal, type StreamLimiter } from '../../http/streams.js';
 import { CACHE_NONE } from '../../http/headers.js';
 import { TRANSPORTS, type OperationRequest, type Refused } from '../../operation/operation.js';
 import type { Pipeline } from '../../operation/pipeline.js';
@@ -67,17 +67,21 @@ export function createGraphQLHttp(deps: GraphQLHttpDeps) {
       const stop = () => void outcome.parts[Symbol.asyncIterator]().return?.();
       // The deadline answered first: the stream that was about to start is stopped.
       if (ex.answered) return stop();
-      const refused = streams.admit(answerHolder(ex));
-      if (refused) {
+      let endWith!: (reason: Problem) => void;
+      const ended = new Promise<Problem>((resolve) => (endWith = resolve));
+      const admitted = streams.admit(answerHolder(ex, endWith));
+      if (isRefusal(admitted)) {
         stop();
-        return sendProblem(ex, refused);
+        return sendProblem(ex, admitted);
       }
+      ex.res.once('close', admitted.release);
       // The parts of a deferred answer still to come are cut at the deadline; a subscription is not.
       if (outcome.incremental) ex.incremental = true;
       return writeStream(ex, wanted.stream!, outcome.parts, {
         heartbeatMs: deps.heartbeatMs,
         subscription: !outcome.incremental,
         onError: (err) => streamFailed(ctx, err),
+        ended,
       });
     }
     if (ex.answered) return;

@@ -1,20 +1,26 @@
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { parse, GraphQLError, type ExecutionArgs, type GraphQLSchema } from 'graphql';
-import { CloseCode, makeServer, type SubscribePayload } from 'graphql-ws';
+import { CloseCode, handleProtocols, makeServer, type SubscribePayload } from 'graphql-ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { GuardResult } from '../../auth/guard-answers.js';
 import { bearer, presentedKey } from '../../auth/presented-key.js';
 import type { GraphQLContext, RequestInfo } from '../../graphql/context.js';
 import { markUpgraded } from '../../http/connections.js';
 import type { Deadlines, Tracked } from '../../http/deadline.js';
+import { identityOf, type Identity } from '../../http/identity.js';
 import { nestsDeeperThan } from '../../http/json-guard.js';
+import type { PendingLease, PendingSockets } from '../../http/pending-sockets.js';
 import { rawProblemResponse } from '../../http/problem.js';
 import { allowsOrigin } from '../../http/security.js';
-import type { StreamLimiter } from '../../http/streams.js';
+import { isRefusal, type StreamHolder, type StreamLease, type StreamLimiter } from '../../http/streams.js';
+import type { Problem } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import { TRANSPORTS, type Outcome } from '../../operation/operation.js';
 import type { Pipeline } from '../../operation/pipeline.js';
+import { UNEXPECTED_MESSAGE } from '../../operation/steps/finalize.js';
+import { partJson } from './part-json.js';
 
 export interface GraphQLWsDeps {
   pipeline: Pipeline;
@@ -22,18 +28,22 @@ export interface GraphQLWsDeps {
   newContext: (request: RequestInfo) => GraphQLContext;
   guard: { check(presented: string | string[] | undefined): GuardResult | Promise<GuardResult> };
   streams: StreamLimiter;
+  /** Sockets whose key is not known yet. */
+  pending: PendingSockets;
   deadlines: Deadlines;
   logger: Logger;
   corsOrigins: readonly string[];
   /** Largest message read (MAX_BODY_BYTES). */
   maxMessageBytes: number;
+  /** A socket with more unsent bytes than this is closed (1008): its reader does not keep up. */
+  maxBufferedBytes: number;
   /** A socket that has not sent connection_init by then is closed (4408). */
   initTimeoutMs: number;
-  /** A socket with no operation running and no message for this long is closed (1000). */
+  /** A socket with no operation running for this long is closed (1000). */
   idleTimeoutMs: number;
   /** A ping this often; a socket that has not answered the previous one is dropped. */
   heartbeatMs: number;
-  /** The app's clock, for the init and idle time-outs. */
+  /** The app's clock, for every time-out here. */
   now: () => Date;
   /** Makes a request id. */
   newId: () => string;
@@ -41,51 +51,96 @@ export interface GraphQLWsDeps {
 
 /** What the transport keeps of each socket (graphql-ws's `extra`). */
 interface Connection {
-  socket: WebSocket;
+  socket: WebSocket | null;
   request: IncomingMessage;
+  address: string;
   id: string;
   openedAt: number;
-  lastMessageAt: number;
+  /** When an operation last started or ended: a socket is idle from then while nothing runs. */
+  activeAt: number;
   acknowledged: boolean;
-  /** The key as it was presented (connectionParams or the upgrade request's header). */
-  presented?: string | string[];
-  keyId: number | null;
-  keyRate: number;
-  scopes: string;
+  /** The key as presented (the upgrade's header, or connection_init's payload). */
+  presented?: string;
+  /** Whose socket it is, once a key passed. */
+  who: Identity | null;
+  /** Its place in the pool of sockets without a key, until one passes. */
+  pendingLease: PendingLease | null;
+  /** What the stream limits end it through. */
+  holder: StreamHolder | null;
+  /** The socket's own place among its key's streams while nothing streams on it. */
+  baseLease: StreamLease | null;
   /** Each operation running, by its id. */
   operations: Map<string, Running>;
+  /** Messages read before connection_ack. */
+  early: number;
+  /** A pong written and not yet flushed: the next ping gets none. */
+  pongInFlight: boolean;
+  alive: boolean;
+  pingedAt: number;
+  /** Set once it is being closed by us: when (on the app's clock), to cut it if the close does not get through. */
+  endingSince: number | null;
 }
 
-/** An operation running on a socket: what stops it, and its deadline while it has one. */
+/** An operation running on a socket: what stops it, its deadline while it has one, and its stream's place. */
 interface Running {
   abort: AbortController;
   deadline: Tracked;
+  lease: StreamLease | null;
 }
 
 /** Documents graphql-ws looks at to choose between its execute and subscribe: the outcome rides in the context. */
 const AS_RESULT = parse('query Outcome { __typename }');
 const AS_STREAM = parse('subscription Outcome { __typename }');
 const carried = (args: ExecutionArgs) => {
-  const { outcome } = args.contextValue as { outcome: Outcome & { kind: 'result' | 'stream' } };
+  const { outcome } = args.contextValue as { outcome: { kind: 'result'; result: unknown } | { kind: 'delivered'; parts: unknown } };
   return outcome.kind === 'result' ? outcome.result : outcome.parts;
 };
+
+/** "Try again later": the key is over a limit, or the server holds its most streams. */
+const TRY_AGAIN_LATER = 1013;
+/** A reader that does not keep up, or a client that breaks the rules of a socket without a key. */
+const POLICY_VIOLATION = 1008;
+const SWEEP_MS = 250;
+/** Messages a socket may send before connection_ack: connection_init and a few pings. */
+const MAX_EARLY_MESSAGES = 8;
+/** A ping's payload is echoed in its pong only up to this size (the pong says nothing more). */
+const MAX_PONG_BYTES = 1024;
+/** How long a socket we closed may take to finish the close before it is cut (ms of the app's clock). */
+const CLOSE_GRACE_MS = 1000;
+const PONG = '{"type":"pong"}';
 
 /**
  * GraphQL over WebSocket at /graphql (the graphql-transport-ws protocol, with the graphql-ws
  * library), as an adapter onto the operation pipeline:
- * - the key comes in connection_init's payload (`x-api-key`, or `authorization: Bearer …`) or the
- *   upgrade request's headers, and is checked before connection_ack: a missing, unknown or revoked
- *   key closes the socket with 4403; a key over its rate or quota with 1013 (try again later);
- * - the socket counts as one of its key's streams, with SSE and multipart (1013 over the cap);
+ * - a key in the upgrade request's headers is checked before the handshake (401, 429 as on every
+ *   path); a socket without one joins a small pool per client address and in all, and must send
+ *   its key in connection_init's payload (`x-api-key`, or `authorization: Bearer …`) within the
+ *   init time-out (4408); past the pool's bounds the upgrade is refused (429, 503);
+ * - a missing, unknown or revoked key closes the socket with 4403 before connection_ack; a key
+ *   over its rate or quota with 1013 (try again later);
+ * - each subscription and each @defer / @stream operation is one of its key's streams, with SSE
+ *   and multipart (and a socket running none counts as one): one over the key's bounds gets an
+ *   `error` for its own id, the socket stays;
  * - every subscribe message is one operation through the pipeline, and one request of its key
  *   (counted against rate and quota like an HTTP request); queries and mutations have the
  *   request deadline, subscriptions run until completed;
- * - a socket that has not sent connection_init within the init time-out is closed with 4408, one
- *   idle (no operation running, no message) past the idle time-out with 1000, one that does not
- *   answer pings is dropped; the Origin of the handshake must be one CORS_ORIGINS allows.
+ * - a stream's parts are written here, each text made once for every subscriber of the same
+ *   update (part-json.ts), the next pulled once the last has gone out;
+ * - a socket idle (nothing running) past the idle time-out is closed with 1000, one that does not
+ *   answer pings is dropped, one whose unsent bytes pass STREAM_MAX_BUFFERED_BYTES is closed with
+ *   1008; pongs are never queued behind an unread one and echo small payloads only; the Origin of
+ *   the handshake must be one CORS_ORIGINS allows.
  */
 export function createGraphQLWs(deps: GraphQLWsDeps) {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: deps.maxMessageBytes, perMessageDeflate: false });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: deps.maxMessageBytes,
+    perMessageDeflate: false,
+    // Offered several subprotocols (graphql-ws' own client offers one; others list both), pick ours.
+    handleProtocols,
+    // Protocol-level pings are answered here, where an unread socket gets no pong.
+    autoPong: false,
+  });
   const connections = new Set<Connection>();
   const clock = () => deps.now().getTime();
 
@@ -99,35 +154,33 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
       const conn = ctx.extra;
       const params = ctx.connectionParams ?? {};
       const fromParams = params['x-api-key'] ?? bearer(params.authorization ?? params.Authorization);
-      conn.presented = typeof fromParams === 'string' ? fromParams : presentedKey(conn.request.headers);
-      const verdict = await deps.guard.check(conn.presented);
-      if (!verdict.ok) {
-        const { status, detail } = verdict.problem;
-        conn.socket.close(status === 401 || status === 403 ? CloseCode.Forbidden : TRY_AGAIN_LATER, closeReason(detail));
-        return false;
-      }
-      conn.keyId = verdict.key?.id ?? null;
-      conn.keyRate = verdict.key?.ratePerSecond ?? 0;
-      conn.scopes = verdict.key ? verdict.key.scopes : 'admin';
-      const refused = deps.streams.admit({
-        keyId: conn.keyId,
-        end: () => conn.socket.close(1001, 'Going away: the server needs the connection'),
-        onEnd: (listener) => conn.socket.once('close', listener),
-      });
-      if (refused) {
-        conn.socket.close(TRY_AGAIN_LATER, closeReason(refused.detail));
-        return false;
+      const presented = typeof fromParams === 'string' ? fromParams : conn.presented;
+      // A key the upgrade carried passed already; one in the payload (or none at all) is checked now.
+      if (!conn.who || presented !== conn.presented) {
+        const verdict = await deps.guard.check(presented);
+        if (!verdict.ok) {
+          closeFor(conn, verdict.problem);
+          return false;
+        }
+        conn.presented = presented;
+        const refused = identify(conn, identityOf(verdict));
+        if (refused) {
+          closeFor(conn, refused);
+          return false;
+        }
       }
       conn.acknowledged = true;
+      conn.activeAt = clock();
       return true;
     },
     onSubscribe: async (ctx, id, payload) => {
       const conn = ctx.extra;
+      conn.activeAt = clock();
       // Each operation is a request of its key: the key may have been revoked, or be over its limits.
       const verdict = await deps.guard.check(conn.presented);
       if (!verdict.ok) {
-        if (verdict.problem.status === 401) conn.socket.close(CloseCode.Forbidden, closeReason(verdict.problem.detail));
-        return [new GraphQLError(verdict.problem.detail, { extensions: { code: verdict.problem.code } })];
+        if (verdict.problem.status === 401) closeFor(conn, verdict.problem);
+        return [errorOf(verdict.problem)];
       }
       const running = start(conn, id);
       const outcome = await run(conn, id, payload, running);
@@ -136,7 +189,17 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
         return outcome.errors;
       }
       if (outcome.kind === 'kept') throw new Error('a WebSocket operation answered with a kept answer');
-      return { schema: deps.schema, document: outcome.kind === 'stream' ? AS_STREAM : AS_RESULT, contextValue: { outcome } };
+      if (outcome.kind === 'result') return { schema: deps.schema, document: AS_RESULT, contextValue: { outcome } };
+      // A stream: one of its key's streams, or refused for its own id with the bound it passed.
+      const lease = leaseFor(conn);
+      if (isRefusal(lease)) {
+        void outcome.parts[Symbol.asyncIterator]().return?.();
+        end(conn, id);
+        return [errorOf(lease)];
+      }
+      running.lease = lease;
+      const parts = deliver(conn, id, outcome.parts);
+      return { schema: deps.schema, document: AS_STREAM, contextValue: { outcome: { kind: 'delivered', parts } } };
     },
     // Every operation that ends, by its own end, the client's complete, or the socket's close.
     onComplete: (ctx, id) => end(ctx.extra, id),
@@ -145,9 +208,33 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
     },
   });
 
+  /** A key passed: the socket leaves the pool and counts as one of its key's streams. */
+  function identify(conn: Connection, who: Identity): Problem | null {
+    conn.baseLease?.release();
+    conn.baseLease = null;
+    conn.who = who;
+    conn.holder = { keyId: who.keyId, address: conn.address, keyLimit: who.keyStreams, end: (reason) => finish(conn, reason) };
+    const admitted = deps.streams.admit(conn.holder);
+    if (isRefusal(admitted)) return admitted;
+    conn.baseLease = admitted;
+    conn.pendingLease?.release();
+    conn.pendingLease = null;
+    return null;
+  }
+
+  /** A stream's place: the socket's own while nothing else streams on it, else a new one of its key. */
+  function leaseFor(conn: Connection): StreamLease | Problem {
+    const base = conn.baseLease;
+    if (base) {
+      conn.baseLease = null;
+      return base;
+    }
+    return deps.streams.admit(conn.holder!);
+  }
+
   function start(conn: Connection, id: string): Running {
     const abort = new AbortController();
-    const running: Running = { abort, deadline: { due: 0, slot: -1, timeOut: () => abort.abort() } };
+    const running: Running = { abort, deadline: { due: 0, slot: -1, timeOut: () => abort.abort() }, lease: null };
     deps.deadlines.track(running.deadline);
     conn.operations.set(id, running);
     return running;
@@ -157,8 +244,15 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
     const running = conn.operations.get(id);
     if (!running) return;
     conn.operations.delete(id);
+    conn.activeAt = clock();
     deps.deadlines.done(running.deadline);
     running.abort.abort();
+    const lease = running.lease;
+    if (!lease) return;
+    // The last stream on an open socket leaves its place to the socket; any other is given back.
+    const streaming = [...conn.operations.values()].some((r) => r.lease);
+    if (!streaming && !conn.baseLease && conn.endingSince === null && conn.socket?.readyState === 1) conn.baseLease = lease;
+    else lease.release();
   }
 
   /**
@@ -168,12 +262,13 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
    */
   async function run(conn: Connection, id: string, payload: SubscribePayload, running: Running): Promise<Outcome> {
     const { abort, deadline } = running;
+    const who = conn.who!;
     const info: RequestInfo = {
       requestId: `${conn.id}:${id.slice(0, 64)}`,
       signal: abort.signal,
-      scopes: conn.scopes,
-      keyId: conn.keyId,
-      keyRate: conn.keyRate,
+      scopes: who.scopes,
+      keyId: who.keyId,
+      keyRate: who.keyRate,
       due: deadline.due,
     };
     const ctx = deps.newContext(info);
@@ -202,98 +297,256 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
     return outcome;
   }
 
-  wss.on('connection', (socket: WebSocket, request: IncomingMessage) => {
-    const now = clock();
-    const conn: Connection = {
-      socket,
-      request,
-      id: deps.newId(),
-      openedAt: now,
-      lastMessageAt: now,
-      acknowledged: false,
-      keyId: null,
-      keyRate: 0,
-      scopes: '',
-      operations: new Map(),
+  /**
+   * Writes a stream's parts as `next` messages of its id, each part's text made once for all who
+   * share it, the next part pulled once the last has gone out to the socket. graphql-ws gets an
+   * iterable that yields nothing and ends when the stream does (then it sends `complete`), and
+   * stops the stream through its `return` (the client's complete, the socket's close).
+   */
+  function deliver(conn: Connection, id: string, parts: AsyncIterable<unknown>): AsyncIterableIterator<never> {
+    const iterator = parts[Symbol.asyncIterator]();
+    const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+    const done: IteratorResult<never> = { done: true, value: undefined };
+    let finish!: () => void;
+    const finished = new Promise<IteratorResult<never>>((resolve) => (finish = () => resolve(done)));
+    const pump = (): void => {
+      iterator.next().then(
+        (r) => {
+          if (r.done || !conn.operations.has(id)) return finish();
+          write(conn, `${prefix}${partJson(r.value as object)}}`, (err) => !err && pump());
+        },
+        (err: unknown) => {
+          deps.logger.error({ err, connection: conn.id }, 'a stream failed');
+          write(conn, `${prefix}${JSON.stringify({ errors: [{ message: UNEXPECTED_MESSAGE, extensions: { code: 'INTERNAL_SERVER_ERROR' } }] })}}`);
+          finish();
+        },
+      );
     };
+    pump();
+    const out: AsyncIterableIterator<never> = {
+      next: () => finished,
+      return: () => {
+        void iterator.return?.();
+        finish();
+        return finished;
+      },
+      [Symbol.asyncIterator]: () => out,
+    };
+    return out;
+  }
+
+  /**
+   * Writes a message unless the socket is closing (false then); `sent` once it has gone out to the
+   * socket, with the error if it could not. Past the unsent bytes' bound the socket is closed.
+   */
+  function write(conn: Connection, text: string, sent?: (err?: Error) => void): boolean {
+    const socket = conn.socket;
+    if (socket?.readyState !== 1 || conn.endingSince !== null) return false;
+    socket.send(text, sent);
+    if (socket.bufferedAmount > deps.maxBufferedBytes)
+      close(conn, POLICY_VIOLATION, `Too slow: more than ${deps.maxBufferedBytes} bytes waited to be sent (STREAM_MAX_BUFFERED_BYTES)`);
+    return true;
+  }
+
+  /** A pong for a ping: none while the last is unsent, its payload only when small. */
+  function pong(conn: Connection, payload: unknown): void {
+    if (conn.pongInFlight) return;
+    let text = payload === undefined || payload === null ? PONG : JSON.stringify({ type: 'pong', payload });
+    if (text.length > MAX_PONG_BYTES) text = PONG;
+    conn.pongInFlight = true;
+    write(conn, text, (err) => void (conn.pongInFlight = err !== undefined));
+  }
+
+  /** Closes a socket ourselves; the sweep cuts it if the close frame does not get through in time. */
+  function close(conn: Connection, code: number, reason: string): void {
+    if (conn.endingSince !== null) return;
+    conn.endingSince = clock();
+    conn.socket?.close(code, closeReason(reason));
+  }
+
+  /** A refused key or limit: 4403 for a key that is missing, unknown or revoked; 1013 for a limit. */
+  function closeFor(conn: Connection, problem: Problem): void {
+    close(conn, problem.status === 401 || problem.status === 403 ? CloseCode.Forbidden : TRY_AGAIN_LATER, problem.detail);
+  }
+
+  /**
+   * The stream limits end the socket: with a reason (its key revoked, its quota used up) each
+   * operation gets an `error` naming it and the socket closes with 4403; without (the connection
+   * policy needs it back, its lifetime is over) it closes with 1001 and the client reconnects.
+   */
+  function finish(conn: Connection, reason?: Problem): void {
+    if (!reason) {
+      close(conn, 1001, 'Going away: the server needs the connection');
+      return;
+    }
+    const payload = JSON.stringify([{ message: reason.detail, extensions: { code: reason.code } }]);
+    for (const id of conn.operations.keys()) write(conn, `{"id":${JSON.stringify(id)},"type":"error","payload":${payload}}`);
+    close(conn, CloseCode.Forbidden, reason.detail);
+  }
+
+  /** A message parsed, or why the socket must close: too many before connection_ack, nested too deep, not a JSON object. */
+  function admitted(conn: Connection, data: Buffer): { message: WsMessage } | { refused: [number, string] } {
+    if (!conn.acknowledged && ++conn.early > MAX_EARLY_MESSAGES)
+      return { refused: [POLICY_VIOLATION, `At most ${MAX_EARLY_MESSAGES} messages before connection_ack`] };
+    // Nested past the bound for JSON anywhere else: refused before anything parses it.
+    if (nestsDeeperThan(data)) return { refused: [CloseCode.BadRequest, 'Invalid message received: JSON nested too deep'] };
+    let message: unknown;
+    try {
+      message = JSON.parse(String(data));
+    } catch {
+      // Not JSON: refused below with everything that is not an object.
+    }
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) return { refused: [CloseCode.BadRequest, 'Invalid message received'] };
+    return { message: message as WsMessage };
+  }
+
+  /** Reads one message: bounded before connection_ack, pings answered here, the rest to graphql-ws. */
+  function read(conn: Connection, data: Buffer, handle: (message: unknown) => Promise<void>): void {
+    const parsed = admitted(conn, data);
+    if ('refused' in parsed) {
+      close(conn, ...parsed.refused);
+      return;
+    }
+    const { message } = parsed;
+    if (message.type === 'ping') {
+      pong(conn, message.payload);
+      return;
+    }
+    // A persisted or trusted document named without its text runs as over HTTP (graphql-ws asks for a query string).
+    if (message.type === 'subscribe' && typeof message.payload === 'object' && message.payload !== null && message.payload.query === undefined)
+      message.payload.query = '';
+    handle(message).catch((err: unknown) => {
+      deps.logger.error({ err, connection: conn.id }, 'a WebSocket message failed');
+      close(conn, CloseCode.InternalServerError, 'Internal server error');
+    });
+  }
+
+  wss.on('connection', (socket: WebSocket, conn: Connection) => {
+    conn.socket = socket;
+    conn.pingedAt = clock();
     connections.add(conn);
-    let alive = true;
-    socket.on('pong', () => void (alive = true));
-    const ping = setInterval(() => {
-      if (!alive) return socket.terminate();
-      alive = false;
-      socket.ping();
-    }, deps.heartbeatMs).unref();
+    socket.on('pong', () => void (conn.alive = true));
+    // A protocol ping is answered unless the socket's reader is behind.
+    socket.on('ping', (data: Buffer) => socket.bufferedAmount < MAX_PONG_BYTES && socket.pong(data));
     const closed = server.opened(
       {
         protocol: socket.protocol,
-        send: (data) => new Promise<void>((resolve) => (socket.readyState === socket.OPEN ? socket.send(data, () => resolve()) : resolve())),
-        close: (code, reason) => socket.close(code, reason),
-        onMessage: (cb) =>
-          socket.on('message', (data: Buffer) => {
-            conn.lastMessageAt = clock();
-            // Nested past the bound for JSON anywhere else: refused before anything parses it.
-            if (nestsDeeperThan(data)) return socket.close(CloseCode.BadRequest, 'Invalid message received: JSON nested too deep');
-            cb(String(data)).catch((err: unknown) => {
-              deps.logger.error({ err, connection: conn.id }, 'a WebSocket message failed');
-              socket.close(CloseCode.InternalServerError, 'Internal server error');
-            });
-          }),
+        send: (data) => new Promise<void>((resolve) => write(conn, data, () => resolve()) || resolve()),
+        close: (code, reason) => close(conn, code ?? 1000, reason ?? ''),
+        // graphql-ws takes a message already parsed as it takes its text.
+        onMessage: (cb) => socket.on('message', (data: Buffer) => read(conn, data, cb as unknown as (message: unknown) => Promise<void>)),
       },
       conn,
     );
     socket.once('close', (code: number, reason: Buffer) => {
-      clearInterval(ping);
       connections.delete(conn);
+      releaseAll(conn);
       void closed(code, String(reason));
     });
     socket.on('error', (err) => deps.logger.debug({ err, connection: conn.id }, 'WebSocket error'));
   });
 
-  // Late sockets, swept on the app's clock: not initialised in time, or idle.
+  function releaseAll(conn: Connection): void {
+    conn.pendingLease?.release();
+    conn.pendingLease = null;
+    conn.baseLease?.release();
+    conn.baseLease = null;
+    for (const running of conn.operations.values()) running.lease?.release();
+  }
+
+  // Late sockets, swept on the app's clock: not initialised in time, idle, silent, or not closing.
   const sweep = setInterval(() => {
     const now = clock();
     for (const conn of connections) {
-      if (!conn.acknowledged && now - conn.openedAt >= deps.initTimeoutMs)
-        conn.socket.close(CloseCode.ConnectionInitialisationTimeout, 'Connection initialisation timeout');
-      else if (conn.acknowledged && conn.operations.size === 0 && now - conn.lastMessageAt >= deps.idleTimeoutMs) conn.socket.close(1000, 'Idle');
+      const socket = conn.socket!;
+      if (conn.endingSince !== null) {
+        if (now - conn.endingSince >= CLOSE_GRACE_MS) socket.terminate();
+      } else if (socket.readyState !== 1) continue;
+      else if (!conn.acknowledged && now - conn.openedAt >= deps.initTimeoutMs)
+        close(conn, CloseCode.ConnectionInitialisationTimeout, 'Connection initialisation timeout');
+      else if (conn.acknowledged && conn.operations.size === 0 && now - conn.activeAt >= deps.idleTimeoutMs) close(conn, 1000, 'Idle');
+      else if (now - conn.pingedAt >= deps.heartbeatMs) {
+        if (!conn.alive) {
+          socket.terminate();
+          continue;
+        }
+        conn.alive = false;
+        conn.pingedAt = now;
+        socket.ping();
+      }
     }
   }, SWEEP_MS).unref();
 
+  /** Refuses an upgrade before the handshake, as problem+json. */
+  function refuse(socket: Duplex, problem: Problem): void {
+    socket.end(rawProblemResponse(problem, deps.newId()), () => socket.destroy());
+  }
+
   return {
-    /** Takes an upgrade request for /graphql; anything else is refused before the handshake. */
-    upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    /** Takes an upgrade request for /graphql; anything else, or anything over a bound, is refused before the handshake. */
+    async upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
       const path = (request.url ?? '').split('?', 1)[0];
-      const refuse = (status: number, code: string, detail: string) =>
-        socket.end(rawProblemResponse({ status, code, detail }, deps.newId()), () => socket.destroy());
-      if (path !== '/graphql' && path !== '/v1/graphql') {
-        refuse(404, 'NOT_FOUND', `No WebSocket at ${path}: GraphQL over WebSocket is at /graphql.`);
-        return;
-      }
+      if (path !== '/graphql' && path !== '/v1/graphql')
+        return refuse(socket, { status: 404, code: 'NOT_FOUND', detail: `No WebSocket at ${path}: GraphQL over WebSocket is at /graphql.` });
       // A browser sends its page's origin: one CORS_ORIGINS allows, or this server's own (GraphiQL).
       const origin = request.headers.origin;
-      if (origin !== undefined && !allowsOrigin(origin, deps.corsOrigins) && !sameOrigin(origin, request.headers.host)) {
-        refuse(403, 'FORBIDDEN', `The origin ${origin} may not open a WebSocket here (CORS_ORIGINS).`);
-        return;
+      if (origin !== undefined && !allowsOrigin(origin, deps.corsOrigins) && !sameOrigin(origin, request.headers.host))
+        return refuse(socket, { status: 403, code: 'FORBIDDEN', detail: `The origin ${origin} may not open a WebSocket here (CORS_ORIGINS).` });
+      const now = clock();
+      const conn: Connection = {
+        socket: null,
+        request,
+        address: (socket as Socket).remoteAddress ?? '',
+        id: deps.newId(),
+        openedAt: now,
+        activeAt: now,
+        acknowledged: false,
+        who: null,
+        pendingLease: null,
+        holder: null,
+        baseLease: null,
+        operations: new Map(),
+        early: 0,
+        pongInFlight: false,
+        alive: true,
+        pingedAt: now,
+        endingSince: null,
+      };
+      // Whatever the handshake comes to, what it holds is given back when the socket closes.
+      socket.once('close', () => releaseAll(conn));
+      const presented = presentedKey(request.headers);
+      if (presented !== undefined) {
+        // A key in the upgrade's own headers: checked before the handshake, as on every path.
+        const verdict = await deps.guard.check(presented);
+        if (socket.destroyed) return;
+        if (!verdict.ok) return refuse(socket, verdict.problem);
+        conn.presented = typeof presented === 'string' ? presented : undefined;
+        const refused = identify(conn, identityOf(verdict));
+        if (refused) return refuse(socket, refused);
+      } else {
+        const admitted = deps.pending.admit(conn.address);
+        if (isRefusal(admitted)) return refuse(socket, admitted);
+        conn.pendingLease = admitted;
       }
-      markUpgraded(socket as never);
-      wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
-    },
-    /** Open sockets now. */
-    get size(): number {
-      return connections.size;
+      // Idle (evictable at the connection cap) while it runs nothing.
+      markUpgraded(socket as Socket, () => conn.acknowledged && conn.operations.size > 0);
+      wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, conn));
     },
     /** Closes every socket (1001) and stops the sweep. */
     close(): void {
       clearInterval(sweep);
-      for (const conn of connections) conn.socket.close(1001, 'Going away: the server is stopping');
+      for (const conn of connections) conn.socket!.close(1001, 'Going away: the server is stopping');
     },
   };
 }
 
-/** "Try again later": the key is over a limit, or the server holds its most streams. */
-const TRY_AGAIN_LATER = 1013;
-const SWEEP_MS = 250;
+/** A message as read, before graphql-ws validates it. */
+interface WsMessage {
+  type?: unknown;
+  payload?: Record<string, unknown>;
+}
+
+const errorOf = (problem: Problem) => new GraphQLError(problem.detail, { extensions: { code: problem.code } });
 
 function sameOrigin(origin: string, host: string | undefined): boolean {
   try {
