@@ -3,6 +3,7 @@ import type { Logger } from '../lib/logger.js';
 import type { Units } from '../domain/units.js';
 import type { ResortSnapshot } from '../data/snapshots/snapshot.js';
 import { conditionsView, type ConditionsView } from '../data/snapshots/views.js';
+import { nextTurn } from '../lib/turn.js';
 
 /** Why an update was sent: declared once, for the schema and the feed. */
 export const CONDITIONS_CHANGE_REASONS = ['INITIAL', 'SYNC', 'HOUR', 'LIFTS'] as const;
@@ -33,9 +34,19 @@ interface Topic {
   resortId: string;
   units: Units;
   subscribers: Set<Subscriber>;
-  /** The last update sent to this topic's subscribers, and what it is compared by. */
-  last: { update: ConditionsUpdate; key: string } | null;
+  /**
+   * The last update sent to this topic's subscribers, what it is compared by, and the same report
+   * as a new subscriber's first (one object for all of them, so it is executed and serialized once).
+   */
+  last: { update: ConditionsUpdate; key: string; initial?: ConditionsUpdate } | null;
 }
+
+/**
+ * Subscribers told of a change per turn of the event loop: their updates are written before the
+ * next slice, and requests read and answered between slices, so a fan-out to many thousands never
+ * holds the loop for more than a few milliseconds. Reports are made the same way, this many topics a turn.
+ */
+export const FAN_OUT_SLICE = 200;
 
 interface Subscriber {
   queue: ConditionsUpdate[];
@@ -142,7 +153,7 @@ export class ConditionsFeed {
       this.listening++;
       for (const t of s.topics) t.subscribers.add(s);
       await this.fill(s.topics.filter((t) => !t.last));
-      for (const t of s.topics) if (t.last) s.queue.push({ ...t.last.update, reason: 'INITIAL' });
+      for (const t of s.topics) if (t.last) s.queue.push((t.last.initial ??= { ...t.last.update, reason: 'INITIAL' }));
       this.queued += s.queue.length;
       this.startChecking();
     });
@@ -185,14 +196,18 @@ export class ConditionsFeed {
     this.version = version;
     const topics = [...this.topics.values()];
     const fresh = await this.reportsOf(topics);
+    let told = 0;
     for (const [i, t] of topics.entries()) {
       const next = fresh[i];
       if (!next || next.key === t.last?.key) continue;
       // A topic whose first report could not be made gets it now, as its first.
       const update: ConditionsUpdate = { ...next.update, reason: t.last ? reasonOf(t.last.update, next.update) : 'INITIAL' };
       t.last = { update, key: next.key };
-      for (const s of t.subscribers) push(s, update);
-      this.queued += t.subscribers.size;
+      for (const s of t.subscribers) {
+        push(s, update);
+        this.queued++;
+        if (++told % FAN_OUT_SLICE === 0) await nextTurn();
+      }
     }
   }
 
@@ -208,16 +223,20 @@ export class ConditionsFeed {
     const ids = [...new Set(topics.map((t) => t.resortId))];
     const snapshots = await this.deps.snapshots(ids);
     const byId = new Map(ids.map((id, i) => [id, snapshots[i]!]));
-    return topics.map((t) => {
+    const reports: ({ update: ConditionsUpdate; key: string } | null)[] = [];
+    for (const t of topics) {
+      if (reports.length > 0 && reports.length % FAN_OUT_SLICE === 0) await nextTurn();
       const s = byId.get(t.resortId);
       if (!s || s instanceof Error) {
         if (s) this.deps.logger.warn({ resort: t.resortId, cause: s.message }, 'a live report could not be made');
-        return null;
+        reports.push(null);
+        continue;
       }
       const conditions = conditionsView(s, t.units);
       const update: ConditionsUpdate = { resortId: t.resortId, conditions, reason: 'SYNC', syncedAt: s.syncedAt };
-      return { update, key: `${s.syncedAt}|${JSON.stringify(conditions)}` };
-    });
+      reports.push({ update, key: `${s.syncedAt}|${JSON.stringify(conditions)}` });
+    }
+    return reports;
   }
 
   private startChecking(): void {

@@ -5,6 +5,7 @@ import { ConditionsChangedParams, RESORT_BOUNDS } from '../../validation/resort-
 import { CONDITIONS_CHANGE_REASONS, type ConditionsUpdate } from '../../live/conditions-feed.js';
 import { ConditionsRef } from './conditions.js';
 import { unitsArg } from './units.js';
+import { SHARED_EVENTS } from '../field-extensions.js';
 
 const ReasonEnum = builder.enumType('ConditionsChangeReason', {
   description:
@@ -36,6 +37,8 @@ builder.subscriptionField('conditionsChanged', (t) =>
       `1–${MAX_IDS} resort ids; unknown ids are refused (NOT_FOUND, naming them). Over SSE (accept: text/event-stream), multipart/mixed or WebSocket (graphql-transport-ws). ` +
       'Its cost is charged once, when the subscription starts: one report per resort. A client that reads updates more slowly than they come is cut (TOO_SLOW) and subscribes again.',
     complexity: (args) => ({ field: 1, multiplier: Array.isArray(args.resortIds) ? Math.min(args.resortIds.length, 10_000) : 1 }),
+    // An update is one object for every subscriber of its resort and units, and its fields read nothing of a request.
+    extensions: { [SHARED_EVENTS]: true },
     args: t.validate(
       {
         resortIds: t.arg.idList({ required: true, description: `1–${MAX_IDS} resort ids (e.g. ["vail", "zermatt"]).` }),

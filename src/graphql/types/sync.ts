@@ -1,4 +1,5 @@
 import { builder } from '../builder.js';
+import { SHARED_EVENTS } from '../field-extensions.js';
 import { sliced } from '../cost-directives.js';
 import { ForbiddenError, hasScope } from '../../auth/scopes.js';
 import type { SyncRunRecord } from '../../data/repositories/sync.js';
@@ -89,6 +90,8 @@ builder.subscriptionField('syncProgress', (t) =>
     type: SyncStatusRef,
     description: 'The sync status now, then at every change (served over SSE: accept text/event-stream).',
     subscribe: (_r, _a, ctx) => ctx.sync.updates(ctx.signal),
+    // A status is one object for every subscriber, and its fields read nothing of a request.
+    extensions: { [SHARED_EVENTS]: true },
     resolve: (s) => s,
   }),
 );

@@ -1,9 +1,10 @@
-import { BREAK, execute, subscribe, visit, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { BREAK, execute, visit, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { CompiledQuery } from 'graphql-jit';
 import { traced, tracingOn } from '../../telemetry/trace.js';
 import { cutAtDeadline, type IncrementalPart } from '../incremental.js';
 import { endingOnError } from '../map-parts.js';
 import { mayDisableLeafSerialization } from '../leaf-serialization.js';
+import { subscribeShared } from '../shared-events.js';
 import type { Operation, Outcome, Step } from '../operation.js';
 
 type Jit = typeof import('graphql-jit');
@@ -11,7 +12,8 @@ type IncrementalEngine = typeof import('@graphql-tools/executor');
 
 /**
  * Runs the operation with the engine it needs:
- * - a subscription: graphql-js's subscribe, a stream of results (the transports that can carry one
+ * - a subscription: graphql-js's subscribe, each event executed once for all who share it
+ *   (shared-events.ts), a stream of results (the transports that can carry one
  *   are the only ones the select-operation step lets through);
  * - @defer or @stream on a transport that streams: @graphql-tools/executor (the incremental
  *   delivery engine Yoga uses), its parts cut at the request's deadline;
@@ -62,7 +64,7 @@ export class ExecuteStep implements Step {
       variableValues: op.variables,
       operationName: op.operationName,
     };
-    if (op.definition!.operation === 'subscription') return settle(subscribe(args), false);
+    if (op.definition!.operation === 'subscription') return settle(subscribeShared(args, op.definition!), false);
     if (op.transport.streams && isIncremental(op.document!)) {
       return (this.incrementalEngine ??= import('@graphql-tools/executor')).then(({ normalizedExecutor }) => {
         const result = normalizedExecutor(args) as ExecutionResult | AsyncIterable<IncrementalPart> | Promise<ExecutionResult | AsyncIterable<IncrementalPart>>;

@@ -1,0 +1,107 @@
+import {
+  createSourceEventStream,
+  execute,
+  Kind,
+  visit,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
+import { SHARED_EVENTS } from '../graphql/field-extensions.js';
+import { mapParts } from './map-parts.js';
+
+/*
+ * Subscribers of a field that shares its events (graphql/field-extensions.ts), the same document,
+ * operation and selection variables get one execution of each event, and the one result (its JSON
+ * made once too: transports/graphql/part-json.ts).
+ */
+
+/** Groups one document may have (distinct variable values in its selection); past it, each subscriber executes its own. */
+const MAX_GROUPS_PER_DOCUMENT = 256;
+
+/** Results by event, per group of subscribers: document → selection key → event → result. */
+const groups = new WeakMap<DocumentNode, Map<string, WeakMap<object, ExecutionResult | Promise<ExecutionResult>>>>();
+
+/**
+ * graphql-js's subscribe (the source stream from the field's resolver, each event executed as the
+ * root value), with each event executed once per group when the field shares its events.
+ */
+export function subscribeShared(args: ExecutionArgs, definition: OperationDefinitionNode): Promise<ExecutionResult | AsyncIterable<ExecutionResult>> {
+  return Promise.resolve(createSourceEventStream(args)).then((source) => {
+    if (!isAsyncIterable(source)) return source;
+    const results = resultsFor(args, definition);
+    const executeEvent = (event: unknown) => execute({ ...args, rootValue: event }) as ExecutionResult | Promise<ExecutionResult>;
+    const mapped = mapParts(source as AsyncIterable<unknown>, (event) => {
+      if (!results || typeof event !== 'object' || event === null) return executeEvent(event);
+      let result = results.get(event);
+      if (!result) results.set(event, (result = executeEvent(event)));
+      return result;
+    });
+    return awaitingParts(mapped);
+  });
+}
+
+/** The memo of the group this subscriber belongs to, or null when its field does not share events. */
+function resultsFor(args: ExecutionArgs, definition: OperationDefinitionNode): WeakMap<object, ExecutionResult | Promise<ExecutionResult>> | null {
+  const root = definition.selectionSet.selections[0];
+  if (definition.selectionSet.selections.length !== 1 || root?.kind !== Kind.FIELD) return null;
+  if (!sharesEvents(args.schema, root.name.value)) return null;
+  let byKey = groups.get(args.document);
+  if (!byKey) groups.set(args.document, (byKey = new Map()));
+  const key = `${definition.name?.value ?? ''}\n${JSON.stringify(selectionVariables(args.document, definition, args.variableValues ?? {}))}`;
+  let results = byKey.get(key);
+  if (!results) {
+    if (byKey.size >= MAX_GROUPS_PER_DOCUMENT) return null;
+    byKey.set(key, (results = new WeakMap()));
+  }
+  return results;
+}
+
+function sharesEvents(schema: GraphQLSchema, fieldName: string): boolean {
+  return schema.getSubscriptionType()?.getFields()[fieldName]?.extensions?.[SHARED_EVENTS] === true;
+}
+
+/**
+ * The values of the variables a result can depend on: every variable the operation and the
+ * document's fragments use, except in the root field's own arguments, which choose the events
+ * (which resorts), not what is made of one.
+ */
+function selectionVariables(document: DocumentNode, definition: OperationDefinitionNode, values: Record<string, unknown>): unknown[] {
+  const used: string[] = [];
+  for (const fragment of document.definitions)
+    if (fragment.kind === Kind.FRAGMENT_DEFINITION) visit(fragment, { Variable: (v) => void used.push(v.name.value) });
+  const root = definition.selectionSet.selections[0]!;
+  visit(definition, {
+    Field(node) {
+      if (node !== root) return undefined;
+      // The root field's arguments are skipped; its directives and selection are not.
+      for (const directive of node.directives ?? []) visit(directive, { Variable: (v) => void used.push(v.name.value) });
+      if (node.selectionSet) visit(node.selectionSet, { Variable: (v) => void used.push(v.name.value) });
+      return false;
+    },
+    Variable(node) {
+      used.push(node.name.value);
+    },
+    VariableDefinition: () => false,
+  });
+  return [...new Set(used)].sort().map((name) => [name, values[name]]);
+}
+
+/** Parts that may be promises (an event's execution that awaited something), awaited in order. */
+function awaitingParts(parts: AsyncIterableIterator<ExecutionResult | Promise<ExecutionResult>>): AsyncIterableIterator<ExecutionResult> {
+  const out: AsyncIterableIterator<ExecutionResult> = {
+    next: () =>
+      parts
+        .next()
+        .then((r) => (r.done || !(r.value instanceof Promise) ? (r as IteratorResult<ExecutionResult>) : r.value.then((value) => ({ done: false, value })))),
+    return: () => parts.return!() as Promise<IteratorResult<ExecutionResult>>,
+    [Symbol.asyncIterator]: () => out,
+  };
+  return out;
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
