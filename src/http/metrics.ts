@@ -10,7 +10,7 @@ export interface MetricSources {
   /** Requests per key this month (in memory, written to SQLite once a second). */
   usage(): { keyId: number; requests: number }[];
   /** Live conditions: streams listening, resort reports listened to, updates queued so far. */
-  live(): { subscribers: number; topics: number; updates: number };
+  live(): { subscribers: number; topics: number; updates: number; fanOutCpuSeconds: number };
   /** When this replica last published or applied a sync run's window (null: not since start). */
   windowAt(): Date | null;
 }
@@ -147,6 +147,14 @@ function liveMetrics({ Counter, Gauge, Registry, collectDefaultMetrics }: PromCl
     registers: [registry],
     collect() {
       this.set(sources.live().updates);
+    },
+  });
+  new Gauge({
+    name: 'live_fanout_cpu_seconds',
+    help: 'CPU seconds this replica spent on live changes since start: reports made, updates executed, serialized and written (with live_updates_sent, the cost of one).',
+    registers: [registry],
+    collect() {
+      this.set(sources.live().fanOutCpuSeconds);
     },
   });
   new Gauge({

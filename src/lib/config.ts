@@ -35,7 +35,7 @@ export const EnvSchema = z.object({
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
-  STREAMS_PER_KEY: z.coerce.number().int().min(1).max(1000).default(4),
+  STREAMS_PER_KEY: z.coerce.number().int().min(1).max(1_000_000).default(4),
   STREAMS_PER_ADDRESS: z.coerce.number().int().min(1).default(32),
   STREAM_MAX_BUFFERED_BYTES: z.coerce
     .number()

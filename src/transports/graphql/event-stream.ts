@@ -96,17 +96,30 @@ export async function writeStream(ex: Exchange, format: StreamFormat, parts: Asy
   const f = FORMATS[format];
   const res = ex.res;
   const iterator = parts[Symbol.asyncIterator]();
-  const closed = new Promise<'closed'>((resolve) => res.once('close', () => resolve('closed')));
+  // What stops the stream early: the client gone, or a reason to end it. It cuts short the wait in
+  // progress (one waiter at a time, so nothing piles up on a promise that lasts as long as the stream).
+  let stopped: 'closed' | Problem | null = null;
+  let interrupt: ((why: 'closed' | Problem) => void) | null = null;
+  const stop = (why: 'closed' | Problem) => {
+    stopped ??= why;
+    interrupt?.(why);
+  };
+  res.once('close', () => stop('closed'));
+  void options.ended?.then(stop);
+  const wait = <T>(next: (resolve: (value: T) => void, reject: (err: unknown) => void) => void) =>
+    new Promise<T | 'closed' | Problem>((resolve, reject) => {
+      interrupt = resolve;
+      next(resolve, reject);
+    });
   ex.writeStreamHead(f.contentType, ['cache-control', CACHE_NONE, 'connection', 'keep-alive', 'x-accel-buffering', 'no']);
   res.write(f.open);
   const beats = format === 'sse' || options.subscription;
   const heartbeat = beats ? setInterval(() => res.writableLength === 0 && res.write(f.heartbeat), options.heartbeatMs).unref() : null;
-  const stops: Promise<'closed' | Problem>[] = options.ended === undefined ? [closed] : [closed, options.ended];
   try {
     for (;;) {
       let next: IteratorResult<unknown> | 'closed' | Problem;
       try {
-        next = await Promise.race([iterator.next(), ...stops]);
+        next = stopped ?? (await wait<IteratorResult<unknown>>((resolve, reject) => iterator.next().then(resolve, reject)));
       } catch (err) {
         if (!res.destroyed) res.write(f.part(JSON.stringify(options.onError(err))));
         break;
@@ -117,10 +130,8 @@ export async function writeStream(ex: Exchange, format: StreamFormat, parts: Asy
         break;
       }
       if (next.done) break;
-      if (!res.write(f.part(partJson(next.value as object)))) {
-        const drained = await Promise.race([new Promise<'drained'>((resolve) => res.once('drain', () => resolve('drained'))), closed]);
-        if (drained === 'closed') return;
-      }
+      if (!res.write(f.part(partJson(next.value as object))) && (await wait<'drained'>((resolve) => res.once('drain', () => resolve('drained')))) === 'closed')
+        return;
     }
     if (!res.destroyed) res.end(f.close);
   } finally {

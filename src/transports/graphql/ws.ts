@@ -77,6 +77,8 @@ interface Connection {
   pongInFlight: boolean;
   alive: boolean;
   pingedAt: number;
+  /** Writes wait for the end of the turn, to leave together. */
+  corked: boolean;
   /** Set once it is being closed by us: when (on the app's clock), to cut it if the close does not get through. */
   endingSince: number | null;
 }
@@ -108,6 +110,8 @@ const MAX_PONG_BYTES = 1024;
 /** How long a socket we closed may take to finish the close before it is cut (ms of the app's clock). */
 const CLOSE_GRACE_MS = 1000;
 const PONG = '{"type":"pong"}';
+/** Unsent bytes below which a stream's next part is pulled without waiting for the last to go out. */
+const PULL_AHEAD_BYTES = 64 * 1024;
 
 /**
  * GraphQL over WebSocket at /graphql (the graphql-transport-ws protocol, with the graphql-ws
@@ -313,7 +317,9 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
       iterator.next().then(
         (r) => {
           if (r.done || !conn.operations.has(id)) return finish();
-          write(conn, `${prefix}${partJson(r.value as object)}}`, (err) => !err && pump());
+          // The next part is pulled at once while little waits to be sent, else once this one is out.
+          const later = conn.socket!.bufferedAmount >= PULL_AHEAD_BYTES;
+          if (write(conn, `${prefix}${partJson(r.value as object)}}`, later ? (err) => !err && pump() : undefined) && !later) pump();
         },
         (err: unknown) => {
           deps.logger.error({ err, connection: conn.id }, 'a stream failed');
@@ -342,6 +348,16 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
   function write(conn: Connection, text: string, sent?: (err?: Error) => void): boolean {
     const socket = conn.socket;
     if (socket?.readyState !== 1 || conn.endingSince !== null) return false;
+    if (!conn.corked) {
+      // Everything written to the socket in this turn leaves in one write (ws writes each message at once).
+      conn.corked = true;
+      const raw = (socket as unknown as { _socket: Socket })._socket;
+      raw.cork();
+      process.nextTick(() => {
+        conn.corked = false;
+        raw.uncork();
+      });
+    }
     socket.send(text, sent);
     if (socket.bufferedAmount > deps.maxBufferedBytes)
       close(conn, POLICY_VIOLATION, `Too slow: more than ${deps.maxBufferedBytes} bytes waited to be sent (STREAM_MAX_BUFFERED_BYTES)`);
@@ -510,6 +526,7 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
         pongInFlight: false,
         alive: true,
         pingedAt: now,
+        corked: false,
         endingSince: null,
       };
       // Whatever the handshake comes to, what it holds is given back when the socket closes.
