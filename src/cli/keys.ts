@@ -12,11 +12,16 @@ import { generateApiKey, hashApiKey } from '../auth/api-key.js';
 import { monthOf } from '../auth/guard.js';
 import { KNOWN_SCOPES } from '../auth/scopes.js';
 
+/** The most streams one key may be given (a frontend's key across all its browsers). */
+const MAX_KEY_STREAMS = 1_000_000;
+
 const USAGE = `npm run keys -- <command>
 
-  create --name NAME [--plan free] [--quota 10000] [--rate 25] [--scope admin] [--replace]
+  create --name NAME [--plan free] [--quota 10000] [--rate 25] [--streams N] [--scope admin] [--replace]
          prints the new key once; only its SHA-256 is stored. --scope admin may start sync runs;
-         --replace revokes the key that has the name and makes a new one under it
+         --streams: subscriptions it may hold open at once (a frontend's key serves many browsers;
+         STREAMS_PER_KEY when not given); --replace revokes the key that has the name and makes a
+         new one under it
   list   every key with its plan, limits, state and this month's requests
   revoke NAME|ID
 
@@ -37,6 +42,7 @@ function parse() {
         plan: { type: 'string', default: 'free' },
         quota: { type: 'string', default: '10000' },
         rate: { type: 'string', default: '25' },
+        streams: { type: 'string' },
         scope: { type: 'string', multiple: true, default: [] },
         replace: { type: 'boolean', default: false },
       },
@@ -117,6 +123,9 @@ switch (positionals[0]) {
     const rate = Number(values.rate);
     if (!Number.isInteger(quota) || quota < 0) fail('--quota must be a whole number >= 0');
     if (!Number.isInteger(rate) || rate < 1) fail('--rate must be a whole number >= 1');
+    const streams = values.streams === undefined ? null : Number(values.streams);
+    if (streams !== null && (!Number.isInteger(streams) || streams < 1 || streams > MAX_KEY_STREAMS))
+      fail(`--streams must be a whole number from 1 to ${MAX_KEY_STREAMS}`);
     const scopes = values.scope ?? [];
     for (const s of scopes) if (!KNOWN_SCOPES.includes(s)) fail(`unknown scope ${s}; known: ${KNOWN_SCOPES.join(', ')}`);
     const taken = await attempt('read the keys', () => keys.findByName(name));
@@ -137,11 +146,14 @@ switch (positionals[0]) {
       ratePerSecond: rate,
       scopes: scopes.join(' '),
       origin: 'cli',
+      streams,
     };
     const made = await attempt('create the key', () => (taken ? keys.replace(record, now.toISOString()) : keys.create(record)));
     if (!made) fail('Could not create the key: another key has the same secret (try again).', false);
     if (taken) console.log(`revoked the earlier key "${name}" (id ${taken.id}); it is listed as "${name}~replaced-${taken.id}"`);
-    console.log(`created key "${name}" (plan ${values.plan}, ${quota} requests/month, ${rate}/s${scopes.length ? `, scopes: ${scopes.join(' ')}` : ''})`);
+    console.log(
+      `created key "${name}" (plan ${values.plan}, ${quota} requests/month, ${rate}/s${streams === null ? '' : `, ${streams} streams`}${scopes.length ? `, scopes: ${scopes.join(' ')}` : ''})`,
+    );
     console.log(`\n  ${key}\n\nStore it now: it is not shown again. Send it as the x-api-key header.`);
     break;
   }
@@ -152,7 +164,7 @@ switch (positionals[0]) {
       const state = k.revokedAt ? `revoked ${k.revokedAt}` : 'active';
       const origin = k.origin === 'env' ? '  from API_KEYS' : k.origin === 'first-key' ? '  made at first start' : '';
       console.log(
-        `${String(k.id).padStart(4)}  ${k.name.padEnd(24)} ${k.plan.padEnd(12)} ${String(k.requests).padStart(8)}/${k.monthlyQuota} this month  ${k.ratePerSecond}/s  ${state}  ${k.scopes ? `scopes: ${k.scopes}  ` : ''}created ${k.createdAt}${origin}`,
+        `${String(k.id).padStart(4)}  ${k.name.padEnd(24)} ${k.plan.padEnd(12)} ${String(k.requests).padStart(8)}/${k.monthlyQuota} this month  ${k.ratePerSecond}/s  ${k.streams === null ? '' : `${k.streams} streams  `}${state}  ${k.scopes ? `scopes: ${k.scopes}  ` : ''}created ${k.createdAt}${origin}`,
       );
     }
     break;
