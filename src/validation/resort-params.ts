@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CONTINENT_NAMES } from '../domain/countries.js';
-import { integer, numeric } from './params.js';
+import { integer, numeric, offset } from './params.js';
 import { UNIT_SYSTEMS, UNITS_DESCRIPTION, type Units } from '../domain/units.js';
 
 /** Every parameter of the resort paths and their GraphQL arguments, declared once. */
@@ -52,7 +52,7 @@ export const ResortListParams = z.object({
   region: text.optional(),
   continent: continent.optional(),
   limit: integer(1, RESORT_BOUNDS.listLimit.max).default(RESORT_BOUNDS.listLimit.default),
-  offset: integer(0, Number.MAX_SAFE_INTEGER).default(0),
+  offset,
   units,
 });
 
