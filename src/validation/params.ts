@@ -30,6 +30,36 @@ const GRAPHQL_INT_MAX = 2 ** 31 - 1;
  */
 export const offsetVariable = (o: number): number => Math.min(o, GRAPHQL_INT_MAX);
 
+/** The list parameters (listOf): REST reads each as comma-separated items, the parameter repeated joined into them. */
+const LISTS = new WeakSet<z.ZodType>();
+export const isList = (schema: z.ZodType): boolean => LISTS.has(schema);
+
+/**
+ * A list of 1 to `max` distinct items: GraphQL's list, or REST's `codes=a,b,c` (the REST router
+ * joins `codes=a&codes=b` into that form), whose empty items are ignored (`a,,b`, a trailing comma,
+ * `codes=`). Copies count once against the bound (51 of "vail" are one resort), and the list is
+ * kept as asked (GraphQL's zips answers position by position); /openapi.json shows the bound as
+ * maxItems.
+ */
+export function listOf<T extends z.ZodType>(item: T, max: number) {
+  const schema = z.preprocess(
+    (v) =>
+      typeof v === 'string'
+        ? v
+            .split(',')
+            .map((s) => s.trim())
+            .filter((s) => s !== '')
+        : v,
+    z
+      .array(item)
+      .min(1)
+      .refine((list) => new Set(list).size <= max, { error: `at most ${max} distinct items` })
+      .meta({ maxItems: max }),
+  );
+  LISTS.add(schema);
+  return schema;
+}
+
 export const ZIP_BOUNDS = {
   radiusMiles: { default: 25, max: 200 },
   nearbyLimit: { default: 50, max: 200 },

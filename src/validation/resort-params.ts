@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CONTINENT_NAMES } from '../domain/countries.js';
-import { integer, numeric, offset } from './params.js';
+import { integer, listOf, numeric, offset } from './params.js';
 import { UNIT_SYSTEMS, UNITS_DESCRIPTION, type Units } from '../domain/units.js';
 
 /** Every parameter of the resort paths and their GraphQL arguments, declared once. */
@@ -95,12 +95,8 @@ export const HistoryParams = z.object({
 
 export const ResortHistoryParams = HistoryParams.extend({ id: resortId });
 
-/** A live conditions subscription: the resorts (each once), and the units of their reports. */
+/** A live conditions subscription: the resorts (each once, whatever its case), and the units of their reports. */
 export const ConditionsChangedParams = z.object({
-  resortIds: z
-    .array(resortId)
-    .min(1)
-    .max(RESORT_BOUNDS.liveResortIds.max)
-    .transform((ids) => [...new Set(ids)]),
+  resortIds: listOf(resortId, RESORT_BOUNDS.liveResortIds.max).transform((ids) => [...new Set(ids)]),
   units,
 });

@@ -38,7 +38,7 @@ builder.subscriptionField('conditionsChanged', (t) =>
     complexity: (args) => ({ field: 1, multiplier: Array.isArray(args.resortIds) ? Math.min(args.resortIds.length, 10_000) : 1 }),
     args: t.validate(
       {
-        resortIds: t.arg.idList({ required: true, description: `1–${MAX_IDS} resort ids (e.g. ["vail", "zermatt"]).` }),
+        resortIds: t.arg.idList({ required: true, description: `1–${MAX_IDS} resort ids (e.g. ["vail", "zermatt"]; a copy counts once).` }),
         units: t.arg(unitsArg),
       },
       argsOf(ConditionsChangedParams),
