@@ -273,7 +273,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         heartbeatMs: config.graphql.heartbeatMs,
         recheck: async (ex) => {
           const verdict = await guard.check(presentedKey(ex.req.headers));
-          return verdict.ok ? null : verdict.problem;
+          return verdict.ok ? { refused: null, headers: verdict.headers } : { refused: verdict.problem };
         },
       }),
       rest: rest.handle,
