@@ -97,6 +97,29 @@ describe('a batch is counted as its operations', () => {
         'RATE_LIMITED',
         'RATE_LIMITED',
       ]);
+      // After the last operation the key has no request left this second.
+      expect([r.headers.get('ratelimit-limit'), r.headers.get('ratelimit-remaining')]).toEqual(['3', '0']);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("its RateLimit headers describe the key after the batch's last operation, not its first", async () => {
+    const key = 'szg_batch_quota_key_0123456789abcd';
+    const app = await startTestServer({ config: { apiKeys: [TEST_KEY, key], apiKeysQuota: 1000 } });
+    try {
+      const remaining = (r: { headers: Headers }) => Number(r.headers.get('ratelimit-remaining'));
+      const before = remaining(await getJson(app, '/api/stats', { apiKey: key }));
+      const r = await batch(
+        app,
+        Array.from({ length: 4 }, () => ({ query: '{ __typename }' })),
+        key,
+      );
+      expect(r.status).toBe(200);
+      // Four operations, each counted as a request of its own.
+      expect(remaining(r)).toBe(before - 4);
+      expect(r.headers.get('ratelimit-limit')).toBe('1000');
+      expect(remaining(await getJson(app, '/api/stats', { apiKey: key }))).toBe(before - 5);
     } finally {
       await app.close();
     }

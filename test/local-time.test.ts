@@ -187,7 +187,7 @@ describe('lookups', () => {
   it('bounds of the fields only GraphQL serves (zips, zipsNear, resortsNear, cities): BAD_USER_INPUT naming the parameter and its bound', async () => {
     const codes = Array.from({ length: 101 }, (_, i) => `"${String(10000 + i)}"`).join(',');
     const cases: [string, string, string][] = [
-      [`{ zips(codes: [${codes}]) { zip } }`, 'codes', 'at most 100 items'],
+      [`{ zips(codes: [${codes}]) { zip } }`, 'codes', 'at most 100 distinct items'],
       ['{ zips(codes: []) { zip } }', 'codes', 'at least 1 item'],
       ['{ zips(codes: ["1234"]) { zip } }', 'codes.0', 'exactly 5 digits'],
       ['{ zipsNear(lat: 91, lng: 0) { zip } }', 'lat', '<= 90'],

@@ -201,6 +201,35 @@ describe('real answers conform to the document (openapi-backend, an independent 
     }
   });
 
+  it("every integer parameter's documented maximum is the real one: at it an answer the document accepts, one past it a 400 naming the parameter and the bound once", async () => {
+    let checked = 0;
+    for (const [template, ops] of Object.entries(doc.paths as Json)) {
+      const params: Json[] = ops.get?.parameters ?? [];
+      for (const target of params.filter((p) => p.schema.type === 'integer' && p.schema.maximum !== undefined)) {
+        const urlWith = (value: number) => {
+          let path = template;
+          const query: string[] = [];
+          for (const p of params) {
+            const v = p === target ? String(value) : encodeURIComponent(Array.isArray(p.example) ? p.example.join(',') : String(p.example));
+            if (p.in === 'path') path = path.replace(`{${p.name}}`, v);
+            else query.push(`${p.name}=${v}`);
+          }
+          return `${path}?${query.join('&')}`;
+        };
+        const max = target.schema.maximum as number;
+        const at = await expectConformingAnswer('GET', urlWith(max), 200);
+        expect(validator.requestErrors('GET', urlWith(max)), urlWith(max)).toEqual([]);
+        if (target.name === 'offset') expect(Object.values(at.body).find(Array.isArray), urlWith(max)).toEqual([]);
+        const past = expectProblem(await getJson(app, urlWith(max + 1)), 400);
+        expect(past.errors, urlWith(max + 1)).toEqual([expect.objectContaining({ name: target.name, bound: `<= ${max}` })]);
+        expect(past.detail).toBe(`${target.name} must be <= ${max}`);
+        checked++;
+      }
+    }
+    // limit, offset, days, years and the rest, on a dozen paths.
+    expect(checked).toBeGreaterThan(10);
+  });
+
   it('a 403 for a key without the admin scope, and a 429 past the quota, match too', async () => {
     const limited = await startTestServer({ config: { apiKeys: ['szg_plain_key'], apiAdminKeys: [], apiKeysQuota: 2 } });
     try {

@@ -77,11 +77,14 @@ describe.each(['', '/v1'])('resort REST paths under "%s"', (prefix) => {
 
   it('GET /api/resorts bounds', async () => {
     for (const ok of ['limit=1', 'limit=200', 'offset=0', 'units=imperial', 'units=METRIC']) expect((await get(`/api/resorts?${ok}`)).status, ok).toBe(200);
+    // Past a GraphQL Int (what the operation carries) up to the documented bound: an empty page, as asked.
+    for (const offset of [2 ** 31, Number.MAX_SAFE_INTEGER]) expect((await get(`/api/resorts?offset=${offset}`)).body).toMatchObject({ offset, resorts: [] });
     const cases: [string, string, string][] = [
       ['limit=0', 'limit', '>= 1'],
       ['limit=201', 'limit', '<= 200'],
       ['limit=1.5', 'limit', 'an integer'],
       ['offset=-1', 'offset', '>= 0'],
+      ['offset=9007199254740993', 'offset', '<= 9007199254740991'],
       ['country=USA', 'country', 'a 2-letter ISO 3166-1 country code'],
       ['continent=Atlantis', 'continent', 'one of Africa, Antarctica, Asia, Europe, North America, Oceania, South America'],
       ['units=kelvin', 'units', 'metric or imperial (or METRIC, IMPERIAL)'],

@@ -11,7 +11,7 @@ import { SnapshotStore } from '../src/data/snapshots/store.js';
 import { DataVersion } from '../src/data/data-version.js';
 import { WeatherWindow } from '../src/weather/window.js';
 import { loadResortCatalogue } from '../src/data/db/sources/resort-source.js';
-import { copyDatabase, expectProblem, getJson, startTestServer, TEST_KEY, privateDatabase, testDir } from './helpers/server.js';
+import { capturedLog, copyDatabase, expectProblem, getJson, startTestServer, TEST_KEY, privateDatabase, testDir } from './helpers/server.js';
 import { runNow } from './helpers/clock.js';
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
 import { spawnServer } from './helpers/process.js';
@@ -229,6 +229,53 @@ describe('sync runs against Open-Meteo and Liftie (local fakes)', () => {
     expect(running.length).toBeGreaterThan(10);
     expect(running.at(-1)!.progress).toEqual({ done: 241, total: 241 });
     expect(events.at(-1)!.lastRun!.status).toBe('SUCCEEDED');
+  });
+});
+
+describe('a client leaving a syncProgress stream', () => {
+  it('is not an error in the log: debug at most', async () => {
+    const log = capturedLog();
+    // One stream per key: a second is admitted only once the server has seen the first go.
+    const app = await startTestServer({ logger: log.logger, config: { streams: { perKey: 1, total: 4, maxLifetimeMs: 60_000 } } });
+    try {
+      const open = async () => {
+        const leave = new AbortController();
+        const res = await fetch(`${app.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': TEST_KEY },
+          body: JSON.stringify({ query: 'subscription { syncProgress { state } }' }),
+          signal: leave.signal,
+        });
+        return { leave, res };
+      };
+      // A stream once the server admits one: a refusal (429, the slot still held) is read and asked again.
+      const admitted = () =>
+        until(
+          async () => {
+            const s = await open();
+            if (s.res.status !== 200) await s.res.text();
+            return s;
+          },
+          (s) => s.res.status === 200,
+        );
+      const since = log.lines().length;
+      for (let round = 0; round < 2; round++) {
+        const stream = await admitted();
+        // The subscription runs: its first status came, and it waits for the next change.
+        expect(await readEvents<{ state: string }>(stream.res, 'syncProgress', (xs) => xs.length > 0)).toEqual([{ state: 'IDLE' }]);
+        stream.leave.abort();
+      }
+      // And the second has gone too, seen by the server.
+      (await admitted()).leave.abort();
+      const loud = log
+        .lines()
+        .slice(since)
+        .filter((l) => l.level > 20 && l.msg !== 'request');
+      expect(loud).toEqual([]);
+      expect(JSON.stringify(log.lines())).not.toMatch(/AbortError/);
+    } finally {
+      await app.close();
+    }
   });
 });
 

@@ -105,10 +105,45 @@ describe('bulk lookup', () => {
     const codes = all.slice(0, 101).map((z) => z.zip);
     expect((await getJson(app, `/api/zips?codes=${codes.slice(0, 100).join(',')}`)).body.zipcodes).toHaveLength(100);
     const over = expectProblem(await getJson(app, `/api/zips?codes=${codes.join(',')}`), 400);
-    expect(over.errors).toMatchObject([{ name: 'codes', bound: 'at most 100 items' }]);
+    expect(over.errors).toMatchObject([{ name: 'codes', bound: 'at most 100 distinct items' }]);
     expect(expectProblem(await getJson(app, '/api/zips?codes='), 400).errors).toMatchObject([{ name: 'codes', bound: 'at least 1 item' }]);
     expect(expectProblem(await getJson(app, '/api/zips'), 400).errors).toMatchObject([{ name: 'codes' }]);
     expect(expectProblem(await getJson(app, '/api/zips?codes=90210,9021'), 400).errors).toMatchObject([{ name: 'codes.1', bound: 'exactly 5 digits' }]);
+  });
+});
+
+describe('a list parameter', () => {
+  it('counts copies once against its bound: 101 of one ZIP is one ZIP (REST in both forms; GraphQL answers each position)', async () => {
+    const copies = Array.from({ length: 101 }, () => '05401');
+    for (const query of [`codes=${copies.join(',')}`, copies.map((c) => `codes=${c}`).join('&')]) {
+      const r = await getJson(app, `/api/zips?${query}`);
+      expect(r.status, query.slice(0, 40)).toBe(200);
+      expect(r.body.zipcodes.map((z: { zip: string }) => z.zip)).toEqual(['05401']);
+    }
+    const g = await ask(`{ zips(codes: [${copies.map((c) => `"${c}"`).join(',')}]) { zip } }`);
+    expect(g.errors).toBeUndefined();
+    expect(g.data.zips).toHaveLength(101);
+    // 101 distinct codes are over it.
+    const distinct = all.slice(0, 101).map((z) => z.zip);
+    expect(expectProblem(await getJson(app, `/api/zips?codes=${distinct.join(',')}`), 400).errors).toEqual([
+      expect.objectContaining({ name: 'codes', bound: 'at most 100 distinct items' }),
+    ]);
+  });
+
+  it('ignores empty items alike in both forms: a,,b is a&(empty)&b', async () => {
+    const expected = (await getJson(app, '/api/zips?codes=90210,10001')).body;
+    expect(expected.zipcodes).toHaveLength(2);
+    for (const query of ['codes=90210,,10001', 'codes=90210&codes=&codes=10001', 'codes=90210,&codes=10001,', 'codes=,90210&codes=10001']) {
+      const r = await getJson(app, `/api/zips?${query}`);
+      expect(r.status, query).toBe(200);
+      expect(r.body, query).toEqual(expected);
+    }
+    // Nothing but empty items is no item, in either form.
+    for (const query of ['codes=', 'codes=,', 'codes=&codes=']) {
+      expect(expectProblem(await getJson(app, `/api/zips?${query}`), 400).errors, query).toEqual([
+        expect.objectContaining({ name: 'codes', bound: 'at least 1 item' }),
+      ]);
+    }
   });
 });
 

@@ -175,11 +175,17 @@ describe.each(['', '/v1'])('ZIP REST paths under "%s"', (prefix) => {
     for (const ok of ['limit=1', 'limit=1000', 'offset=0']) {
       expect((await getJson(app, `${prefix}/api/states/CA/zipcodes?${ok}`)).status, ok).toBe(200);
     }
+    // Past a GraphQL Int (what the operation carries) up to the documented bound: an empty page, as asked.
+    for (const offset of [2 ** 31, Number.MAX_SAFE_INTEGER]) {
+      const far = await getJson(app, `${prefix}/api/states/CA/zipcodes?offset=${offset}`);
+      expect(far.body, String(offset)).toMatchObject({ stateCode: 'CA', offset, zipcodes: [] });
+    }
     const cases: [string, string, string, string][] = [
       ['CA', 'limit=0', 'limit', '>= 1'],
       ['CA', 'limit=1001', 'limit', '<= 1000'],
       ['CA', 'offset=-1', 'offset', '>= 0'],
       ['CA', 'offset=1.5', 'offset', 'an integer'],
+      ['CA', 'offset=9007199254740993', 'offset', '<= 9007199254740991'],
       ['CAL', '', 'state', 'a 2-letter state code'],
       ['C1', '', 'state', 'a 2-letter state code'],
     ];

@@ -38,6 +38,7 @@ import { createGraphQLHttp } from '../transports/graphql/http.js';
 import type { createGraphQLWs } from '../transports/graphql/ws.js';
 import { presentedKey } from '../auth/presented-key.js';
 import { createDispatcher } from '../http/dispatch.js';
+import { type ParseError, unparsedProblem } from '../http/unparsed.js';
 import { Deadlines } from '../http/deadline.js';
 import { ResponseCache } from '../http/response-cache.js';
 import { rawProblemResponse } from '../http/problem.js';
@@ -276,7 +277,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         heartbeatMs: config.graphql.heartbeatMs,
         recheck: async (ex) => {
           const verdict = await guard.check(presentedKey(ex.req.headers));
-          return verdict.ok ? null : verdict.problem;
+          return verdict.ok ? { refused: null, headers: verdict.headers } : { refused: verdict.problem };
         },
       }),
       rest: rest.handle,
@@ -319,22 +320,13 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   });
   // Requests node:http cannot parse (oversized headers or URL, broken syntax) never reach a
   // handler: answer them as problem+json too, instead of node's bare status line.
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+  server.on('clientError', (err: NodeJS.ErrnoException & ParseError, socket) => {
     // A request whose answer has begun can only be cut; one still being read (a body that
     // trickles past REQUEST_TIMEOUT_MS) is told why, as node itself would.
     const answering = (socket as unknown as { _httpMessage?: { headersSent: boolean } })._httpMessage;
     if (!socket.writable || answering?.headersSent) return socket.destroy();
-    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-    const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
-    const status = tooLarge ? 431 : timedOut ? 408 : 400;
-    const detail = tooLarge
-      ? 'The request line or headers are too large.'
-      : timedOut
-        ? 'The request was not received in time.'
-        : 'The request could not be parsed as HTTP.';
     // Then close for good: a client still trickling bytes must not keep a half-closed socket open.
-    const code = tooLarge ? 'HEADERS_TOO_LARGE' : timedOut ? 'REQUEST_TIMEOUT' : 'BAD_REQUEST';
-    socket.end(rawProblemResponse({ status, code, detail }, randomUUID()), () => socket.destroy());
+    socket.end(rawProblemResponse(unparsedProblem(err), randomUUID()), () => socket.destroy());
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -62,13 +62,16 @@ function publicCause(err: unknown, runId: number): string {
 
 /**
  * The status now, then each one `events` emits as 'status'. It listens before reading the first,
- * so a change while that is read or sent is not lost.
+ * so a change while that is read or sent is not lost. The signal aborting (the client left, the
+ * server stops) ends the updates: an ending, not an error (it was logged as one, with a stack).
  */
 export async function* statusUpdates(events: EventEmitter, current: () => SyncStatus | Promise<SyncStatus>, signal?: AbortSignal): AsyncGenerator<SyncStatus> {
   const changes = on(events, 'status', { signal });
   try {
     yield await current();
     for await (const [status] of changes) yield status as SyncStatus;
+  } catch (err) {
+    if (!signal?.aborted) throw err;
   } finally {
     await changes.return?.();
   }

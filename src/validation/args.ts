@@ -1,6 +1,5 @@
 import type { z } from 'zod';
-import { problemOf, type ParamIssue } from './validate.js';
-import { withoutStack } from '../lib/errors.js';
+import { paramIssues, type ParamIssue } from './validate.js';
 
 /** Drops arguments given as null: a parameter schema reads an absent value as its default. */
 export const dropNulls = (args: Record<string, unknown>): Record<string, unknown> => {
@@ -26,9 +25,7 @@ export function argsOf<S extends z.ZodType, A = Record<string, unknown>>(schema:
         const input = fromArgs(args as A);
         const result = schema.safeParse(input);
         if (result.success) return { value: result.data };
-        return {
-          issues: withoutStack(() => result.error.issues).map((issue) => ({ message: issue.message, path: issue.path, problem: problemOf(issue, input) })),
-        };
+        return { issues: paramIssues(result.error, input) };
       },
     },
   };

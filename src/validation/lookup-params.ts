@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cityKey } from '../domain/city-key.js';
-import { integer, numeric, stateCode, ZIP_BOUNDS, zipCode } from './params.js';
+import { integer, listOf, numeric, stateCode, ZIP_BOUNDS, zipCode } from './params.js';
 
 /** The lookups beyond the two documents (GraphQL first): batches, reverse lookups, autocomplete. */
 
@@ -14,21 +14,8 @@ export const LOOKUP_BOUNDS = {
 const latitude = numeric(z.number().min(-90).max(90));
 const longitude = numeric(z.number().min(-180).max(180));
 
-/** A list: GraphQL's, or REST's `codes=a,b,c` (or `codes=a&codes=b`). */
-const listOf = <T extends z.ZodType>(list: z.ZodArray<T>) =>
-  z.preprocess(
-    (v) =>
-      typeof v === 'string'
-        ? v
-            .split(',')
-            .map((s) => s.trim())
-            .filter((s) => s !== '')
-        : v,
-    list,
-  );
-
 export const ZipCodesParams = z.object({
-  codes: listOf(z.array(zipCode).min(1).max(LOOKUP_BOUNDS.zipCodes.max)),
+  codes: listOf(zipCode, LOOKUP_BOUNDS.zipCodes.max),
 });
 
 /** The distance between two ZIP codes: `from` and `to`, each exactly 5 digits. */

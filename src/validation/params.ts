@@ -9,8 +9,56 @@ const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const toNumber = (v: unknown) => (typeof v === 'string' && DECIMAL.test(v.trim()) ? Number(v) : v);
 
 export const numeric = (schema: z.ZodNumber) => z.preprocess(toNumber, schema);
-/** Integers name their bound in the type error too ("an integer", not "a number"). */
-export const integer = (min: number, max: number) => numeric(z.number({ error: 'an integer' }).int({ error: 'an integer' }).min(min).max(max));
+
+/**
+ * An integer parameter within [min, max]. Integers name their bound in the type error too ("an
+ * integer", not "a number"). The range is checked first and ends the checks: zod's own integer
+ * check refuses an unsafe integer with a bound of its own, which said the same thing twice.
+ */
+export const integer = (min: number, max: number) =>
+  numeric(z.number({ error: 'an integer' }).min(min, { abort: true }).max(max, { abort: true }).int({ error: 'an integer' }));
+
+/** How many items a page skips: any safe integer, as /openapi.json says. */
+export const offset = integer(0, Number.MAX_SAFE_INTEGER).default(0);
+
+/** The largest GraphQL Int (32-bit signed). */
+const GRAPHQL_INT_MAX = 2 ** 31 - 1;
+
+/**
+ * An offset as a REST route's operation carries it, in a GraphQL Int: no list is 2^31 items long,
+ * so any offset past that is the same empty page (passed as it was, `offset=2147483648` was a 500).
+ */
+export const offsetVariable = (o: number): number => Math.min(o, GRAPHQL_INT_MAX);
+
+/** The list parameters (listOf): REST reads each as comma-separated items, the parameter repeated joined into them. */
+const LISTS = new WeakSet<z.ZodType>();
+export const isList = (schema: z.ZodType): boolean => LISTS.has(schema);
+
+/**
+ * A list of 1 to `max` distinct items: GraphQL's list, or REST's `codes=a,b,c` (the REST router
+ * joins `codes=a&codes=b` into that form), whose empty items are ignored (`a,,b`, a trailing comma,
+ * `codes=`). Copies count once against the bound (51 of "vail" are one resort), and the list is
+ * kept as asked (GraphQL's zips answers position by position); /openapi.json shows the bound as
+ * maxItems.
+ */
+export function listOf<T extends z.ZodType>(item: T, max: number) {
+  const schema = z.preprocess(
+    (v) =>
+      typeof v === 'string'
+        ? v
+            .split(',')
+            .map((s) => s.trim())
+            .filter((s) => s !== '')
+        : v,
+    z
+      .array(item)
+      .min(1)
+      .refine((list) => new Set(list).size <= max, { error: `at most ${max} distinct items` })
+      .meta({ maxItems: max }),
+  );
+  LISTS.add(schema);
+  return schema;
+}
 
 export const ZIP_BOUNDS = {
   radiusMiles: { default: 25, max: 200 },
@@ -40,7 +88,7 @@ export const StateParams = z.object({ state: stateCode });
 
 export const StatePaging = z.object({
   limit: integer(1, ZIP_BOUNDS.stateLimit.max).default(ZIP_BOUNDS.stateLimit.default),
-  offset: integer(0, Number.MAX_SAFE_INTEGER).default(0),
+  offset,
 });
 
 export const StateZipsParams = StateParams.extend(StatePaging.shape);

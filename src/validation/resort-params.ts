@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CONTINENT_NAMES } from '../domain/countries.js';
-import { integer, numeric } from './params.js';
+import { integer, listOf, numeric, offset } from './params.js';
 import { UNIT_SYSTEMS, UNITS_DESCRIPTION, type Units } from '../domain/units.js';
 
 /** Every parameter of the resort paths and their GraphQL arguments, declared once. */
@@ -52,7 +52,7 @@ export const ResortListParams = z.object({
   region: text.optional(),
   continent: continent.optional(),
   limit: integer(1, RESORT_BOUNDS.listLimit.max).default(RESORT_BOUNDS.listLimit.default),
-  offset: integer(0, Number.MAX_SAFE_INTEGER).default(0),
+  offset,
   units,
 });
 
@@ -95,12 +95,8 @@ export const HistoryParams = z.object({
 
 export const ResortHistoryParams = HistoryParams.extend({ id: resortId });
 
-/** A live conditions subscription: the resorts (each once), and the units of their reports. */
+/** A live conditions subscription: the resorts (each once, whatever its case), and the units of their reports. */
 export const ConditionsChangedParams = z.object({
-  resortIds: z
-    .array(resortId)
-    .min(1)
-    .max(RESORT_BOUNDS.liveResortIds.max)
-    .transform((ids) => [...new Set(ids)]),
+  resortIds: listOf(resortId, RESORT_BOUNDS.liveResortIds.max).transform((ids) => [...new Set(ids)]),
   units,
 });

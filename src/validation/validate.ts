@@ -21,8 +21,7 @@ export function parseParams<S extends z.ZodType>(
 ): { ok: true; value: z.output<S> } | { ok: false; problems: ParamProblem[] } {
   const result = schema.safeParse(input);
   if (result.success) return { ok: true, value: result.data };
-  // zod builds its error (an Error) when it is first read: without a stack, like ours.
-  return { ok: false, problems: withoutStack(() => result.error.issues).map((issue) => problemOf(issue, input)) };
+  return { ok: false, problems: paramIssues(result.error, input).map((i) => i.problem) };
 }
 
 /** A standard-schema issue that carries its problem as our errors name it. */
@@ -33,6 +32,20 @@ export interface ParamIssue {
 }
 
 type Issue = z.core.$ZodIssue;
+
+/** A failed parse's issues with their problems, each problem said once (two checks of one value can name the same bound). */
+export function paramIssues(error: z.ZodError, input: Record<string, unknown>): ParamIssue[] {
+  const out: ParamIssue[] = [];
+  const said = new Set<string>();
+  // zod builds its error (an Error) when it is first read: without a stack, like ours.
+  for (const issue of withoutStack(() => error.issues)) {
+    const problem = problemOf(issue, input);
+    if (said.has(problem.message)) continue;
+    said.add(problem.message);
+    out.push({ message: issue.message, path: issue.path, problem });
+  }
+  return out;
+}
 
 export function problemOf(issue: Issue, input: Record<string, unknown>): ParamProblem {
   const name = issue.path.map(String).join('.') || 'input';

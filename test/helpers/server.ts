@@ -1,4 +1,6 @@
 import { copyFileSync, mkdtempSync } from 'node:fs';
+import { Writable } from 'node:stream';
+import { pino, type Logger } from 'pino';
 import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,6 +23,23 @@ export interface TestServerOptions {
   privateDb?: boolean;
   /** Overrides of the config (auth, keys, limits); the stream and pending-socket limits not named keep their defaults. */
   config?: Partial<Omit<Config, 'streams' | 'pendingSockets'>> & { streams?: Partial<Config['streams']>; pendingSockets?: Partial<Config['pendingSockets']> };
+  /** Where the server logs (capturedLog()); by default nowhere. */
+  logger?: Logger;
+}
+
+/** A logger whose lines a test reads back, parsed. */
+export function capturedLog(level = 'debug'): { logger: Logger; lines: () => { level: number; msg: string; [k: string]: unknown }[] } {
+  const raw: string[] = [];
+  const logger = pino(
+    { level },
+    new Writable({
+      write: (chunk, _encoding, done) => {
+        raw.push(String(chunk));
+        done();
+      },
+    }),
+  );
+  return { logger, lines: () => raw.map((line) => JSON.parse(line)) };
 }
 
 /**
@@ -112,6 +131,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       pendingSockets: { ...base.pendingSockets, ...options.config?.pendingSockets },
     },
     now: options.now ?? runNow,
+    ...(options.logger ? { logger: options.logger } : {}),
   });
   // Tests measure a settled server: today's weather window written (the server answers before, too).
   await app.ready();

@@ -54,7 +54,10 @@ describe('lookup parameters', () => {
   it('zips(codes): 1 to 100 codes of 5 digits', () => {
     expect(validate(ZipCodesParams, { codes: ['90210'] })).toEqual({ codes: ['90210'] });
     expect(validate(ZipCodesParams, { codes: Array(100).fill('10001') }).codes).toHaveLength(100);
-    expect(bounds(ZipCodesParams, { codes: Array(101).fill('10001') })).toEqual([['codes', 'at most 100 items']]);
+    // Copies count once against the bound, and the list stays as asked.
+    expect(validate(ZipCodesParams, { codes: Array(101).fill('10001') }).codes).toHaveLength(101);
+    const distinct = Array.from({ length: 101 }, (_, i) => String(10000 + i));
+    expect(bounds(ZipCodesParams, { codes: distinct })).toEqual([['codes', 'at most 100 distinct items']]);
     expect(bounds(ZipCodesParams, { codes: [] })).toEqual([['codes', 'at least 1 item']]);
     expect(bounds(ZipCodesParams, { codes: ['10001', '1'] })).toEqual([['codes.1', 'exactly 5 digits']]);
     // REST's form: one comma-separated string, spaces around a code and empty items dropped.
@@ -64,6 +67,7 @@ describe('lookup parameters', () => {
 
   it('conditionsChanged: each resort once, in the order first asked', () => {
     expect(validate(ConditionsChangedParams, { resortIds: ['vail', 'alta', 'vail'] }).resortIds).toEqual(['vail', 'alta']);
+    expect(validate(ConditionsChangedParams, { resortIds: [...Array(50).fill('vail'), 'VAIL', 'alta'] }).resortIds).toEqual(['vail', 'alta']);
   });
 
   it('positions: latitude −90–90, longitude −180–180', () => {

@@ -41,7 +41,7 @@ builder.subscriptionField('conditionsChanged', (t) =>
     extensions: { [SHARED_EVENTS]: true },
     args: t.validate(
       {
-        resortIds: t.arg.idList({ required: true, description: `1–${MAX_IDS} resort ids (e.g. ["vail", "zermatt"]).` }),
+        resortIds: t.arg.idList({ required: true, description: `1–${MAX_IDS} resort ids (e.g. ["vail", "zermatt"]; a copy counts once).` }),
         units: t.arg(unitsArg),
       },
       argsOf(ConditionsChangedParams),

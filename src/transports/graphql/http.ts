@@ -27,10 +27,21 @@ export interface GraphQLHttpDeps {
    * Checks and counts the request's key once more, for each operation of a batch after the first:
    * each is counted against the key's rate and quota as a request of its own.
    */
-  recheck: (ex: Exchange) => Promise<Problem | null> | Problem | null;
+  recheck: (ex: Exchange) => Promise<Recheck> | Recheck;
   /** How often an SSE stream writes a heartbeat comment. */
   heartbeatMs: number;
 }
+
+/** A batch operation's key check: refused (why), or allowed, with the RateLimit headers describing the key after it. */
+export type Recheck = { refused: Problem } | { refused: null; headers: readonly string[] };
+
+/** The headers of a refusal that describe the key (a 429's RateLimit-*), not the refusal itself (Retry-After). */
+const rateLimitHeadersOf = (problem: Problem): string[] => {
+  const out: string[] = [];
+  const h = problem.headers ?? [];
+  for (let i = 0; i < h.length; i += 2) if (h[i]!.startsWith('ratelimit-')) out.push(h[i]!, h[i + 1]!);
+  return out;
+};
 
 /** What POST /graphql reads: JSON (and its older GraphQL name), or a query as plain GraphQL text. */
 const POST_MEDIA_TYPES = ['application/json', 'application/graphql+json', 'application/graphql'];
@@ -154,11 +165,16 @@ export function createGraphQLHttp(deps: GraphQLHttpDeps) {
       });
     }
     let cost = 0;
+    // The answer's RateLimit headers describe the key after the last operation's check (the
+    // request's own check, in them already, was the first's).
+    let last: { index: number; headers: readonly string[] } = { index: 0, headers: [] };
     const answers = await Promise.all(
       items.map(async (item, i): Promise<unknown> => {
         if (i > 0) {
-          const refused = await deps.recheck(ex);
-          if (refused) return { errors: [{ message: refused.detail, extensions: { code: refused.code } }] };
+          const check = await deps.recheck(ex);
+          const headers = check.refused ? rateLimitHeadersOf(check.refused) : check.headers;
+          if (i > last.index) last = { index: i, headers };
+          if (check.refused) return { errors: [{ message: check.refused.detail, extensions: { code: check.refused.code } }] };
         }
         if (typeof item !== 'object' || item === null || Array.isArray(item))
           return { errors: [{ message: 'Each operation of a batch must be a JSON object.', extensions: { code: 'BAD_REQUEST' } }] };
@@ -169,6 +185,7 @@ export function createGraphQLHttp(deps: GraphQLHttpDeps) {
       }),
     );
     ex.cost = cost;
+    if (last.headers.length > 0) ex.replaceHeaders(last.headers);
     if (!ex.answered) return ex.sendCompressible(200, contentTypeFor(ex), JSON.stringify(answers), ['cache-control', CACHE_NONE]);
   }
 

@@ -4,10 +4,10 @@ import { JSON_TYPE } from '../../http/headers.js';
 /**
  * The forms a REST list is answered in: JSON (the documented body, the default), CSV (RFC 4180:
  * a header row, CRLF line ends, fields quoted where they hold a comma, a quote or a line break,
- * UTF-8 without a byte-order mark) and NDJSON (one JSON object per line). CSV and NDJSON carry the
- * list's items only, each nested object flattened into dotted columns (`conditions.snowDepthBase`)
- * for CSV and kept whole for NDJSON; the page's own fields (total, limit, offset) are the paging
- * the request asked for.
+ * UTF-8 without a byte-order mark; a text cell a spreadsheet would run as a formula starts with
+ * `'`) and NDJSON (one JSON object per line). CSV and NDJSON carry the list's items only, each
+ * nested object flattened into dotted columns (`conditions.snowDepthBase`) for CSV and kept whole
+ * for NDJSON; the page's own fields (total, limit, offset) are the paging the request asked for.
  */
 export const LIST_FORMATS = ['json', 'csv', 'ndjson'] as const;
 export type ListFormat = (typeof LIST_FORMATS)[number];
@@ -81,9 +81,20 @@ function unwrapped(schema: z.ZodType): z.ZodType {
 
 const NEEDS_QUOTES = /[",\r\n]/;
 
+/**
+ * Whether a spreadsheet would run a text cell as a formula: it starts with `=`, `+`, `-`, `@`, a
+ * tab or a carriage return (OWASP, CSV injection). Imported names come from OpenStreetMap, which
+ * anyone can edit. Numbers are not text: a negative number stays a number.
+ */
+function formulaLike(text: string): boolean {
+  const c = text.charCodeAt(0);
+  return c === 61 || c === 43 || c === 45 || c === 64 || c === 9 || c === 13;
+}
+
 function field(value: unknown): string {
   if (value === null || value === undefined) return '';
-  const text = typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  // Such a text cell gets a leading `'`, as OWASP advises: shown as text, never evaluated.
+  const text = typeof value === 'string' ? (formulaLike(value) ? `'${value}` : value) : typeof value === 'object' ? JSON.stringify(value) : String(value);
   return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 

@@ -9,6 +9,7 @@ import {
   ResortListParams,
   ResortParams,
 } from '../../validation/resort-params.js';
+import { offsetVariable } from '../../validation/params.js';
 import { route } from './route.js';
 import * as R from './responses.js';
 import {
@@ -77,11 +78,13 @@ export const resortRoutes = [
     summary: 'Resorts matching a filter, by name, one page at a time, with today’s conditions.',
     response: R.ResortList,
     params: ResortListParams,
+    variables: (p) => ({ ...p, offset: offsetVariable(p.offset) }),
     operation: RestResortsDocument,
     shape: (d, p) => ({
       total: d.resorts.total,
       limit: d.resorts.limit,
-      offset: d.resorts.offset,
+      // As asked: the operation's offset stops at what a GraphQL Int carries.
+      offset: p.offset,
       units: UNIT_LABELS[p.units],
       resorts: d.resorts.resorts.map(summary),
     }),

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { GraphQLError, type DocumentNode } from 'graphql';
 import { parseParams } from '../../validation/validate.js';
+import { isList } from '../../validation/params.js';
 import { badInput } from '../../lib/errors.js';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { CACHE_NONE, JSON_TYPE } from '../../http/headers.js';
@@ -23,6 +24,8 @@ interface MountedRoute {
   methods: ReadonlySet<string>;
   /** A list's CSV columns (from its documented item), when the route is a list. */
   columns: Column[] | null;
+  /** Its list parameters: given repeated, their values are joined by commas (the documented form). */
+  lists: ReadonlySet<string>;
 }
 
 /** A list's answer depends on the Accept header too. */
@@ -53,7 +56,9 @@ export function createRestRouter({ routes, pipeline, cache, makeContext, version
     const method = route.method ?? 'GET';
     const list = bySegmentCount.get(segments.length) ?? [];
     const methods = method === 'GET' ? ['GET', 'HEAD'] : [method];
-    list.push({ route, segments, allow: methods.join(', '), methods: new Set(methods), columns: route.list ? columnsOf(itemOf(route)) : null });
+    const shape = (route.params as unknown as z.ZodObject).shape as Record<string, z.ZodType>;
+    const lists = new Set(Object.keys(shape).filter((name) => isList(shape[name]!)));
+    list.push({ route, segments, allow: methods.join(', '), methods: new Set(methods), columns: route.list ? columnsOf(itemOf(route)) : null, lists });
     bySegmentCount.set(segments.length, list);
   }
 
@@ -98,7 +103,7 @@ export function createRestRouter({ routes, pipeline, cache, makeContext, version
       });
       return true;
     }
-    const { columns } = found.mounted;
+    const { columns, lists } = found.mounted;
     let context: GraphQLContext | undefined;
     try {
       const raw: Record<string, unknown> = {};
@@ -106,7 +111,8 @@ export function createRestRouter({ routes, pipeline, cache, makeContext, version
         const search = new URLSearchParams(ex.query);
         for (const key of new Set(search.keys())) {
           const all = search.getAll(key);
-          raw[key] = all.length === 1 ? all[0] : all;
+          // `codes=a&codes=` is `codes=a,`: both forms of a list read alike, empty items and all.
+          raw[key] = all.length === 1 ? all[0] : lists.has(key) ? all.join(',') : all;
         }
       }
       for (const [k, v] of found.pathParams) raw[k] = decodePathSegment(k, v);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CityParams, NearbyParams, StateZipsParams, ZipParams } from '../../validation/params.js';
+import { CityParams, NearbyParams, offsetVariable, StateZipsParams, ZipParams } from '../../validation/params.js';
 import { ZipCodesParams, ZipDistanceParams, ZipsNearParams } from '../../validation/lookup-params.js';
 import { route } from './route.js';
 import * as R from './responses.js';
@@ -64,6 +64,7 @@ export const zipRoutes = [
     summary: 'A page of a state’s ZIP codes, in ZIP order.',
     response: R.StateZips,
     params: StateZipsParams,
+    variables: (p) => ({ ...p, offset: offsetVariable(p.offset) }),
     operation: RestStateZipsDocument,
     shape: (d, p) => ({
       stateCode: d.state!.stateCode,
