@@ -1,8 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { privateDatabase, TEST_KEY } from './helpers/server.js';
+import { privateDatabase, startTestServer, TEST_KEY } from './helpers/server.js';
 import { cliCommand, keysCli, runCommand, spawnServer, type ServerProcess } from './helpers/process.js';
 import { haveRedis, startRedis } from './helpers/redis.js';
 
@@ -103,6 +105,58 @@ describe('a rebuild never strands a running server', () => {
     } finally {
       await stop(server);
     }
+  }, 60_000);
+});
+
+describe('what a start leaves beside the database', () => {
+  const ROOT = path.resolve(import.meta.dirname, '..');
+  const holders = (dbPath: string) => readdirSync(path.dirname(dbPath)).filter((f) => f.includes('.holder-'));
+
+  it('every file a start writes beside the database (the first admin key, its holder file) is git-ignored where npm start puts it', async () => {
+    const dbPath = privateDatabase('gateway-leaves-');
+    const before = new Set(readdirSync(path.dirname(dbPath)));
+    // No API_KEYS: the first start makes the first key and writes it to a file.
+    const server = spawnServer(dbPath);
+    try {
+      await server.url;
+      const written = readdirSync(path.dirname(dbPath)).filter((f) => !before.has(f));
+      expect(written).toContain('first-api-key.txt');
+      expect(written).toContain(`gateway.sqlite.holder-server-${server.child.pid}-1`);
+      // npm start's database is data/gateway.sqlite: each file as it would be there.
+      const inData = written.map((f) => `data/${f}`);
+      // check-ignore prints the paths that are ignored (and exits 1 when none is).
+      const ignored = spawnSync('git', ['check-ignore', '--no-index', ...inData], { cwd: ROOT, encoding: 'utf8' })
+        .stdout.split('\n')
+        .filter(Boolean);
+      expect(ignored.sort()).toEqual(inData.sort());
+    } finally {
+      await stop(server);
+    }
+  }, 60_000);
+
+  it('a start removes the holder files of servers that died: one killed with SIGKILL, and one whose process id came round again', async () => {
+    const dbPath = privateDatabase('gateway-leaves-');
+    const killed = spawnServer(dbPath, { API_KEYS: TEST_KEY });
+    await killed.url;
+    killed.child.kill('SIGKILL');
+    await killed.exited;
+    expect(holders(dbPath)).toEqual([`gateway.sqlite.holder-server-${killed.child.pid}-1`]);
+    // As a killed server restarted under the same process id leaves it (a container's server is
+    // often pid 1 at every start): this process's id, in a file this process never wrote.
+    const stale = `gateway.sqlite.holder-server-${process.pid}-0`;
+    writeFileSync(
+      path.join(path.dirname(dbPath), stale),
+      JSON.stringify({ role: 'server', pid: process.pid, host: hostname(), since: '2027-01-01T00:00:00.000Z' }),
+    );
+    const app = await startTestServer({ dbPath });
+    try {
+      const own = holders(dbPath);
+      expect(own).toHaveLength(1);
+      expect(own[0]).toMatch(new RegExp(`^gateway\\.sqlite\\.holder-server-${process.pid}-[1-9]\\d*$`));
+    } finally {
+      await app.close();
+    }
+    expect(holders(dbPath)).toEqual([]);
   }, 60_000);
 });
 
