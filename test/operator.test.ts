@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -182,6 +183,29 @@ describe('keys from the environment live while it names them', () => {
     await run({ API_KEYS: TEST_KEY }, 401);
   }, 90_000);
 
+  it('keys revoke of a key of API_KEYS sticks: a start with it keeps it revoked, and its log says to remove it from the environment', async () => {
+    const dbPath = privateDatabase('gateway-env-keys-');
+    const envKey = 'envkey-revoked-by-the-operator';
+    const name = `env-${createHash('sha256').update(envKey).digest('hex').slice(0, 12)}`;
+    const first = spawnServer(dbPath, { API_KEYS: envKey });
+    expect(await zip(await first.url, envKey)).toBe(200);
+    await stop(first);
+    const revoked = await keysCli(dbPath, 'revoke', name);
+    expect(revoked.stdout).toMatch(
+      new RegExp(`^revoked key "${name}" \\(id \\d+\\)\\n  it comes from API_KEYS or API_ADMIN_KEYS: it stays revoked; remove it from there too\\n$`),
+    );
+    const again = spawnServer(dbPath, { API_KEYS: envKey });
+    try {
+      expect(await zip(await again.url, envKey)).toBe(401);
+      expect(again.output()).toMatch(
+        /API_KEYS or API_ADMIN_KEYS names key \\"env-[0-9a-f]{12}\\" \(id \d+\), revoked with npm run keys: it stays revoked; remove it from the environment/,
+      );
+    } finally {
+      await stop(again);
+    }
+    expect((await keysCli(dbPath, 'list')).stdout).toMatch(new RegExp(`${name} .* revoked \\S+ .*from API_KEYS`));
+  }, 60_000);
+
   it('with NODE_ENV=production a placeholder or short key stops the start, naming the setting', async () => {
     for (const key of ['change-me-admin-key', 'short-key']) {
       const server = spawnServer(privateDatabase('gateway-env-keys-'), { NODE_ENV: 'production', API_ADMIN_KEYS: key });
@@ -232,7 +256,7 @@ describe('the keys command tells the truth', () => {
   it('revoking a key nobody has is a sentence, not a SQL error', async () => {
     const r = await keysCli(privateDatabase('gateway-keys-cli-'), 'revoke', 'nobody');
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/^No active key is named or numbered nobody/);
+    expect(r.stderr).toMatch(/^Nothing was revoked:\n {2}no key is named "nobody"\n/);
   });
 });
 
