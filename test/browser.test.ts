@@ -1,17 +1,15 @@
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Request } from 'playwright-core';
+import type { Browser, BrowserContext, Request } from 'playwright-core';
 import type { RunningApp } from '../src/app/start.js';
 import { routes } from '../src/transports/rest/routes.js';
 import { clockAt, startTestServer, TEST_KEY } from './helpers/server.js';
+import { CHROMIUM, haveBrowser, launchChromium } from './helpers/chromium.js';
 
 /**
  * GraphiQL and the API docs in a real browser (Debian's chromium, headless; .ci/run installs it
  * when it is missing). Without it the tests skip and say why.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveBrowser = existsSync(CHROMIUM);
 if (!haveBrowser) console.warn(`browser tests skipped: no chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
 
 /** A second key, to change to. */
@@ -51,7 +49,7 @@ describe.skipIf(!haveBrowser)('in a browser', () => {
 
   beforeAll(async () => {
     app = await startTestServer({ now: clockAt('2027-02-01T08:30:00Z'), config: { apiKeys: [TEST_KEY, OTHER_KEY] } });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
+    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
