@@ -337,6 +337,30 @@ describe('retiring keys the environment no longer names', () => {
     // Their rows say where they came from.
     expect(keys.findByHash(hashApiKey('envkey-1111111111111111'))!.origin).toBe('env');
   });
+
+  it('a key of the environment an operator revoked stays revoked while the environment names it, and each start says so', async () => {
+    const { lines, logger } = recording();
+    await registerEnvKeys(keys, env(['envkey-4444444444444444']), now, logger);
+    const key = keys.findByHash(hashApiKey('envkey-4444444444444444'))!;
+    expect(keys.revoke([key], '2027-01-02T00:00:00.000Z')).toBe(1);
+    await registerEnvKeys(keys, env(['envkey-4444444444444444']), now, logger);
+    expect(keys.findByHash(key.keyHash)).toMatchObject({ revokedAt: '2027-01-02T00:00:00.000Z', revokedBy: 'operator' });
+    expect(lines).toMatchObject([
+      {
+        level: 40,
+        keys: [{ id: key.id, name: key.name }],
+        msg: `API_KEYS or API_ADMIN_KEYS names key "${key.name}" (id ${key.id}), revoked with npm run keys: it stays revoked; remove it from the environment`,
+      },
+    ]);
+    // One the environment retired comes back when named again.
+    await registerEnvKeys(keys, env([]), now, logger);
+    await registerEnvKeys(keys, env(['envkey-5555555555555555']), now, logger);
+    expect(keys.findByHash(hashApiKey('envkey-5555555555555555'))!.revokedAt).toBeNull();
+    await registerEnvKeys(keys, env([]), now, logger);
+    expect(keys.findByHash(hashApiKey('envkey-5555555555555555'))!.revokedBy).toBe('environment');
+    await registerEnvKeys(keys, env(['envkey-5555555555555555']), now, logger);
+    expect(keys.findByHash(hashApiKey('envkey-5555555555555555'))).toMatchObject({ revokedAt: null, revokedBy: null });
+  });
 });
 
 describe('the key a request presents', () => {
