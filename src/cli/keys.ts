@@ -162,9 +162,9 @@ switch (positionals[0]) {
     for (const k of rows) {
       const state = !k.revokedAt
         ? 'active'
-        : k.revokedBy === 'operator'
-          ? `revoked ${k.revokedAt}`
-          : `retired ${k.revokedAt} (no server's environment named it)`;
+        : k.revokedBy === 'environment'
+          ? `retired ${k.revokedAt} (no server's environment named it)`
+          : `revoked ${k.revokedAt}`;
       const origin = k.origin === 'env' ? '  from API_KEYS' : k.origin === 'first-key' ? '  made at first start' : '';
       // Escaped: a name or plan from before they were checked may hold what a terminal acts on.
       console.log(

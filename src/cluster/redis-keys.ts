@@ -46,8 +46,7 @@ function recordOf(fields: string[], keyHash: string): ApiKeyRecord {
     id: Number(id),
     keyHash,
     revokedAt: revokedAt || null,
-    // A key revoked before this was kept counts as the environment's, as it always did.
-    revokedBy: revokedAt ? ((revokedBy || 'environment') as RevokedBy) : null,
+    revokedBy: revokedAt ? ((revokedBy || null) as RevokedBy | null) : null,
     monthlyQuota: Number(quota),
     ratePerSecond: Number(rate),
     scopes: scopes ?? '',

@@ -8,7 +8,10 @@ export interface ApiKeyRecord {
   keyHash: string;
   createdAt: string;
   revokedAt: string | null;
-  /** Who revoked it (see RevokedBy); null while it is active. */
+  /**
+   * Who revoked it (see RevokedBy); null while it is active, and for a key revoked before this was
+   * kept (an environment that names it makes it active again, as it always did).
+   */
   revokedBy: RevokedBy | null;
   monthlyQuota: number;
   ratePerSecond: number;
