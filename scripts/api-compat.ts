@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { buildSchema, type GraphQLSchema, isEnumType, isInputObjectType, isInterfaceType, isObjectType } from 'graphql';
 import { diff, CriticalityLevel } from '@graphql-inspector/core';
 import { apiCompare } from 'api-smart-diff';
+import { nullablesAsTypeArrays } from '../src/transports/rest/nullable-types.js';
 
 /**
  * The change policy (README, "Changing the API"): the GraphQL schema and /openapi.json are
@@ -59,7 +60,14 @@ type Json = Record<string, unknown>;
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
 
 export function openApiBreakingChanges(released: Json, current: Json): BreakingChange[] {
-  const { diffs } = apiCompare(released, current);
+  // One form for nullables in both copies: the diff tool reads `anyOf: [x, null]` turned into
+  // `type: [x, 'null']` (the same schema) as a type replaced and a member removed.
+  const normal = (doc: Json) => {
+    const copy = structuredClone(doc);
+    nullablesAsTypeArrays(copy);
+    return copy;
+  };
+  const { diffs } = apiCompare(normal(released), normal(current));
   const changes = new Map<string, BreakingChange>();
   const answersOnly = responseOnlySchemas(current);
   for (const d of diffs) {

@@ -162,7 +162,7 @@ describe('keys made with the CLI: defaults, scopes and revocation by id', () => 
       const listed = (await keysCli(dbPath, 'list')).stdout;
       const id = listed.match(/^\s*(\d+)\s+operator\s/m)![1]!;
       expect(listed).toMatch(/operator .*scopes: admin/);
-      expect((await keysCli(dbPath, 'revoke', id)).status).toBe(0);
+      expect((await keysCli(dbPath, 'revoke', '--id', id)).status).toBe(0);
       expectProblem(await getJson(app, '/metrics', { apiKey: admin }), 401);
       expect((await getJson(app, '/api/stats', { apiKey: plain })).status).toBe(200);
     } finally {

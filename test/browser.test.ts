@@ -1,17 +1,15 @@
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Request } from 'playwright-core';
+import type { Browser, BrowserContext, Request } from 'playwright-core';
 import type { RunningApp } from '../src/app/start.js';
 import { routes } from '../src/transports/rest/routes.js';
 import { clockAt, startTestServer, TEST_KEY } from './helpers/server.js';
+import { CHROMIUM, haveBrowser, launchChromium } from './helpers/chromium.js';
 
 /**
  * GraphiQL and the API docs in a real browser (Debian's chromium, headless; .ci/run installs it
  * when it is missing). Without it the tests skip and say why.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveBrowser = existsSync(CHROMIUM);
 if (!haveBrowser) console.warn(`browser tests skipped: no chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
 
 /** A second key, to change to. */
@@ -22,9 +20,11 @@ const STORE = 'ski-zip-gateway.apiKey';
 async function watchedPage(context: BrowserContext, origin: string) {
   const page = await context.newPage();
   const errors: string[] = [];
+  const warnings: string[] = [];
   const outside: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(m.text());
+    if (m.type() === 'warning') warnings.push(m.text());
   });
   page.on('pageerror', (e) => errors.push(String(e)));
   const open = new Set<Request>();
@@ -40,7 +40,7 @@ async function watchedPage(context: BrowserContext, origin: string) {
   page.on('requestfailed', (r) => open.delete(r));
   /** Every request the page made has ended (so its errors, if any, are in). */
   const settled = () => expect.poll(() => [...open].map((r) => r.url()), { timeout: 15_000 }).toEqual([]);
-  return { page, errors, outside, settled };
+  return { page, errors, warnings, outside, settled };
 }
 
 describe.skipIf(!haveBrowser)('in a browser', () => {
@@ -49,7 +49,7 @@ describe.skipIf(!haveBrowser)('in a browser', () => {
 
   beforeAll(async () => {
     app = await startTestServer({ now: clockAt('2027-02-01T08:30:00Z'), config: { apiKeys: [TEST_KEY, OTHER_KEY] } });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
+    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -149,6 +149,49 @@ describe.skipIf(!haveBrowser)('in a browser', () => {
       await page.reload();
       await keyField.waitFor({ timeout: 20_000 });
       await expect.poll(() => keyField.inputValue()).toBe(TEST_KEY);
+      expect(errors).toEqual([]);
+      expect(outside).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
+  it('/docs: Scalar validates /openapi.json as it loads it and finds nothing to warn of', async () => {
+    const context = await browser.newContext();
+    try {
+      const { page, warnings, settled } = await watchedPage(context, app.url);
+      await page.goto(`${app.url}/docs`);
+      await page.getByText('ZIP codes within a radius of a ZIP, nearest first (the ZIP itself excluded).').first().waitFor({ timeout: 20_000 });
+      await settled();
+      // Each error would be a "document validation errors" warning (as SyncRun's nullable finishedAt was), a deprecated option another.
+      expect(warnings).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
+  it('/docs starts with the key GraphiQL keeps in the browser: Test Request sends it and is answered', async () => {
+    const context = await browser.newContext();
+    await context.addInitScript(([store, key]) => localStorage.setItem(store!, key!), [STORE, TEST_KEY]);
+    try {
+      const { page, errors, outside } = await watchedPage(context, app.url);
+      const answers: { status: number; key?: string }[] = [];
+      page.on('response', (r) => {
+        if (new URL(r.url()).pathname.startsWith('/api/')) answers.push({ status: r.status(), key: r.request().headers()['x-api-key'] });
+      });
+      await page.goto(`${app.url}/docs`);
+      await page.getByText('ZIP codes within a radius of a ZIP, nearest first (the ZIP itself excluded).').first().waitFor({ timeout: 20_000 });
+      // Nothing typed: the key field holds GraphiQL's key.
+      const keyField = page.locator('input[placeholder="QUxMIFlPVVIgQkFTRSBBUkUgQkVMT05HIFRPIFVT"]').first();
+      await expect.poll(() => keyField.inputValue(), { timeout: 10_000 }).toBe(TEST_KEY);
+      // The intro says where a key comes from.
+      await expect.poll(() => page.locator('body').innerText(), { timeout: 10_000 }).toContain('Where to get one');
+      await page
+        .getByRole('button', { name: /Test Request/ })
+        .first()
+        .click();
+      await page.getByRole('button', { name: /^Send/ }).first().click();
+      await expect.poll(() => answers, { timeout: 10_000 }).toEqual([{ status: 200, key: TEST_KEY }]);
       expect(errors).toEqual([]);
       expect(outside).toEqual([]);
     } finally {

@@ -2,15 +2,20 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
 import { privateDatabase, TEST_KEY } from './helpers/server.js';
 import { spawnServer, type ServerProcess } from './helpers/process.js';
+import { haveBrowser, launchChromium } from './helpers/chromium.js';
+import { firstLogInBrowser, firstOutputInNode, firstServerSentEvent } from './helpers/doc-snippets.js';
 
 /**
  * Every curl and GraphQL example of README.md and docs/, run as written against the bundle npm
  * start runs: a server started the way the example's block says (the environment before its
  * `npm start`, when it shows one), `localhost:4000` pointed at it and `$KEY` set to a key. An
  * example that stops working fails here. A curl example whose block shows the answer (a line
- * `"status":NNN`) must get that status; any other must get a 2xx.
+ * `"status":NNN`) must get that status; any other must get a 2xx. A `curl -N` example (a stream)
+ * must print a `next` event with data; a WebSocket client (a `ts` block importing graphql-ws) must
+ * log its subscription's first event: in Node when it imports `ws`, else in Chromium.
  */
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -55,6 +60,16 @@ const curlExamples = blocks
       .map((command) => ({ ...b, command })),
   );
 const graphqlExamples = blocks.filter((b) => b.lang === 'graphql');
+/** `curl -N`: a stream, read to its first event (it would run until its --max-time). */
+const isStream = (command: string) => /\s-N\s/.test(command);
+const webSocketExamples = blocks
+  .filter((b) => b.lang === 'ts' && /from 'graphql-ws'/.test(b.text))
+  .map((b) => ({
+    ...b,
+    node: /from 'ws'/.test(b.text),
+    // The first field the subscription selects: the first event shows it.
+    field: /subscription\s*\{\s*\w+\s*(?:\([^)]*\))?\s*\{\s*(\w+)/.exec(b.text)?.[1] ?? '(no subscription found)',
+  }));
 
 /** Servers by the environment they were started with (most examples share the plain one). */
 const servers = new Map<string, { server: ServerProcess; url: Promise<string> }>();
@@ -68,7 +83,9 @@ function serverFor(env: Record<string, string>): Promise<string> {
   }
   return known.url;
 }
+let browser: Promise<Browser> | null = null;
 afterAll(async () => {
+  await (await browser)?.close();
   for (const { server } of servers.values()) {
     server.child.kill('SIGTERM');
     await server.exited;
@@ -104,9 +121,51 @@ describe('the documentation’s examples run as written', () => {
     expect(curlExamples.length).toBeGreaterThanOrEqual(14);
     expect(graphqlExamples.length).toBeGreaterThanOrEqual(5);
     expect(curlExamples.some((e) => environmentOf(e.text)?.GRAPHQL_TRUSTED_DOCUMENTS)).toBe(true);
+    expect(curlExamples.filter((e) => isStream(e.command)).map((e) => e.file)).toEqual(expect.arrayContaining(['README.md', 'docs/graphql.md']));
+    // Each WebSocket client shown both ways.
+    expect(webSocketExamples.filter((e) => e.node).length).toBeGreaterThanOrEqual(2);
+    expect(webSocketExamples.filter((e) => !e.node).length).toBeGreaterThanOrEqual(2);
   });
 
-  for (const example of curlExamples) {
+  for (const example of curlExamples.filter((e) => isStream(e.command))) {
+    it(`${example.file}: ${example.command.slice(0, 110)}`, async () => {
+      const base = await serverFor(environmentOf(example.text) ?? {});
+      const { first, errors } = await firstServerSentEvent(example.command.replaceAll('localhost:4000', base.replace(/^http:\/\//, '')), { KEY: TEST_KEY });
+      const event = JSON.parse(first) as { data?: Record<string, unknown>; errors?: unknown };
+      expect(event.errors, first).toBeUndefined();
+      expect(Object.values(event.data ?? {}).every((v) => v !== null)).toBe(true);
+      expect(Object.keys(event.data ?? {}).length).toBeGreaterThan(0);
+      // curl's own complaints (-N prints no progress meter: only an error would be here).
+      expect(errors).not.toMatch(/curl: \(\d+\)/);
+    });
+  }
+
+  for (const example of webSocketExamples) {
+    it.skipIf(!example.node && !haveBrowser)(
+      `${example.file}: ${example.node ? 'in Node' : 'in a browser'}: ${example.text.replace(/\s+/g, ' ').slice(0, 90)}`,
+      async () => {
+        const base = await serverFor({});
+        const code = example.text.replaceAll('ws://localhost:4000', base.replace(/^http:/, 'ws:'));
+        let out: { first: string; errors: string };
+        if (example.node) out = await firstOutputInNode(code, example.field, { KEY: TEST_KEY });
+        else {
+          const page = await (await (browser ??= launchChromium())).newPage();
+          try {
+            await page.goto(`${base}/`);
+            out = await firstLogInBrowser(page, code, TEST_KEY);
+          } finally {
+            await page.close();
+          }
+        }
+        expect(out.first).toContain(example.field);
+        expect(out.first).not.toMatch(/errors/);
+        expect(out.errors).toBe('');
+      },
+      30_000,
+    );
+  }
+
+  for (const example of curlExamples.filter((e) => !isStream(e.command))) {
     it(`${example.file}: ${example.command.slice(0, 110)}`, async () => {
       const base = await serverFor(environmentOf(example.text) ?? {});
       const command = `${example.command.replaceAll('localhost:4000', base.replace(/^http:\/\//, ''))} -sS -w '\\n%{http_code}'`;

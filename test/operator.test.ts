@@ -1,8 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { privateDatabase, TEST_KEY } from './helpers/server.js';
+import { privateDatabase, startTestServer, TEST_KEY } from './helpers/server.js';
 import { cliCommand, keysCli, runCommand, spawnServer, type ServerProcess } from './helpers/process.js';
 import { haveRedis, startRedis } from './helpers/redis.js';
 
@@ -106,6 +109,58 @@ describe('a rebuild never strands a running server', () => {
   }, 60_000);
 });
 
+describe('what a start leaves beside the database', () => {
+  const ROOT = path.resolve(import.meta.dirname, '..');
+  const holders = (dbPath: string) => readdirSync(path.dirname(dbPath)).filter((f) => f.includes('.holder-'));
+
+  it('every file a start writes beside the database (the first admin key, its holder file) is git-ignored where npm start puts it', async () => {
+    const dbPath = privateDatabase('gateway-leaves-');
+    const before = new Set(readdirSync(path.dirname(dbPath)));
+    // No API_KEYS: the first start makes the first key and writes it to a file.
+    const server = spawnServer(dbPath);
+    try {
+      await server.url;
+      const written = readdirSync(path.dirname(dbPath)).filter((f) => !before.has(f));
+      expect(written).toContain('first-api-key.txt');
+      expect(written).toContain(`gateway.sqlite.holder-server-${server.child.pid}-1`);
+      // npm start's database is data/gateway.sqlite: each file as it would be there.
+      const inData = written.map((f) => `data/${f}`);
+      // check-ignore prints the paths that are ignored (and exits 1 when none is).
+      const ignored = spawnSync('git', ['check-ignore', '--no-index', ...inData], { cwd: ROOT, encoding: 'utf8' })
+        .stdout.split('\n')
+        .filter(Boolean);
+      expect(ignored.sort()).toEqual(inData.sort());
+    } finally {
+      await stop(server);
+    }
+  }, 60_000);
+
+  it('a start removes the holder files of servers that died: one killed with SIGKILL, and one whose process id came round again', async () => {
+    const dbPath = privateDatabase('gateway-leaves-');
+    const killed = spawnServer(dbPath, { API_KEYS: TEST_KEY });
+    await killed.url;
+    killed.child.kill('SIGKILL');
+    await killed.exited;
+    expect(holders(dbPath)).toEqual([`gateway.sqlite.holder-server-${killed.child.pid}-1`]);
+    // As a killed server restarted under the same process id leaves it (a container's server is
+    // often pid 1 at every start): this process's id, in a file this process never wrote.
+    const stale = `gateway.sqlite.holder-server-${process.pid}-0`;
+    writeFileSync(
+      path.join(path.dirname(dbPath), stale),
+      JSON.stringify({ role: 'server', pid: process.pid, host: hostname(), since: '2027-01-01T00:00:00.000Z' }),
+    );
+    const app = await startTestServer({ dbPath });
+    try {
+      const own = holders(dbPath);
+      expect(own).toHaveLength(1);
+      expect(own[0]).toMatch(new RegExp(`^gateway\\.sqlite\\.holder-server-${process.pid}-[1-9]\\d*$`));
+    } finally {
+      await app.close();
+    }
+    expect(holders(dbPath)).toEqual([]);
+  }, 60_000);
+});
+
 describe('keys from the environment live while it names them', () => {
   it('a key of API_KEYS answers while it is set, is refused once a start goes without it, and answers again when it is back', async () => {
     const dbPath = privateDatabase('gateway-env-keys-');
@@ -127,6 +182,29 @@ describe('keys from the environment live while it names them', () => {
     await run({ API_KEYS: TEST_KEY, API_ADMIN_KEYS: envKey }, 200);
     await run({ API_KEYS: TEST_KEY }, 401);
   }, 90_000);
+
+  it('keys revoke of a key of API_KEYS sticks: a start with it keeps it revoked, and its log says to remove it from the environment', async () => {
+    const dbPath = privateDatabase('gateway-env-keys-');
+    const envKey = 'envkey-revoked-by-the-operator';
+    const name = `env-${createHash('sha256').update(envKey).digest('hex').slice(0, 12)}`;
+    const first = spawnServer(dbPath, { API_KEYS: envKey });
+    expect(await zip(await first.url, envKey)).toBe(200);
+    await stop(first);
+    const revoked = await keysCli(dbPath, 'revoke', name);
+    expect(revoked.stdout).toMatch(
+      new RegExp(`^revoked key "${name}" \\(id \\d+\\)\\n  it comes from API_KEYS or API_ADMIN_KEYS: it stays revoked; remove it from there too\\n$`),
+    );
+    const again = spawnServer(dbPath, { API_KEYS: envKey });
+    try {
+      expect(await zip(await again.url, envKey)).toBe(401);
+      expect(again.output()).toMatch(
+        /API_KEYS or API_ADMIN_KEYS names key \\"env-[0-9a-f]{12}\\" \(id \d+\), revoked with npm run keys: it stays revoked; remove it from the environment/,
+      );
+    } finally {
+      await stop(again);
+    }
+    expect((await keysCli(dbPath, 'list')).stdout).toMatch(new RegExp(`${name} .* revoked \\S+ .*from API_KEYS`));
+  }, 60_000);
 
   it('with NODE_ENV=production a placeholder or short key stops the start, naming the setting', async () => {
     for (const key of ['change-me-admin-key', 'short-key']) {
@@ -178,7 +256,7 @@ describe('the keys command tells the truth', () => {
   it('revoking a key nobody has is a sentence, not a SQL error', async () => {
     const r = await keysCli(privateDatabase('gateway-keys-cli-'), 'revoke', 'nobody');
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/^No active key is named or numbered nobody/);
+    expect(r.stderr).toMatch(/^Nothing was revoked:\n {2}no key is named "nobody"\n/);
   });
 });
 

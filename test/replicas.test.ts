@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -552,5 +553,83 @@ describe.skipIf(!haveRedis)('cost budgets with replicas', () => {
     } finally {
       await redis.start();
     }
+  }, 90_000);
+});
+
+/** A key of the environment as the servers name it (env- and the start of its SHA-256). */
+const envKeyName = (key: string) => `env-${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
+const redisCli = async (...args: string[]) => (await run('redis-cli', [...redis.cliArgs, ...args])).stdout.trim();
+const status = async (url: string, key: string) => (await call(url, '/api/stats', key)).status;
+
+/** API_KEYS are each replica's own configuration: a key lives while a live replica names it. */
+describe.skipIf(!haveRedis)('keys from the environment across replicas', () => {
+  afterEach(stopReplicas);
+  const OWN = 'szg_env_key_only_replica_a_names';
+
+  it('a replica started without a key another live replica names leaves it alone; the key is retired by the first start after no live replica names it', async () => {
+    const [a] = await startReplicas(1, { REPLICA_ID: 'a', API_KEYS: OWN });
+    expect(await status(a!, OWN)).toBe(200);
+    const [b] = (await startReplicas(1, { REPLICA_ID: 'b' })).slice(-1);
+    // B names no such key, but A lives and names it: it answers on both.
+    expect(await status(a!, OWN)).toBe(200);
+    expect(await status(b!, OWN)).toBe(200);
+    expect(replicas[1]!.output()).not.toMatch(/retired/);
+    // A killed, and its lease run out (Redis is told, rather than the test waiting its 6 s): the next start retires the key.
+    replicas[0]!.child.kill('SIGKILL');
+    await replicas[0]!.exited;
+    expect(await redisCli('PEXPIRE', 'szg:env-lease:a', '1')).toBe('1');
+    const [c] = (await startReplicas(1, { REPLICA_ID: 'c' })).slice(-1);
+    expect(replicas[2]!.output()).toMatch(/1 key from an earlier API_KEYS or API_ADMIN_KEYS retired: no server's environment names it any more/);
+    for (const url of [b!, c!]) expect(await status(url, OWN)).toBe(401);
+    expect(await keys('list')).toMatch(new RegExp(`${envKeyName(OWN)} .* retired \\S+ \\(no server's environment named it\\)`));
+    // Named again by a replica that starts with it: active again.
+    const [d] = (await startReplicas(1, { REPLICA_ID: 'd', API_KEYS: OWN })).slice(-1);
+    for (const url of [b!, d!]) expect(await status(url, OWN)).toBe(200);
+    // A replica that shuts down ends its lease at once.
+    replicas[3]!.child.kill('SIGTERM');
+    await replicas[3]!.exited;
+    expect(await redisCli('EXISTS', 'szg:env-lease:d')).toBe('0');
+  }, 90_000);
+
+  it('a replica whose lease ran out while it stalled names its keys again at its next renewal', async () => {
+    const [a] = await startReplicas(1, { REPLICA_ID: 'a', API_KEYS: OWN });
+    const [b] = (await startReplicas(1, { REPLICA_ID: 'b' })).slice(-1);
+    // A stalls (a long pause, a frozen VM) past its lease; a start meanwhile retires the key.
+    replicas[0]!.child.kill('SIGSTOP');
+    try {
+      expect(await redisCli('PEXPIRE', 'szg:env-lease:a', '1')).toBe('1');
+      const [c] = (await startReplicas(1, { REPLICA_ID: 'c' })).slice(-1);
+      expect(await status(c!, OWN)).toBe(401);
+    } finally {
+      replicas[0]!.child.kill('SIGCONT');
+    }
+    // Within one renewal (every 2 s) A finds its lease gone and names its keys again.
+    await until(
+      () => status(b!, OWN),
+      (s) => s === 200,
+    );
+    expect(await status(a!, OWN)).toBe(200);
+    expect(replicas[0]!.output()).toContain("this replica's lease on its API_KEYS had run out: the keys are registered again");
+  }, 90_000);
+
+  it('keys revoke of a key of API_KEYS sticks: a replica restarted with it keeps it revoked, and its log says to remove it from the environment', async () => {
+    const [a] = await startReplicas(1, { REPLICA_ID: 'a', API_KEYS: OWN });
+    expect(await status(a!, OWN)).toBe(200);
+    const revoked = await keys('revoke', envKeyName(OWN));
+    expect(revoked).toMatch(
+      new RegExp(
+        `^revoked key "${envKeyName(OWN)}" \\(id \\d+\\)\\n  it comes from API_KEYS or API_ADMIN_KEYS: it stays revoked; remove it from there too\\n$`,
+      ),
+    );
+    expect(await status(a!, OWN)).toBe(401);
+    replicas[0]!.child.kill('SIGTERM');
+    await replicas[0]!.exited;
+    const [again] = (await startReplicas(1, { REPLICA_ID: 'a', API_KEYS: OWN })).slice(-1);
+    expect(await status(again!, OWN)).toBe(401);
+    expect(replicas[1]!.output()).toMatch(
+      new RegExp(
+        `API_KEYS or API_ADMIN_KEYS names key \\\\"${envKeyName(OWN)}\\\\" \\(id \\d+\\), revoked with npm run keys: it stays revoked; remove it from the environment`,
+      ),
+    );
   }, 90_000);
 });

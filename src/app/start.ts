@@ -112,14 +112,23 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const replicas = config.redis ? await import('../cluster/index.js') : null;
   const redis = replicas ? replicas.connectRedis(config.redis!.url, logger) : null;
   const redisKeys = redis ? new replicas!.RedisKeyStore(redis) : null;
+  // API_KEYS are this replica's own: named under its REPLICA_ID while it lives (env-key-lease.ts).
+  const envKeys = redis ? new replicas!.EnvKeyLease(redisKeys!, redis, config.redis!.replicaId, now, logger) : null;
   if (redis && !(await replicas!.waitUntilUp(redis, 3000))) logger.warn('redis is unreachable at start; serving with local data until it is back');
   // The keys command reads where this database's keys live: a replica's are in Redis, not here.
   repos.keys.setKeyStore(redis ? 'redis' : 'sqlite');
   const keyStore = redisKeys && redis!.up() ? redisKeys : repos.keys;
-  await registerEnvKeys(keyStore, config, now, logger);
+  await registerEnvKeys(keyStore === redisKeys ? envKeys! : repos.keys, config, now, logger);
   await ensureFirstKey(keyStore, config, logger, now, showOnTerminalAndInFile(config.dbPath));
   // Keys from the environment are there again after Redis comes back (even one without persistence).
-  redis?.cmd.on('ready', () => void registerEnvKeys(redisKeys!, config, now, logger).catch(() => {}));
+  redis?.cmd.on('ready', () =>
+    registerEnvKeys(envKeys!, config, now, logger).catch((err) =>
+      logger.warn(
+        { err },
+        'the keys of API_KEYS and API_ADMIN_KEYS could not be registered again in Redis after it came back: those it lost are refused (401) until Redis reconnects or this replica restarts',
+      ),
+    ),
+  );
   if (!config.auth) logger.warn('AUTH=off: API keys are NOT checked. Never run like this outside local development.');
 
   const dataVersion = new DataVersion(repos, now, () => sync.nextScheduledRun);
@@ -399,6 +408,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       deadlines.close();
       await cluster?.stop();
       await sync.stop();
+      await envKeys?.stop();
       await redis?.close();
       usage.close();
       backgroundDb.close();

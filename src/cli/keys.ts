@@ -11,6 +11,8 @@ import { createLogger } from '../lib/logger.js';
 import { generateApiKey, hashApiKey } from '../auth/api-key.js';
 import { monthOf } from '../auth/guard.js';
 import { KNOWN_SCOPES } from '../auth/scopes.js';
+import { escaped, keyTextProblem, shownName } from '../auth/key-name.js';
+import { revocationOf } from './revoke-targets.js';
 
 /** The most streams one key may be given (a frontend's key across all its browsers). */
 const MAX_KEY_STREAMS = 1_000_000;
@@ -18,18 +20,24 @@ const MAX_KEY_STREAMS = 1_000_000;
 const USAGE = `npm run keys -- <command>
 
   create --name NAME [--plan free] [--quota 10000] [--rate 25] [--streams N] [--scope admin] [--replace]
-         prints the new key once; only its SHA-256 is stored. --scope admin may start sync runs;
-         --streams: subscriptions it may hold open at once (a frontend's key serves many browsers;
-         STREAMS_PER_KEY when not given); --replace revokes the key that has the name and makes a
-         new one under it
-  list   every key with its plan, limits, state and this month's requests
-  revoke NAME|ID
+         prints the new key once; only its SHA-256 is stored. NAME: printable characters, at
+         most 100. --scope admin may start sync runs; --streams: subscriptions it may hold open
+         at once (a frontend's key serves many browsers; STREAMS_PER_KEY when not given);
+         --replace revokes the key that has the name and makes a new one under it
+  list   every key with its id, plan, limits, state and this month's requests
+  revoke NAME...      revokes the keys with these names
+  revoke --id ID...   revokes the keys with these ids (as list shows them)
+         all or nothing: a name or id that matches no active key, or more than one, revokes none
 
 Replicas keep their keys in Redis: run it with their REDIS_URL.`;
 
-/** Every failure is a sentence and exit status 2, never a stack or a SQL error. */
+/**
+ * Every failure is a sentence and exit status 2, never a stack or a SQL error; what an argument
+ * brought in is escaped, never printed for the terminal to act on.
+ */
 function fail(message: string, usage = true): never {
-  console.error(usage ? `${message}\n\n${USAGE}` : message);
+  const safe = message.split('\n').map(escaped).join('\n');
+  console.error(usage ? `${safe}\n\n${USAGE}` : safe);
   process.exit(2);
 }
 
@@ -45,6 +53,7 @@ function parse() {
         streams: { type: 'string' },
         scope: { type: 'string', multiple: true, default: [] },
         replace: { type: 'boolean', default: false },
+        id: { type: 'boolean', default: false },
       },
     });
   } catch (err) {
@@ -69,7 +78,7 @@ interface KeyStore {
   replace(key: NewKey, at: string): boolean | Promise<boolean>;
   findByName(name: string): ApiKeyRecord | undefined | Promise<ApiKeyRecord | undefined>;
   list(month: string): (ApiKeyRecord & { requests: number })[] | Promise<(ApiKeyRecord & { requests: number })[]>;
-  revoke(ref: string, at: string): boolean | Promise<boolean>;
+  revoke(keys: readonly ApiKeyRecord[], at: string): number | Promise<number>;
 }
 let keys: KeyStore;
 let close: () => Promise<void> | void;
@@ -118,7 +127,8 @@ switch (positionals[0]) {
   case 'create': {
     const name = values.name?.trim();
     if (!name) fail('create needs --name');
-    if (name.length > 100) fail('--name must be at most 100 characters');
+    const textProblem = keyTextProblem('--name', name) ?? keyTextProblem('--plan', values.plan!);
+    if (textProblem) fail(textProblem);
     const quota = Number(values.quota);
     const rate = Number(values.rate);
     if (!Number.isInteger(quota) || quota < 0) fail('--quota must be a whole number >= 0');
@@ -161,20 +171,31 @@ switch (positionals[0]) {
     const rows = await attempt('list the keys', () => keys.list(monthOf(now)));
     if (rows.length === 0) console.log('no keys');
     for (const k of rows) {
-      const state = k.revokedAt ? `revoked ${k.revokedAt}` : 'active';
+      const state = !k.revokedAt
+        ? 'active'
+        : k.revokedBy === 'environment'
+          ? `retired ${k.revokedAt} (no server's environment named it)`
+          : `revoked ${k.revokedAt}`;
       const origin = k.origin === 'env' ? '  from API_KEYS' : k.origin === 'first-key' ? '  made at first start' : '';
+      // Escaped: a name or plan from before they were checked may hold what a terminal acts on.
       console.log(
-        `${String(k.id).padStart(4)}  ${k.name.padEnd(24)} ${k.plan.padEnd(12)} ${String(k.requests).padStart(8)}/${k.monthlyQuota} this month  ${k.ratePerSecond}/s  ${k.streams === null ? '' : `${k.streams} streams  `}${state}  ${k.scopes ? `scopes: ${k.scopes}  ` : ''}created ${k.createdAt}${origin}`,
+        `${String(k.id).padStart(4)}  ${escaped(k.name).padEnd(24)} ${escaped(k.plan).padEnd(12)} ${String(k.requests).padStart(8)}/${k.monthlyQuota} this month  ${k.ratePerSecond}/s  ${k.streams === null ? '' : `${k.streams} streams  `}${state}  ${k.scopes ? `scopes: ${k.scopes}  ` : ''}created ${k.createdAt}${origin}`,
       );
     }
     break;
   }
   case 'revoke': {
-    const ref = positionals[1];
-    if (!ref) fail('revoke needs a key name or id');
-    if (!(await attempt('revoke the key', () => keys.revoke(ref, now.toISOString()))))
-      fail(`No active key is named or numbered ${ref}: \`npm run keys -- list\` shows them.`, false);
-    console.log(`revoked ${ref}`);
+    const refs = positionals.slice(1);
+    if (refs.length === 0) fail(values.id ? 'revoke --id needs one or more key ids' : 'revoke needs one or more key names (or --id and key ids)');
+    const all = await attempt('read the keys', () => keys.list(monthOf(now)));
+    const revocation = revocationOf(refs, values.id!, all);
+    if (!revocation.ok) fail(`Nothing was revoked:\n${revocation.problems.map((p) => `  ${p}`).join('\n')}\n\`npm run keys -- list\` shows every key.`, false);
+    await attempt('revoke the keys', () => keys.revoke(revocation.keys, now.toISOString()));
+    for (const k of revocation.keys) {
+      console.log(`revoked key ${shownName(k.name)} (id ${k.id})`);
+      // It stays revoked (the server does not bring it back), but the variable still names it.
+      if (k.origin === 'env') console.log('  it comes from API_KEYS or API_ADMIN_KEYS: it stays revoked; remove it from there too');
+    }
     break;
   }
   default:

@@ -4,6 +4,7 @@
  */
 export { connectRedis, waitUntilUp } from './redis.js';
 export { RedisKeyStore } from './redis-keys.js';
+export { EnvKeyLease } from './env-key-lease.js';
 export { ClusterGuard } from './cluster-guard.js';
 export { ClusterSync } from './cluster-sync.js';
 export { clusterBudgetLimiter } from './cluster-budget.js';

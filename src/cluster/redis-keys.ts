@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, KeyOrigin, NewKey } from '../data/repositories/keys.js';
+import type { ApiKeyRecord, KeyOrigin, NewKey, RevokedBy } from '../data/repositories/keys.js';
 import { PREFIX, type RedisLink } from './redis.js';
 
 /**
@@ -10,7 +10,7 @@ import { PREFIX, type RedisLink } from './redis.js';
  * invalidate; the replicas' copies only serve while Redis is unreachable).
  */
 
-const K = {
+export const K = {
   key: (hash: string) => `${PREFIX}key:${hash}`,
   ids: `${PREFIX}key-ids`,
   nextId: `${PREFIX}key-next-id`,
@@ -19,9 +19,9 @@ const K = {
 
 /** KEYS[1]: the key's hash; ARGV: month, second, prefix. See CheckOutcome for the answer. */
 const CHECK = `
-local k = redis.call('HMGET', KEYS[1], 'id', 'revokedAt', 'monthlyQuota', 'ratePerSecond', 'scopes', 'name', 'plan', 'createdAt', 'origin', 'streams')
+local k = redis.call('HMGET', KEYS[1], 'id', 'revokedAt', 'monthlyQuota', 'ratePerSecond', 'scopes', 'name', 'plan', 'createdAt', 'origin', 'revokedBy', 'streams')
 if not k[1] then return {0} end
-local fields = {k[1], k[2] or '', k[3], k[4], k[5] or '', k[6] or '', k[7] or '', k[8] or '', k[9] or '', k[10] or ''}
+local fields = {k[1], k[2] or '', k[3], k[4], k[5] or '', k[6] or '', k[7] or '', k[8] or '', k[9] or '', k[10] or '', k[11] or ''}
 if k[2] and k[2] ~= '' then return {1, fields, 0} end
 local rateKey = ARGV[3] .. 'rate:' .. k[1] .. ':' .. ARGV[2]
 local inSecond = tonumber(redis.call('GET', rateKey) or '0')
@@ -50,11 +50,12 @@ export type CheckOutcome = { kind: 'unknown' } | { kind: 'revoked' | 'rate-limit
 const KINDS = ['unknown', 'revoked', 'rate-limited', 'quota-used-up', 'allowed'] as const;
 
 function recordOf(fields: string[], keyHash: string): ApiKeyRecord {
-  const [id, revokedAt, quota, rate, scopes, name, plan, createdAt, origin, streams] = fields;
+  const [id, revokedAt, quota, rate, scopes, name, plan, createdAt, origin, revokedBy, streams] = fields;
   return {
     id: Number(id),
     keyHash,
     revokedAt: revokedAt || null,
+    revokedBy: revokedAt ? ((revokedBy || null) as RevokedBy | null) : null,
     monthlyQuota: Number(quota),
     ratePerSecond: Number(rate),
     scopes: scopes ?? '',
@@ -114,26 +115,26 @@ export class RedisKeyStore {
   }
 
   /**
-   * The keys the environment names now, as KeyRepository.syncEnvKeys does it for one process: each
-   * added, or updated and active again; every key the environment made that it no longer names is
-   * retired. Replicas share their keys, so each should be started with the same API_KEYS.
+   * The keys one replica's environment names, as KeyRepository.syncEnvKeys adds them: each added,
+   * or updated and active again, unless an operator revoked it (those are returned). Retiring
+   * what no replica names is EnvKeyLease's: replicas may name different keys.
    */
-  async syncEnvKeys(keys: readonly NewKey[], at: string): Promise<number> {
-    const named = new Set<string>();
+  async upsertEnvKeys(keys: readonly NewKey[]): Promise<{ id: number; name: string }[]> {
+    const revokedByOperator: { id: number; name: string }[] = [];
     for (const key of keys) {
-      named.add(key.keyHash);
       if (await this.create({ ...key, origin: 'env' })) continue;
-      const origin = await this.link.cmd.hget(K.key(key.keyHash), 'origin');
-      if (origin === 'env')
-        await this.link.cmd.hset(K.key(key.keyHash), { monthlyQuota: key.monthlyQuota, ratePerSecond: key.ratePerSecond, scopes: key.scopes, revokedAt: '' });
+      const [id, name, origin, revokedAt, revokedBy] = await this.link.cmd.hmget(K.key(key.keyHash), 'id', 'name', 'origin', 'revokedAt', 'revokedBy');
+      if (origin !== 'env') continue;
+      const stays = Boolean(revokedAt) && revokedBy === 'operator';
+      if (stays) revokedByOperator.push({ id: Number(id), name: name ?? '' });
+      await this.link.cmd.hset(K.key(key.keyHash), {
+        monthlyQuota: key.monthlyQuota,
+        ratePerSecond: key.ratePerSecond,
+        scopes: key.scopes,
+        ...(stays ? {} : { revokedAt: '', revokedBy: '' }),
+      });
     }
-    let retired = 0;
-    for (const key of await this.list('')) {
-      if (key.origin !== 'env' || key.revokedAt || named.has(key.keyHash)) continue;
-      await this.link.cmd.hset(K.key(key.keyHash), 'revokedAt', at);
-      retired++;
-    }
-    return retired;
+    return revokedByOperator;
   }
 
   /** A key by its name, if any. */
@@ -144,7 +145,7 @@ export class RedisKeyStore {
   /** Revokes and renames the key of that name (`name~replaced-<id>`), then adds the new one. */
   async replace(key: NewKey, at: string): Promise<boolean> {
     const old = await this.findByName(key.name);
-    if (old) await this.link.cmd.hset(K.key(old.keyHash), { name: `${key.name}~replaced-${old.id}`, revokedAt: old.revokedAt ?? at });
+    if (old) await this.link.cmd.hset(K.key(old.keyHash), { name: `${key.name}~replaced-${old.id}`, revokedAt: old.revokedAt ?? at, revokedBy: 'operator' });
     return this.create(key);
   }
 
@@ -176,6 +177,7 @@ export class RedisKeyStore {
             h.plan ?? '',
             h.createdAt ?? '',
             h.origin ?? '',
+            h.revokedBy ?? '',
             h.streams ?? '',
           ],
           hash,
@@ -186,14 +188,14 @@ export class RedisKeyStore {
     return out.sort((a, b) => a.id - b.id);
   }
 
-  /** Revokes by name or id; resolves once Redis has it, so every replica refuses it from then on. */
-  async revoke(ref: string, at: string): Promise<boolean> {
-    for (const key of await this.list('')) {
-      if ((key.name === ref || String(key.id) === ref) && !key.revokedAt) {
-        await this.link.cmd.hset(K.key(key.keyHash), 'revokedAt', at);
-        return true;
-      }
-    }
-    return false;
+  /**
+   * Revokes these keys together (one transaction); resolves once Redis has them, so every replica
+   * refuses them from then on. Returns how many.
+   */
+  async revoke(keys: readonly ApiKeyRecord[], at: string): Promise<number> {
+    const tx = this.link.cmd.multi();
+    for (const key of keys) tx.hset(K.key(key.keyHash), { revokedAt: at, revokedBy: 'operator' });
+    await tx.exec();
+    return keys.length;
   }
 }

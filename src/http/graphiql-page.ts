@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { BROWSER_KEY_STORE } from './browser-key.js';
 
 /**
  * The GraphiQL page, self-hosted (it works offline and under our CSP). Before GraphiQL sends
@@ -71,7 +72,7 @@ const BAR = `
 function bootstrap(options: Record<string, unknown>): string {
   return `
   (function () {
-    var STORE = 'ski-zip-gateway.apiKey';
+    var STORE = ${JSON.stringify(BROWSER_KEY_STORE)};
     var options = ${JSON.stringify(options)};
     var box = document.getElementById('szg-key');
     var form = box.querySelector('form');

@@ -8,6 +8,7 @@ import { sendProblem } from './problem.js';
 import { StaticAsset } from './static-asset.js';
 import { renderGraphiQLParts, type GraphiQLParts } from './graphiql-page.js';
 import { PROJECT_ROOT } from '../lib/paths.js';
+import { BROWSER_KEY_STORE } from './browser-key.js';
 
 /** Page loads per client address per minute, for what is served without a key. */
 export const PAGE_LOADS_PER_MINUTE = 60;
@@ -51,18 +52,21 @@ const DOCS_HTML = `<!doctype html>
 <body><div id="app"></div>
 <script src="/docs/scalar.js"></script>
 <script>
+  // The key GraphiQL keeps in this browser, if any: the reference starts with it (a key typed here
+  // and kept by Scalar comes first), so "Test Request" is not a 401 until a key is typed again.
+  var stored = null;
+  try { stored = localStorage.getItem(${JSON.stringify(BROWSER_KEY_STORE)}); } catch (e) {}
   Scalar.createApiReference('#app', {
     url: '/openapi.json',
     withDefaultFonts: false,
     hideClientButton: false,
-    authentication: { preferredSecurityScheme: 'ApiKey' },
+    authentication: { preferredSecurityScheme: 'ApiKey', securitySchemes: stored ? { ApiKey: { value: stored } } : {} },
     // The key typed into the reference stays in this browser across reloads.
     persistAuth: true,
     // Nothing leaves the server: no AI agent (it calls Scalar's registry through their proxy), no
     // telemetry, no toolbar with share and deploy buttons that cannot work on a self-hosted copy.
     agent: { disabled: true },
     telemetry: false,
-    showToolbar: 'never',
     showDeveloperTools: 'never',
   });
 </script>

@@ -82,6 +82,18 @@ describe('API change policy', () => {
     expect(openApiBreakingChanges(released, removed).length).toBeGreaterThan(0);
   });
 
+  it('a nullable written as anyOf [x, null] in the release and as type [x, "null"] now is the same schema; null taken away is breaking', () => {
+    const released = zipPart();
+    const nearby = released.components.schemas.Nearby.properties;
+    nearby.radiusMiles = { anyOf: [{ type: 'number', minimum: 0 }, { type: 'null' }] };
+    const rewritten = clone(released);
+    rewritten.components.schemas.Nearby.properties.radiusMiles = { type: ['number', 'null'], minimum: 0 };
+    expect(openApiBreakingChanges(released, rewritten)).toEqual([]);
+    const notNull = clone(released);
+    notNull.components.schemas.Nearby.properties.radiusMiles = { type: 'number', minimum: 0 };
+    expect(openApiBreakingChanges(released, notNull).length).toBeGreaterThan(0);
+  });
+
   it('a REST path deprecated in the release and recorded may go', () => {
     const released = zipPart();
     released.paths['/api/stats'].get.deprecated = true;

@@ -215,7 +215,7 @@ describe('the key check', () => {
     const guard = new AuthGuard(keys, usage, now, true);
     expect(guard.check('k5').ok).toBe(true);
     const other = new KeyRepository(openDatabase(store.file));
-    other.revoke('k5', clock.toISOString());
+    other.revoke([other.findByName('k5')!], clock.toISOString());
     // Within the interval the key is still the one in memory: the database is not asked per request.
     clock = new Date(clock.getTime() + VERSION_CHECK_MS - 1);
     expect(guard.check('k5').ok).toBe(true);
@@ -225,7 +225,7 @@ describe('the key check', () => {
     // A clock set back is a change of time as well: the database is asked again.
     addKey('k6');
     expect(guard.check('k6').ok).toBe(true);
-    other.revoke('k6', clock.toISOString());
+    other.revoke([other.findByName('k6')!], clock.toISOString());
     clock = new Date(clock.getTime() - VERSION_CHECK_MS);
     expect(guard.check('k6').ok).toBe(false);
   });
@@ -308,7 +308,7 @@ describe('keys, scopes and environment keys', () => {
     await registerEnvKeys(keys, config, now, silent);
     expect(state('envkey-aaaaaaaaaaaaaaaa')).toBeNull();
     // A secret made with the CLI and revoked stays revoked even if the environment names it.
-    keys.revoke('made-by-cli', '2027-01-01T00:00:00.000Z');
+    keys.revoke([keys.findByName('made-by-cli')!], '2027-01-01T00:00:00.000Z');
     await registerEnvKeys(keys, { ...config, apiKeys: ['cli-key-cccccccccccccccc'] } as Config, now, silent);
     expect(state('cli-key-cccccccccccccccc')).toBe('2027-01-01T00:00:00.000Z');
   });
@@ -328,14 +328,38 @@ describe('retiring keys the environment no longer names', () => {
     expect(lines).toEqual([]);
     await registerEnvKeys(keys, env(['envkey-1111111111111111', 'envkey-2222222222222222']), now, logger);
     expect(lines.map(({ retired, msg }) => ({ retired, msg }))).toEqual([
-      { retired: 1, msg: '1 key from an earlier API_KEYS or API_ADMIN_KEYS retired: the environment no longer names it' },
+      { retired: 1, msg: "1 key from an earlier API_KEYS or API_ADMIN_KEYS retired: no server's environment names it any more" },
     ]);
     await registerEnvKeys(keys, env([]), now, logger);
     expect(lines.slice(1).map(({ retired, msg }) => ({ retired, msg }))).toEqual([
-      { retired: 2, msg: '2 keys from an earlier API_KEYS or API_ADMIN_KEYS retired: the environment no longer names them' },
+      { retired: 2, msg: "2 keys from an earlier API_KEYS or API_ADMIN_KEYS retired: no server's environment names them any more" },
     ]);
     // Their rows say where they came from.
     expect(keys.findByHash(hashApiKey('envkey-1111111111111111'))!.origin).toBe('env');
+  });
+
+  it('a key of the environment an operator revoked stays revoked while the environment names it, and each start says so', async () => {
+    const { lines, logger } = recording();
+    await registerEnvKeys(keys, env(['envkey-4444444444444444']), now, logger);
+    const key = keys.findByHash(hashApiKey('envkey-4444444444444444'))!;
+    expect(keys.revoke([key], '2027-01-02T00:00:00.000Z')).toBe(1);
+    await registerEnvKeys(keys, env(['envkey-4444444444444444']), now, logger);
+    expect(keys.findByHash(key.keyHash)).toMatchObject({ revokedAt: '2027-01-02T00:00:00.000Z', revokedBy: 'operator' });
+    expect(lines).toMatchObject([
+      {
+        level: 40,
+        keys: [{ id: key.id, name: key.name }],
+        msg: `API_KEYS or API_ADMIN_KEYS names key "${key.name}" (id ${key.id}), revoked with npm run keys: it stays revoked; remove it from the environment`,
+      },
+    ]);
+    // One the environment retired comes back when named again.
+    await registerEnvKeys(keys, env([]), now, logger);
+    await registerEnvKeys(keys, env(['envkey-5555555555555555']), now, logger);
+    expect(keys.findByHash(hashApiKey('envkey-5555555555555555'))!.revokedAt).toBeNull();
+    await registerEnvKeys(keys, env([]), now, logger);
+    expect(keys.findByHash(hashApiKey('envkey-5555555555555555'))!.revokedBy).toBe('environment');
+    await registerEnvKeys(keys, env(['envkey-5555555555555555']), now, logger);
+    expect(keys.findByHash(hashApiKey('envkey-5555555555555555'))).toMatchObject({ revokedAt: null, revokedBy: null });
   });
 });
 

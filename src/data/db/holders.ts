@@ -45,10 +45,15 @@ function holderFiles(file: string): string[] {
     .map((name) => path.join(dir, name));
 }
 
+/** This process's holder files, removed when it exits without releasing them (an uncaught error). */
+const held = new Set<string>();
+
 /**
  * The processes holding a database now (servers in this process too: a test's). A holder file
- * whose process has died (a server killed with SIGKILL) is removed; one written on another host is
- * taken as alive, since its process cannot be asked (its message says so).
+ * whose process has died (a server killed with SIGKILL) is removed, and so is one of this
+ * process's id that this process did not write: a killed server's, whose id came round again (a
+ * container's server restarted as the same pid). One written on another host is taken as alive,
+ * since its process cannot be asked (its message says so).
  */
 export function holdersOf(file: string): Holder[] {
   const out: Holder[] = [];
@@ -59,7 +64,8 @@ export function holdersOf(file: string): Holder[] {
     } catch {
       continue;
     }
-    if (holder.host === hostname() && holder.pid !== process.pid && !isAlive(holder.pid)) {
+    const dead = holder.pid === process.pid ? !held.has(f) : !isAlive(holder.pid);
+    if (holder.host === hostname() && dead) {
       rmSync(f, { force: true });
       continue;
     }
@@ -67,9 +73,6 @@ export function holdersOf(file: string): Holder[] {
   }
   return out;
 }
-
-/** This process's holder files, removed when it exits without releasing them (an uncaught error). */
-const held = new Set<string>();
 let count = 0;
 let cleansAtExit = false;
 

@@ -166,12 +166,15 @@ CREATE TABLE api_keys (
   key_hash            TEXT NOT NULL UNIQUE,
   created_at          TEXT NOT NULL,
   revoked_at          TEXT,
+  -- Who revoked it: 'operator' (npm run keys; for good) or 'environment' (a key of API_KEYS no
+  -- server names any more; active again when one does). NULL for a key revoked before it was kept.
+  revoked_by          TEXT CHECK (revoked_by IN ('operator', 'environment')),
   monthly_quota       INTEGER NOT NULL,
   rate_per_second     INTEGER NOT NULL,
   -- Space-separated scopes beyond reading: 'admin' may start sync runs (and anything else that writes).
   scopes              TEXT NOT NULL DEFAULT '',
   -- Who made it: 'cli' (npm run keys), 'first-key' (the server's first start), 'env' (API_KEYS,
-  -- API_ADMIN_KEYS: retired at a start whose environment no longer names it).
+  -- API_ADMIN_KEYS: retired at a start once no server's environment names it).
   origin              TEXT NOT NULL DEFAULT 'cli' CHECK (origin IN ('cli', 'first-key', 'env')),
   -- Streams (SSE, multipart, WebSocket subscriptions) it may hold at once; NULL: STREAMS_PER_KEY.
   streams             INTEGER CHECK (streams IS NULL OR streams >= 1)

@@ -8,6 +8,11 @@ export interface ApiKeyRecord {
   keyHash: string;
   createdAt: string;
   revokedAt: string | null;
+  /**
+   * Who revoked it (see RevokedBy); null while it is active, and for a key revoked before this was
+   * kept (an environment that names it makes it active again, as it always did).
+   */
+  revokedBy: RevokedBy | null;
   monthlyQuota: number;
   ratePerSecond: number;
   /** Space-separated; 'admin' may start sync runs. */
@@ -20,6 +25,19 @@ export interface ApiKeyRecord {
 
 /** `npm run keys`, the server's first start, or the environment (API_KEYS, API_ADMIN_KEYS). */
 export type KeyOrigin = 'cli' | 'first-key' | 'env';
+
+/**
+ * 'operator': `npm run keys -- revoke` (or `--replace`), for good, even for a key the environment
+ * still names; 'environment': a key of API_KEYS retired because no server names it any more,
+ * active again when one does.
+ */
+export type RevokedBy = 'operator' | 'environment';
+
+/** What registering the environment's keys did: how many it retired, and which named keys an operator revoked (they stay so). */
+export interface EnvKeySync {
+  retired: number;
+  revokedByOperator: { id: number; name: string }[];
+}
 
 export interface NewKey {
   name: string;
@@ -35,7 +53,7 @@ export interface NewKey {
   streams?: number | null;
 }
 
-const COLUMNS = `id, name, plan, key_hash AS keyHash, created_at AS createdAt, revoked_at AS revokedAt,
+const COLUMNS = `id, name, plan, key_hash AS keyHash, created_at AS createdAt, revoked_at AS revokedAt, revoked_by AS revokedBy,
   monthly_quota AS monthlyQuota, rate_per_second AS ratePerSecond, scopes, origin, streams`;
 
 export class KeyRepository {
@@ -44,6 +62,7 @@ export class KeyRepository {
   private readonly insert;
   private readonly upsertEnvStmt;
   private readonly retireEnvStmt;
+  private readonly revokedEnvStmt;
   private readonly byNameStmt;
   private readonly renameStmt;
   private readonly listStmt;
@@ -59,24 +78,29 @@ export class KeyRepository {
     this.insert = db.prepare<Required<NewKey>>(`INSERT INTO api_keys (name, plan, key_hash, created_at, monthly_quota, rate_per_second, scopes, origin, streams)
       VALUES (@name, @plan, @keyHash, @createdAt, @monthlyQuota, @ratePerSecond, @scopes, @origin, @streams) ON CONFLICT (key_hash) DO NOTHING`);
     // A key from the environment follows it: its limits and scopes, and active while it is named
-    // there (a key made otherwise with the same secret is left as it is).
+    // there, unless an operator revoked it (a key made otherwise with the same secret is left as it is).
     this.upsertEnvStmt = db.prepare<Required<NewKey>>(`INSERT INTO api_keys (name, plan, key_hash, created_at, monthly_quota, rate_per_second, scopes, origin)
       VALUES (@name, @plan, @keyHash, @createdAt, @monthlyQuota, @ratePerSecond, @scopes, 'env')
-      ON CONFLICT (key_hash) DO UPDATE SET monthly_quota = excluded.monthly_quota, rate_per_second = excluded.rate_per_second, scopes = excluded.scopes, revoked_at = NULL
+      ON CONFLICT (key_hash) DO UPDATE SET monthly_quota = excluded.monthly_quota, rate_per_second = excluded.rate_per_second, scopes = excluded.scopes,
+        revoked_at = iif(api_keys.revoked_by = 'operator', api_keys.revoked_at, NULL), revoked_by = iif(api_keys.revoked_by = 'operator', 'operator', NULL)
       WHERE api_keys.origin = 'env'`);
     this.retireEnvStmt = db.prepare<{ hashes: string; at: string }>(
-      `UPDATE api_keys SET revoked_at = :at WHERE origin = 'env' AND revoked_at IS NULL AND key_hash NOT IN (SELECT value FROM json_each(:hashes))`,
+      `UPDATE api_keys SET revoked_at = :at, revoked_by = 'environment'
+       WHERE origin = 'env' AND revoked_at IS NULL AND key_hash NOT IN (SELECT value FROM json_each(:hashes))`,
+    );
+    this.revokedEnvStmt = db.prepare<{ hashes: string }, { id: number; name: string }>(
+      `SELECT id, name FROM api_keys WHERE origin = 'env' AND revoked_by = 'operator' AND key_hash IN (SELECT value FROM json_each(:hashes)) ORDER BY id`,
     );
     this.byNameStmt = db.prepare<[string], ApiKeyRecord>(`SELECT ${COLUMNS} FROM api_keys WHERE name = ?`);
     this.renameStmt = db.prepare<{ id: number; name: string; at: string }>(
-      `UPDATE api_keys SET name = :name, revoked_at = coalesce(revoked_at, :at) WHERE id = :id`,
+      `UPDATE api_keys SET name = :name, revoked_at = coalesce(revoked_at, :at), revoked_by = 'operator' WHERE id = :id`,
     );
     this.listStmt = db.prepare<[string], ApiKeyRecord & { requests: number }>(
       `SELECT ${COLUMNS}, coalesce((SELECT requests FROM key_usage u WHERE u.key_id = k.id AND u.month = ?), 0) AS requests
        FROM api_keys k ORDER BY id`,
     );
-    this.revokeStmt = db.prepare<{ ref: string; at: string }>(
-      'UPDATE api_keys SET revoked_at = :at WHERE (name = :ref OR CAST(id AS TEXT) = :ref) AND revoked_at IS NULL',
+    this.revokeStmt = db.prepare<{ id: number; at: string }>(
+      "UPDATE api_keys SET revoked_at = :at, revoked_by = 'operator' WHERE id = :id AND revoked_at IS NULL",
     );
     this.addStmt = db.prepare<{ keyId: number; month: string; requests: number }>(
       `INSERT INTO key_usage (key_id, month, requests) VALUES (:keyId, :month, :requests)
@@ -141,13 +165,14 @@ export class KeyRepository {
 
   /**
    * The keys the environment names now (API_KEYS, API_ADMIN_KEYS): each added, or updated and
-   * active again; every key the environment made that it no longer names is retired (revoked).
-   * Returns how many were retired.
+   * active again (unless an operator revoked it); every key the environment made that it no longer
+   * names is retired (revoked).
    */
-  syncEnvKeys(keys: readonly NewKey[], at: string): number {
+  syncEnvKeys(keys: readonly NewKey[], at: string): EnvKeySync {
     return this.db.transaction(() => {
       for (const key of keys) this.upsertEnvStmt.run({ ...key, origin: 'env', streams: null });
-      return this.retireEnvStmt.run({ hashes: JSON.stringify(keys.map((k) => k.keyHash)), at }).changes;
+      const hashes = JSON.stringify(keys.map((k) => k.keyHash));
+      return { retired: this.retireEnvStmt.run({ hashes, at }).changes, revokedByOperator: this.revokedEnvStmt.all({ hashes }) };
     })();
   }
 
@@ -155,8 +180,9 @@ export class KeyRepository {
     return this.listStmt.all(month);
   }
 
-  revoke(ref: string, at: string): boolean {
-    return this.revokeStmt.run({ ref, at }).changes > 0;
+  /** Revokes these keys, all in one transaction; returns how many were active until now. */
+  revoke(keys: readonly ApiKeyRecord[], at: string): number {
+    return this.db.transaction(() => keys.reduce((n, k) => n + this.revokeStmt.run({ id: k.id, at }).changes, 0))();
   }
 
   /** Adds counted requests, all in one transaction. */

@@ -6,6 +6,7 @@ import { PARAMETER_EXAMPLES } from './examples.js';
 import { RESPONSE_EXAMPLES } from './operations/response-examples.js';
 import './responses.js';
 import { columnsOf, ndjsonRows, OFFERED, toCsv } from './list-formats.js';
+import { nullablesAsTypeArrays } from './nullable-types.js';
 
 /**
  * /openapi.json: the OpenAPI 3.1 description of the REST API, generated from the route table —
@@ -33,6 +34,7 @@ function components(): Json {
   for (const schema of Object.values(schemas)) {
     delete schema.$schema;
     delete schema.$id;
+    nullablesAsTypeArrays(schema);
   }
   return schemas;
 }
@@ -280,8 +282,10 @@ export function openApiDocument(routes: readonly RestRoute[], version: string, s
       license: { name: 'Data: CC BY 4.0 (GeoNames ZIP codes; Open-Meteo weather)', identifier: 'CC-BY-4.0' },
       description:
         'US ZIP codes and ski resort conditions. Every path is served as documented and under /v1. ' +
-        'Every request needs an API key in the x-api-key header. GraphQL over the same data is at [/graphql](/graphql) ' +
-        "(GraphiQL in a browser); the service's index is at [/](/).",
+        'Every request needs an API key in the x-api-key header. Where to get one: the service’s [index](/) says how ' +
+        'this server’s keys are made. The reference at /docs starts with the key GraphiQL keeps in the browser; without ' +
+        'one, type yours under Authentication (the grey text in its field is a sample, not a key). GraphQL over the same ' +
+        'data is at [/graphql](/graphql) (GraphiQL in a browser).',
     },
     servers: [
       { url: '/', description: 'As documented' },
@@ -297,7 +301,14 @@ export function openApiDocument(routes: readonly RestRoute[], version: string, s
     paths,
     components: {
       securitySchemes: {
-        ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Get one with `npm run keys -- create --name NAME` on the server.' },
+        ApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'x-api-key',
+          description:
+            'A key of this server: its first start printed one (and wrote first-api-key.txt beside its database); ' +
+            'make more with `npm run keys -- create --name NAME` where it runs. The [index](/) says how this server’s keys are made.',
+        },
       },
       schemas: components(),
     },

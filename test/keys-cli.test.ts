@@ -1,0 +1,158 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { privateDatabase } from './helpers/server.js';
+import { cliCommand, runCommand } from './helpers/process.js';
+import { haveRedis, startRedis, type TestRedis } from './helpers/redis.js';
+
+/**
+ * `npm run keys` (the bundle of src/cli/keys.ts) does exactly what it is told, in each store the
+ * keys live in: a server's SQLite file, and the Redis replicas share.
+ */
+
+type Run = (...args: string[]) => Promise<{ status: number | null; stdout: string; stderr: string }>;
+
+/** The state `list` shows for each key, by name: its id, and active, revoked or retired. */
+async function states(keys: Run): Promise<Record<string, { id: number; state: string }>> {
+  const { stdout } = await keys('list');
+  return Object.fromEntries(
+    [...stdout.matchAll(/^\s*(\d+)\s+(\S+)\s.*?\s(active|revoked|retired)\s/gm)].map((m) => [m[2]!, { id: Number(m[1]), state: m[3]! }]),
+  );
+}
+
+/** The same walk for either store: by name, by id, and nothing at all when one argument is wrong. */
+async function revokesExactlyWhatItIsTold(keys: Run): Promise<void> {
+  for (const name of ['alpha', '1', 'beta', 'gamma']) expect((await keys('create', '--name', name)).status).toBe(0);
+  const ids = Object.fromEntries(Object.entries(await states(keys)).map(([name, k]) => [name, k.id]));
+  expect(ids.alpha).toBe(1);
+
+  // A name is a name: "1" revokes the key named "1", not the key whose id is 1.
+  const byName = await keys('revoke', '1');
+  expect(byName.status, byName.stderr).toBe(0);
+  expect(byName.stdout).toBe(`revoked key "1" (id ${ids['1']})\n`);
+  expect((await states(keys)).alpha!.state).toBe('active');
+
+  // One unknown argument: the command fails, names it, and revokes nothing.
+  const unknown = await keys('revoke', 'beta', 'no-such-key');
+  expect(unknown.status).toBe(2);
+  expect(unknown.stdout).toBe('');
+  expect(unknown.stderr).toBe('Nothing was revoked:\n  no key is named "no-such-key"\n`npm run keys -- list` shows every key.\n');
+  expect((await states(keys)).beta!.state).toBe('active');
+  // A number given as a name is told where the id goes.
+  const numberAsName = await keys('revoke', String(ids.gamma));
+  expect(numberAsName.stderr).toContain(`no key is named "${ids.gamma}" (to revoke the key whose id is ${ids.gamma}: revoke --id ${ids.gamma})`);
+
+  // By id, the same: one unknown id or one that is no id revokes none.
+  for (const args of [
+    ['--id', '1', '999'],
+    ['--id', '1', 'beta'],
+  ]) {
+    const refused = await keys('revoke', ...args);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/^Nothing was revoked:\n {2}(no key has id 999|--id takes key ids, the whole numbers `list` shows: "beta" is not one)\n/);
+  }
+  expect((await states(keys)).alpha!.state).toBe('active');
+  const byId = await keys('revoke', '--id', '1', String(ids.beta));
+  expect(byId.status, byId.stderr).toBe(0);
+  expect(byId.stdout).toBe(`revoked key "alpha" (id 1)\nrevoked key "beta" (id ${ids.beta})\n`);
+
+  // A key revoked already is not revoked again: the command says when it was, and revokes no other.
+  const again = await keys('revoke', 'gamma', 'alpha');
+  expect(again.status).toBe(2);
+  expect(again.stderr).toMatch(/^Nothing was revoked:\n {2}key "alpha" \(id 1\) was revoked already, at \d{4}-/);
+  const after = await states(keys);
+  expect(Object.fromEntries(Object.entries(after).map(([name, k]) => [name, k.state]))).toEqual({
+    alpha: 'revoked',
+    1: 'revoked',
+    beta: 'revoked',
+    gamma: 'active',
+  });
+}
+
+/** Names a terminal would act on, or that hide what they are, are refused with a sentence. */
+async function refusesUnprintableNames(keys: Run): Promise<void> {
+  for (const [name, shown] of [
+    ['red\u001b[31malert', 'U+001B at character 4'],
+    ['bell\u0007', 'U+0007 at character 5'],
+    ['evil\u202ename', 'U+202E at character 5'],
+    ['two\nlines', 'U+000A at character 4'],
+  ] as const) {
+    const r = await keys('create', '--name', name);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(`--name may hold printable characters only (letters, digits, punctuation, symbols and spaces); `);
+    expect(r.stderr).toContain(shown);
+    // The name is shown escaped, never raw.
+    expect(r.stderr).not.toContain(name);
+  }
+  expect((await keys('create', '--name', 'Zermatt café ⛷ (team 2)')).status).toBe(0);
+}
+
+describe('the keys command, on a server’s SQLite file', () => {
+  const sqlite = (): Run => {
+    const dbPath = privateDatabase('gateway-keys-cli-');
+    return (...args) => runCommand(dbPath, cliCommand('keys', ...args));
+  };
+
+  it('revoke NAME… by name and revoke --id N… by id, each key printed with its name and id; an unknown argument revokes nothing', async () => {
+    await revokesExactlyWhatItIsTold(sqlite());
+  }, 60_000);
+
+  it('a name with a control character, an ANSI escape or a bidi override is refused with a sentence', async () => {
+    await refusesUnprintableNames(sqlite());
+  }, 60_000);
+
+  it('a name stored before names were checked is listed escaped, and can be revoked by id', async () => {
+    const dbPath = privateDatabase('gateway-keys-cli-');
+    const db = new Database(dbPath);
+    db.prepare(
+      "INSERT INTO api_keys (id, name, plan, key_hash, created_at, monthly_quota, rate_per_second) VALUES (7, ?, 'free\u001b[0m', 'h', '2027-01-01', 1, 1)",
+    ).run('old\u001b[2Jname');
+    db.close();
+    const list = await runCommand(dbPath, cliCommand('keys', 'list'));
+    expect(list.stdout).not.toContain('\u001b');
+    expect(list.stdout).toMatch(/^\s+7\s+old\\u\{1b\}\[2Jname\s+free\\u\{1b\}\[0m\s/m);
+    const r = await runCommand(dbPath, cliCommand('keys', 'revoke', '--id', '7'));
+    expect(r.stdout).toBe('revoked key "old\\u{1b}[2Jname" (id 7)\n');
+  }, 60_000);
+});
+
+describe.skipIf(!haveRedis)('the keys command, on the Redis replicas share', () => {
+  let redis: TestRedis;
+  const run = promisify(execFile);
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(() => redis?.stop());
+  const inRedis = (): Run => {
+    const dbPath = privateDatabase('gateway-keys-cli-');
+    return (...args) => runCommand(dbPath, cliCommand('keys', ...args), { REDIS_URL: redis.url });
+  };
+  const flush = async () => expect((await run('redis-cli', [...redis.cliArgs, 'FLUSHALL'])).stdout.trim()).toBe('OK');
+
+  it('revoke NAME… by name and revoke --id N… by id, each key printed with its name and id; an unknown argument revokes nothing', async () => {
+    await flush();
+    await revokesExactlyWhatItIsTold(inRedis());
+  }, 60_000);
+
+  it('a name two keys share (two commands creating it at once) is ambiguous: nothing revoked, the ids named', async () => {
+    await flush();
+    const keys = inRedis();
+    expect((await keys('create', '--name', 'twin')).status).toBe(0);
+    // The second, as a command racing the first would have left it.
+    await run('redis-cli', [...redis.cliArgs, 'HSET', 'szg:key:racedhash', 'id', '2', 'name', 'twin', 'plan', 'free', 'createdAt', '2027-01-01']);
+    await run('redis-cli', [...redis.cliArgs, 'HSET', 'szg:key:racedhash', 'revokedAt', '', 'monthlyQuota', '1', 'ratePerSecond', '1', 'origin', 'cli']);
+    await run('redis-cli', [...redis.cliArgs, 'HSET', 'szg:key-ids', '2', 'racedhash']);
+    const r = await keys('revoke', 'twin');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^Nothing was revoked:\n {2}"twin" names 2 keys \(ids 1, 2\): revoke one by id \(--id 1\)\n/);
+    const byId = await keys('revoke', '--id', '2');
+    expect(byId.stdout).toBe('revoked key "twin" (id 2)\n');
+    expect((await keys('list')).stdout).toMatch(/^\s+1\s+twin\s.*\sactive\s/m);
+  }, 60_000);
+
+  it('a name with a control character, an ANSI escape or a bidi override is refused with a sentence', async () => {
+    await flush();
+    await refusesUnprintableNames(inRedis());
+  }, 60_000);
+});

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { escaped, keyTextProblem, shownName } from '../../src/auth/key-name.js';
+
+/** What a key's name may hold, and how one is printed (src/auth/key-name.ts). */
+describe('key names', () => {
+  it('letters of any script, digits, punctuation, symbols and spaces are names; up to 100 characters', () => {
+    for (const name of ['my-app', 'Zermatt café', 'team 2 (ops)', '雪 ⛷', 'a'.repeat(100)]) expect(keyTextProblem('--name', name)).toBeNull();
+    expect(keyTextProblem('--name', 'a'.repeat(101))).toBe('--name must be at most 100 characters');
+  });
+
+  it('a control character, a line break, a format character or an unassigned code point is refused, named by code point and place', () => {
+    expect(keyTextProblem('--name', 'red\u001b[31m')).toBe(
+      '--name may hold printable characters only (letters, digits, punctuation, symbols and spaces); "red\\u{1b}[31m" has U+001B at character 4',
+    );
+    expect(keyTextProblem('--plan', 'p\u202e')).toMatch(/^--plan .* has U\+202E at character 2$/);
+    expect(keyTextProblem('--name', 'a\tb')).toMatch(/U\+0009 at character 2$/);
+    expect(keyTextProblem('--name', 'a\u2028')).toMatch(/U\+2028 at character 2$/);
+    expect(keyTextProblem('--name', 'a\u00a0b')).toMatch(/U\+00A0 at character 2$/);
+    expect(keyTextProblem('--name', '\u{e0001}x')).toMatch(/U\+E0001 at character 1$/);
+    expect(keyTextProblem('--name', 'x\u0378')).toMatch(/U\+0378 at character 2$/);
+  });
+
+  it('prints what is not printable as an escape, and leaves the rest as it is', () => {
+    expect(escaped('old\u001b[2Jname\u0000')).toBe('old\\u{1b}[2Jname\\u{0}');
+    expect(escaped('café ⛷')).toBe('café ⛷');
+    expect(shownName('a\nb')).toBe('"a\\u{a}b"');
+  });
+});
