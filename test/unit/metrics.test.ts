@@ -5,7 +5,7 @@ const sources = {
   cache: () => ({ hits: 0, misses: 0, stored: 0, bytes: 0 }),
   breakers: () => [],
   usage: () => [],
-  live: () => ({ subscribers: 3, topics: 2, updates: 17 }),
+  live: () => ({ subscribers: 3, topics: 2, updates: 17, fanOutCpuSeconds: 0.25 }),
   windowAt: () => new Date('2027-01-15T12:00:00Z'),
 };
 
@@ -35,6 +35,7 @@ describe('metrics', () => {
     expect(text).toMatch(/^live_subscribers 3$/m);
     expect(text).toMatch(/^live_resort_reports 2$/m);
     expect(text).toMatch(/^live_updates_sent 17$/m);
+    expect(text).toMatch(/^live_fanout_cpu_seconds 0\.25$/m);
     expect(text).toMatch(/^sync_window_applied_timestamp_seconds 1800014400$/m);
   });
 });
