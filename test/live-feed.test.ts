@@ -4,7 +4,7 @@ import { createRepositories } from '../src/data/repositories/index.js';
 import { RequestLoaders, type LoaderServices } from '../src/data/loaders.js';
 import { SnapshotStore } from '../src/data/snapshots/store.js';
 import { DataVersion } from '../src/data/data-version.js';
-import { ConditionsFeed, ROUNDS_BEHIND, type ConditionsUpdate } from '../src/live/conditions-feed.js';
+import { ConditionsFeed, FAN_OUT_SLICE, ROUNDS_BEHIND, type ConditionsUpdate } from '../src/live/conditions-feed.js';
 import { createLogger } from '../src/lib/logger.js';
 import { privateDatabase } from './helpers/server.js';
 import { runNow } from './helpers/clock.js';
@@ -96,6 +96,30 @@ describe('the live conditions feed', () => {
     abort.abort();
     expect(await waiting).toEqual({ done: true, value: undefined });
     expect(feed.stats.subscribers).toBe(0);
+  });
+
+  it('a change tells its subscribers a slice at a time, giving the event loop a turn between slices', async () => {
+    const count = 2 * FAN_OUT_SLICE + 50;
+    const subs = Array.from({ length: count }, () => feed.subscribe(['niseko'], 'METRIC'));
+    for (const s of subs) await s.next();
+    let told = 0;
+    const waiting = subs.map((s) => s.next().then(() => void told++));
+    // A probe that runs once a turn (as a request's I/O would): what it sees between turns.
+    const seen: number[] = [];
+    let probing = true;
+    const probe = () => {
+      seen.push(told);
+      if (probing) setImmediate(probe);
+    };
+    setImmediate(probe);
+    await nextHour();
+    await Promise.all(waiting);
+    probing = false;
+    const steps = seen.map((n, i) => n - (seen[i - 1] ?? 0)).filter((d) => d > 0);
+    expect(steps.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(count);
+    expect(Math.max(...steps)).toBeLessThanOrEqual(FAN_OUT_SLICE);
+    expect(steps.length).toBeGreaterThanOrEqual(Math.ceil(count / FAN_OUT_SLICE) - 1);
+    for (const s of subs) await s.return!();
   });
 
   it('one report per resort and units per change, the same object for every subscriber', async () => {
