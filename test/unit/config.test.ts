@@ -59,6 +59,10 @@ const SET: Record<string, [string, (c: Config) => unknown, unknown, Record<strin
   STREAMS_PER_KEY: ['2', (c) => c.streams.perKey, 2],
   MAX_STREAMS: ['10', (c) => c.streams.total, 10],
   STREAM_MAX_LIFETIME_MS: ['60000', (c) => c.streams.maxLifetimeMs, 60_000],
+  STREAMS_PER_ADDRESS: ['3', (c) => c.streams.perAddress, 3],
+  STREAM_MAX_BUFFERED_BYTES: ['65536', (c) => c.streams.maxBufferedBytes, 65_536],
+  WS_PENDING_PER_ADDRESS: ['2', (c) => c.pendingSockets.perAddress, 2],
+  WS_PENDING_MAX: ['20', (c) => c.pendingSockets.total, 20],
 };
 
 const PAGE = readFileSync(path.join(import.meta.dirname, '../../docs/configuration.md'), 'utf8');
@@ -107,7 +111,8 @@ describe('configuration', () => {
       warmUpRounds: 20,
       shutdownGraceMs: 10_000,
       connections: { maxConnections: 4096, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5000 },
-      streams: { perKey: 4, total: 2048, maxLifetimeMs: 3_600_000 },
+      streams: { perKey: 4, perAddress: 32, total: 2048, maxLifetimeMs: 3_600_000, maxBufferedBytes: 1024 * 1024 },
+      pendingSockets: { perAddress: 8, total: 256 },
       syncIntervalMinutes: 60,
       syncRunBudgetMs: 300_000,
       upstream: { timeoutMs: 4000, retries: 2, concurrency: 4, resetTimeoutMs: 30_000, maxBytes: 8 * 1024 * 1024 },
@@ -131,7 +136,9 @@ describe('configuration', () => {
       ['UPSTREAM_RETRIES', '6'],
       ['MAX_CONNECTIONS', '1'],
       ['RESPONSE_CACHE_MB', '-1'],
-      ['STREAMS_PER_KEY', '1001'],
+      ['STREAMS_PER_KEY', '0'],
+      ['STREAM_MAX_BUFFERED_BYTES', '100'],
+      ['WS_PENDING_MAX', '2048'],
       ['WARM_UP_ROUNDS', '1001'],
     ]) {
       expect(() => loadConfig({ [name!]: value }), name).toThrow(new RegExp(`^Invalid environment:\\n${name}: `));
