@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app/start.js';
 import { getJson, privateDatabase, startTestServer, TEST_KEY } from './helpers/server.js';
@@ -222,6 +223,40 @@ describe('at the connection cap, sockets that run nothing give way', () => {
       expect(busy.socket.readyState).toBe(busy.socket.OPEN);
       for (const s of [busy, ...idle.slice(1)]) s.socket.close();
     } finally {
+      await app.close();
+    }
+  });
+
+  it('a socket nobody vouched for gives way before an established client’s idle keep-alive connection, however much older that is', async () => {
+    const app = await startTestServer({
+      dbPath: privateDatabase('gateway-ws-cap-'),
+      config: {
+        connections: { maxConnections: 4, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 60_000 },
+        streams: { total: 2 },
+        pendingSockets: { perAddress: 3, total: 3 },
+      },
+    });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const get = (via: http.Agent | false) =>
+      new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+        const req = http.get(`${app.url}/api/zip/05401`, { agent: via, headers: { 'x-api-key': TEST_KEY } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode!, reused: req.reusedSocket }));
+        });
+        req.on('error', reject);
+      });
+    try {
+      // The client's connection first, idle once answered; then three sockets without a key.
+      expect((await get(agent)).status).toBe(200);
+      const flood = [1, 2, 3].map(() => rawSocket(app));
+      await Promise.all(flood.map((s) => s.opened));
+      // A fifth connection: the oldest socket nobody vouched for goes, not the client's.
+      expect((await get(false)).status).toBe(200);
+      expect((await flood[0]!.closed).code).toBe(1006);
+      expect(await get(agent)).toEqual({ status: 200, reused: true });
+      for (const s of flood.slice(1)) s.socket.close();
+    } finally {
+      agent.destroy();
       await app.close();
     }
   });

@@ -14,6 +14,7 @@ import { hasScope } from '../auth/scopes.js';
 import { presentedKey } from '../auth/presented-key.js';
 import { corsHeaders, preflight } from './security.js';
 import { identityOf } from './identity.js';
+import { markEstablished } from './connections.js';
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
 const INTERNAL: Problem = { status: 500, code: 'INTERNAL_SERVER_ERROR', detail: 'Unexpected error; it has been logged with this request id.' };
@@ -75,6 +76,7 @@ export function createDispatcher({ guard, handlers, deadlines, metrics, corsOrig
     let verdict = ex.trace ? traced('key check', {}, () => guard.check(presented)) : guard.check(presented);
     if (verdict instanceof Promise) verdict = await verdict;
     if (!verdict.ok) return sendProblem(ex, verdict.problem);
+    markEstablished(req.socket);
     ex.headers = ex.headers.length === 0 ? verdict.headers : ex.headers.concat(verdict.headers);
     const who = identityOf(verdict);
     ex.keyId = who.keyId;

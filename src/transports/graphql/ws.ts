@@ -7,7 +7,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { GuardResult } from '../../auth/guard-answers.js';
 import { bearer, presentedKey } from '../../auth/presented-key.js';
 import type { GraphQLContext, RequestInfo } from '../../graphql/context.js';
-import { markUpgraded } from '../../http/connections.js';
+import { markEstablished, markUpgraded } from '../../http/connections.js';
 import type { Deadlines, Tracked } from '../../http/deadline.js';
 import { identityOf, type Identity } from '../../http/identity.js';
 import { nestsDeeperThan } from '../../http/json-guard.js';
@@ -223,6 +223,7 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
     conn.baseLease = admitted;
     conn.pendingLease?.release();
     conn.pendingLease = null;
+    markEstablished(conn.request.socket);
     return null;
   }
 
