@@ -41,8 +41,21 @@ function world() {
   const TickType = new GraphQLObjectType<Tick>({
     name: 'Tick',
     fields: {
-      n: { type: GraphQLInt, resolve: (t) => (calls.n++, t.n) },
-      label: { type: GraphQLString, args: { prefix: { type: GraphQLString } }, resolve: (t, { prefix }) => (calls.label++, `${prefix ?? ''}${t.n}`) },
+      n: {
+        type: GraphQLInt,
+        resolve: (t) => {
+          calls.n++;
+          return t.n;
+        },
+      },
+      label: {
+        type: GraphQLString,
+        args: { prefix: { type: GraphQLString } },
+        resolve: (t, { prefix }) => {
+          calls.label++;
+          return `${prefix ?? ''}${t.n}`;
+        },
+      },
     },
   });
   const ids = { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLID))) };
