@@ -122,7 +122,8 @@ describe('pings and unread bytes cannot grow memory', () => {
     await s.init(TEST_KEY);
     s.pause();
     const payload = { junk: 'x'.repeat(90_000) };
-    for (let i = 0; i < 100; i++) s.send({ type: 'ping', payload });
+    // Ten: within the bytes a socket may send at once (a burst of 1 MiB).
+    for (let i = 0; i < 10; i++) s.send({ type: 'ping', payload });
     // After the pings, a query: its answer comes once every ping before it was read.
     s.send({ id: 'after', type: 'subscribe', payload: { query: '{ __typename }' } });
     s.resume();
@@ -130,9 +131,25 @@ describe('pings and unread bytes cannot grow memory', () => {
     const pongs = s.messages.filter((m) => m.type === 'pong');
     expect(pongs.length).toBeGreaterThan(0);
     expect(pongs.every((m) => m.payload === undefined)).toBe(true);
-    // 100 echoes would be 9 MB; the pongs and the answer are a few hundred bytes.
-    expect(s.bytes()).toBeLessThan(100 * 64);
+    // Ten echoes would be 900 KB; the pongs and the answer are a few hundred bytes.
+    expect(s.bytes()).toBeLessThan(10 * 64);
     s.socket.close();
+  });
+
+  it('a socket sends at most a burst of 1 MiB, then 256 KiB a second (on the server’s clock); past it, closed with 1008', async () => {
+    const s = rawSocket(app);
+    await s.init(TEST_KEY);
+    const ping = JSON.stringify({ type: 'ping', payload: { junk: 'x'.repeat(90_000) } });
+    for (let i = 0; i < 11; i++) s.send(ping);
+    // Read in order: once this answer is back, so were the pings. Four seconds later the budget is whole again.
+    s.send({ id: 'read', type: 'subscribe', payload: { query: '{ __typename }' } });
+    await s.next((m) => m.id === 'read' && m.type === 'complete');
+    clock.advance(4_000);
+    for (let i = 0; i < 11; i++) s.send(ping);
+    s.send(ping);
+    const { code, reason } = await s.closed;
+    expect(code).toBe(1008);
+    expect(reason).toBe('More than 262144 bytes a second sent (a burst of 1048576 at most)');
   });
 
   it('a small ping payload is echoed', async () => {

@@ -73,6 +73,9 @@ interface Connection {
   operations: Map<string, Running>;
   /** Messages read before connection_ack. */
   early: number;
+  /** Bytes it may still send now, as of `inboundAt` (the app's clock). */
+  inbound: number;
+  inboundAt: number;
   /** A pong written and not yet flushed: the next ping gets none. */
   pongInFlight: boolean;
   alive: boolean;
@@ -110,6 +113,12 @@ const MAX_PONG_BYTES = 1024;
 /** How long a socket we closed may take to finish the close before it is cut (ms of the app's clock). */
 const CLOSE_GRACE_MS = 1000;
 const PONG = '{"type":"pong"}';
+/**
+ * What a socket may send: every message is read and parsed, pings too, so their bytes are budgeted
+ * (a bucket refilled on the app's clock): a burst of this many, then this many a second.
+ */
+const INBOUND_BURST_BYTES = 1024 * 1024;
+const INBOUND_BYTES_PER_SECOND = 256 * 1024;
 /** Unsent bytes below which a stream's next part is pulled without waiting for the last to go out. */
 const PULL_AHEAD_BYTES = 64 * 1024;
 
@@ -401,10 +410,18 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
     close(conn, CloseCode.Forbidden, reason.detail);
   }
 
-  /** A message parsed, or why the socket must close: too many before connection_ack, nested too deep, not a JSON object. */
+  /**
+   * A message parsed, or why the socket must close: too many before connection_ack, more bytes a
+   * second than a socket may send (each is read and parsed, pings too), nested too deep, not a JSON object.
+   */
   function admitted(conn: Connection, data: Buffer): { message: WsMessage } | { refused: [number, string] } {
     if (!conn.acknowledged && ++conn.early > MAX_EARLY_MESSAGES)
       return { refused: [POLICY_VIOLATION, `At most ${MAX_EARLY_MESSAGES} messages before connection_ack`] };
+    const now = clock();
+    conn.inbound = Math.min(INBOUND_BURST_BYTES, conn.inbound + ((now - conn.inboundAt) * INBOUND_BYTES_PER_SECOND) / 1000) - data.length;
+    conn.inboundAt = now;
+    if (conn.inbound < 0)
+      return { refused: [POLICY_VIOLATION, `More than ${INBOUND_BYTES_PER_SECOND} bytes a second sent (a burst of ${INBOUND_BURST_BYTES} at most)`] };
     // Nested past the bound for JSON anywhere else: refused before anything parses it.
     if (nestsDeeperThan(data)) return { refused: [CloseCode.BadRequest, 'Invalid message received: JSON nested too deep'] };
     let message: unknown;
@@ -524,6 +541,8 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
         baseLease: null,
         operations: new Map(),
         early: 0,
+        inbound: INBOUND_BURST_BYTES,
+        inboundAt: now,
         pongInFlight: false,
         alive: true,
         pingedAt: now,
