@@ -16,14 +16,13 @@ import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import WebSocket from 'ws';
-import { buildOnce, memoryMiB, resetPeakMemory, startCommand, startServer } from './lib.js';
+import { fork, spawnSync } from 'node:child_process';
+import { buildOnce, cpuSeconds, memoryMiB, resetPeakMemory, startCommand, startServer } from './lib.js';
 
 const SECONDS = Number(process.env.SOCKETS_SECONDS ?? 15);
 const FLOOD = Number(process.env.SOCKETS_FLOOD ?? 4200);
 const CLIENTS = Number(process.env.SOCKETS_CLIENTS ?? 4);
 const KEY = 'szg_sockets_load_key_0123456789';
-const ATTACKER_KEY = 'szg_sockets_attacker_key_0123456789';
 
 /** The ordinary client: one GET at a time per loop; every outcome counted. */
 function steadyClient(url: string) {
@@ -64,105 +63,66 @@ function steadyClient(url: string) {
   };
 }
 
-const tally = (counts: Record<string, number>, key: string | number) => void (counts[key] = (counts[key] ?? 0) + 1);
-
-/** FLOOD attackers, each an upgrade with no key held until the server ends it, then another. */
-async function keylessFlood(url: string, until: number) {
-  const outcomes: Record<string, number> = {};
-  const attacker = async () => {
-    while (Date.now() < until) {
-      await new Promise<void>((resolve) => {
-        const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
-        socket.on('open', () => tally(outcomes, 'upgraded'));
-        socket.on('unexpected-response', (_req, res) => {
-          tally(outcomes, `refused ${res.statusCode}`);
-          res.resume();
-          socket.terminate();
-          resolve();
-        });
-        socket.on('close', (code) => {
-          if (code !== 1006 || socket.protocol) tally(outcomes, `closed ${code}`);
-          resolve();
-        });
-        socket.on('error', (err: NodeJS.ErrnoException) => {
-          tally(outcomes, `error ${err.code ?? 'other'}`);
-          resolve();
-        });
-        // An attacker does not wait past the run.
-        setTimeout(() => socket.terminate(), Math.max(0, until - Date.now())).unref();
-      });
-    }
-  };
-  await Promise.all(Array.from({ length: FLOOD }, attacker));
-  return outcomes;
-}
-
-/** Eight sockets that ping with 90 KB payloads as fast as they may and never read. */
-async function pingFlood(url: string, until: number, key: string | null) {
-  const outcomes: Record<string, number> = {};
-  const payload = JSON.stringify({ type: 'ping', payload: { junk: 'x'.repeat(90_000) } });
-  const flooder = async () => {
-    while (Date.now() < until) {
-      await new Promise<void>((resolve) => {
-        const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
-        let sending = true;
-        socket.on('open', () => {
-          // Without a key, an attacker sends no connection_init (it would be closed 4403 at once): pings only.
-          if (key) socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-api-key': key } }));
-          (socket as unknown as { _socket: { pause(): void } })._socket.pause();
-          const pump = () => {
-            // As fast as the socket takes them, never reading what comes back.
-            while (sending && socket.readyState === WebSocket.OPEN && socket.bufferedAmount < 1024 * 1024) socket.send(payload);
-            if (sending && socket.readyState === WebSocket.OPEN) setTimeout(pump, 5);
-          };
-          pump();
-        });
-        const done = (what: string) => {
-          sending = false;
-          tally(outcomes, what);
-          resolve();
-        };
-        socket.on('close', (code) => done(`closed ${code}`));
-        socket.on('error', (err: NodeJS.ErrnoException) => done(`error ${err.code ?? 'other'}`));
-        setTimeout(() => socket.terminate(), Math.max(0, until - Date.now())).unref();
-      });
-    }
-  };
-  await Promise.all(Array.from({ length: 8 }, flooder));
-  return outcomes;
+/** An attack in a process of its own: its thousands of sockets never hold up the client's event loop. */
+function inWorker(attack: Record<string, unknown>): Promise<Record<string, number>> {
+  return new Promise((resolve, reject) => {
+    const child = fork(new URL('./socket-attacks.ts', import.meta.url), [JSON.stringify(attack)], { execArgv: ['--import', 'tsx'] });
+    child.once('message', (outcomes) => resolve(outcomes as Record<string, number>));
+    child.once('error', reject);
+    child.once('exit', (code) => code !== 0 && reject(new Error(`the attack's process exited with ${code}`)));
+  });
 }
 
 await buildOnce();
 const dir = mkdtempSync(path.join(tmpdir(), 'gateway-sockets-'));
+// The attacker with a key has an ordinary free-plan one (25 requests a second, 4 streams).
+const ATTACKER_KEY = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', 'src/cli/keys.ts', 'create', '--name', 'attacker', '--quota', '1000000000', '--rate', '25'],
+  {
+    env: { ...process.env, DB_PATH: path.join(dir, 'sockets.sqlite') },
+    encoding: 'utf8',
+  },
+).stdout.match(/szg_[\w-]+/)?.[0];
+if (!ATTACKER_KEY) throw new Error("could not create the attacker's key");
 const server = await startServer(
   startCommand().args,
   {
     ...startCommand().env,
     DB_PATH: path.join(dir, 'sockets.sqlite'),
     LOG_LEVEL: 'error',
-    API_KEYS: `${KEY},${ATTACKER_KEY}`,
+    API_KEYS: KEY,
     API_KEYS_QUOTA: '1000000000',
     API_KEYS_RATE: '1000000',
     SYNC_INTERVAL_MINUTES: '0',
   },
   { path: '/readyz' },
 );
-const rows: { attack: string; client: Awaited<ReturnType<ReturnType<typeof steadyClient>['stop']>>; attackers: Record<string, number>; rss: string }[] = [];
+const rows: {
+  attack: string;
+  client: Awaited<ReturnType<ReturnType<typeof steadyClient>['stop']>>;
+  attackers: Record<string, number>;
+  rss: string;
+  cpu: number;
+}[] = [];
 try {
   const attacks: [string, (until: number) => Promise<Record<string, number>>][] = [
-    [`${FLOOD} keyless upgrades held and reopened`, (until) => keylessFlood(server.url, until)],
-    ['8 keyless sockets pinging 90 KB, never reading', (until) => pingFlood(server.url, until, null)],
-    ['8 keyed sockets pinging 90 KB, never reading', (until) => pingFlood(server.url, until, ATTACKER_KEY)],
+    [`${FLOOD} keyless upgrades held and reopened`, (until) => inWorker({ kind: 'flood', url: server.url, until, count: FLOOD })],
+    ['8 keyless sockets pinging 90 KB, never reading', (until) => inWorker({ kind: 'pings', url: server.url, until, key: null })],
+    ['8 keyed sockets pinging 90 KB, never reading', (until) => inWorker({ kind: 'pings', url: server.url, until, key: ATTACKER_KEY })],
   ];
   for (const [attack, run] of attacks) {
     await new Promise((r) => setTimeout(r, 2000));
     const before = memoryMiB(server.pid).rss;
     resetPeakMemory(server.pid);
+    const cpu0 = cpuSeconds(server.pid);
+    const t0 = performance.now();
     const client = steadyClient(server.url);
     const attackers = await run(Date.now() + SECONDS * 1000);
     const result = await client.stop();
+    const cpu = (cpuSeconds(server.pid) - cpu0) / ((performance.now() - t0) / 1000);
     const after = memoryMiB(server.pid);
-    rows.push({ attack, client: result, attackers, rss: `${before} → peak ${after.peak} (+${after.peak - before}) → ${after.rss} MiB` });
+    rows.push({ attack, client: result, attackers, rss: `${before} → peak ${after.peak} (+${after.peak - before}) → ${after.rss} MiB`, cpu });
     console.error(`${attack}: done`);
   }
 } finally {
@@ -171,12 +131,13 @@ try {
 }
 
 console.log(`\nLong-lived channels under abuse, ${SECONDS} s each, beside ${CLIENTS} client loops of GET /api/zip/05401\n`);
-for (const { attack, client, attackers, rss } of rows) {
+for (const { attack, client, attackers, rss, cpu } of rows) {
   const total = client.answered + client.failed;
   console.log(`## ${attack}`);
   console.log(
     `  the client: ${client.answered} of ${total} answered (${((100 * client.answered) / Math.max(1, total)).toFixed(2)} %; target 100), p50 ${client.p50.toFixed(1)} ms, p99 ${client.p99.toFixed(1)} ms (target ≤ 1000), max ${client.max.toFixed(1)} ms${client.failed ? `; failures ${JSON.stringify(client.failures)}` : ''}`,
   );
   console.log(`  the attackers got: ${JSON.stringify(attackers)}`);
+  console.log(`  server CPU: ${(cpu * 100).toFixed(0)} % of a core (the attackers and the client share the same two cores)`);
   console.log(`  server RSS: ${rss} (target for the pings: growth ≤ 64 MiB)`);
 }

@@ -101,6 +101,13 @@ describe('sockets without a key: a small pool per address and in all', () => {
     expect(reason).toMatch(/At most 8 messages before connection_ack/);
   });
 
+  it('before connection_ack a message is at most 4 KiB (connection_init and pings need no more); a larger one closes the socket with 1008', async () => {
+    const s = rawSocket(app);
+    await s.opened;
+    s.send({ type: 'ping', payload: { junk: 'x'.repeat(5000) } });
+    expect(await s.closed).toEqual({ code: 1008, reason: 'At most 4096 bytes a message before connection_ack' });
+  });
+
   it('a client offering both subprotocols is served with graphql-transport-ws', async () => {
     const s = rawSocket(app, { protocols: ['graphql-ws', 'graphql-transport-ws'] });
     await s.init(TEST_KEY);

@@ -320,6 +320,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       }),
     ));
   server.on('upgrade', (req, socket, head) => {
+    // node:http lets go of an upgraded socket: a client that resets it before the WebSocket
+    // library takes it (while its key is checked, or as it is refused) must not end the process.
+    socket.on('error', (err) => logger.debug({ err }, 'a socket being upgraded failed'));
     loadWs()
       .then((w) => w.upgrade(req, socket, head))
       .catch((err: unknown) => {

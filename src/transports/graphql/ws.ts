@@ -106,8 +106,9 @@ const TRY_AGAIN_LATER = 1013;
 /** A reader that does not keep up, or a client that breaks the rules of a socket without a key. */
 const POLICY_VIOLATION = 1008;
 const SWEEP_MS = 250;
-/** Messages a socket may send before connection_ack: connection_init and a few pings. */
+/** Messages a socket may send before connection_ack (connection_init and a few pings), and how large each. */
 const MAX_EARLY_MESSAGES = 8;
+const MAX_EARLY_MESSAGE_BYTES = 4096;
 /** A ping's payload is echoed in its pong only up to this size (the pong says nothing more). */
 const MAX_PONG_BYTES = 1024;
 /** How long a socket we closed may take to finish the close before it is cut (ms of the app's clock). */
@@ -417,6 +418,8 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
   function admitted(conn: Connection, data: Buffer): { message: WsMessage } | { refused: [number, string] } {
     if (!conn.acknowledged && ++conn.early > MAX_EARLY_MESSAGES)
       return { refused: [POLICY_VIOLATION, `At most ${MAX_EARLY_MESSAGES} messages before connection_ack`] };
+    if (!conn.acknowledged && data.length > MAX_EARLY_MESSAGE_BYTES)
+      return { refused: [POLICY_VIOLATION, `At most ${MAX_EARLY_MESSAGE_BYTES} bytes a message before connection_ack`] };
     const now = clock();
     conn.inbound = Math.min(INBOUND_BURST_BYTES, conn.inbound + ((now - conn.inboundAt) * INBOUND_BYTES_PER_SECOND) / 1000) - data.length;
     conn.inboundAt = now;
