@@ -6,6 +6,7 @@ import type { RunningApp } from '../src/app/start.js';
 import { getJson, privateDatabase, startTestServer, testDir, TEST_KEY } from './helpers/server.js';
 import { keysCli } from './helpers/process.js';
 import { rawSocket } from './helpers/raw-socket.js';
+import { movableClock } from './helpers/clock.js';
 import { httpSubscription } from './helpers/live.js';
 import { loadConfig } from '../src/lib/config.js';
 
@@ -18,12 +19,6 @@ import { loadConfig } from '../src/lib/config.js';
  */
 
 const LIVE = 'subscription Live($ids: [ID!]!) { conditionsChanged(resortIds: $ids) { resortId reason syncedAt conditions { updatedAt snowDepthBase } } }';
-
-/** A clock the test moves. */
-function movableClock(iso: string) {
-  let t = Date.parse(iso);
-  return { now: () => new Date(t), advance: (ms: number) => void (t += ms) };
-}
 
 describe('live streams on one server', () => {
   let app: RunningApp;

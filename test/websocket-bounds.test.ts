@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app/start.js';
 import { getJson, privateDatabase, startTestServer, TEST_KEY } from './helpers/server.js';
 import { rawSocket } from './helpers/raw-socket.js';
+import { movableClock } from './helpers/clock.js';
 
 /**
  * The WebSocket's own bounds, as an attacker tries them against the bundle: sockets without a
@@ -10,12 +11,6 @@ import { rawSocket } from './helpers/raw-socket.js';
  * handshake; sockets that run nothing give way at the connection cap; pings and unread bytes
  * cannot grow memory. Each server has its own clock, moved by the tests, never waited for.
  */
-
-/** A clock the test moves. */
-function movableClock(iso: string) {
-  let t = Date.parse(iso);
-  return { now: () => new Date(t), advance: (ms: number) => void (t += ms) };
-}
 
 describe('sockets without a key: a small pool per address and in all', () => {
   let app: RunningApp;

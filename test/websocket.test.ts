@@ -7,6 +7,8 @@ import { privateDatabase, startTestServer, TEST_KEY } from './helpers/server.js'
 import { keysCli } from './helpers/process.js';
 import { wsClient } from './helpers/transports.js';
 import { until } from './helpers/wait.js';
+import { rawSocket } from './helpers/raw-socket.js';
+import { movableClock } from './helpers/clock.js';
 
 /**
  * GraphQL over WebSocket (graphql-transport-ws) against the bundle: clients nobody here wrote
@@ -16,25 +18,6 @@ import { until } from './helpers/wait.js';
  */
 
 const wsUrl = (app: RunningApp) => `${app.url.replace(/^http/, 'ws')}/graphql`;
-
-/** A raw socket speaking the protocol, and the close code it ends with. */
-function rawSocket(app: RunningApp, headers: Record<string, string> = {}, path = '/graphql') {
-  const socket = new WebSocket(`${app.url.replace(/^http/, 'ws')}${path}`, 'graphql-transport-ws', { headers });
-  const messages: any[] = [];
-  socket.on('message', (data) => messages.push(JSON.parse(String(data))));
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on('close', (code, reason) => resolve({ code, reason: String(reason) })));
-  const opened = new Promise<void>((resolve, reject) => {
-    socket.once('open', () => resolve());
-    socket.once('error', reject);
-  });
-  return { socket, messages, closed, opened, send: (message: unknown) => socket.send(JSON.stringify(message)) };
-}
-
-/** A clock the test moves. */
-function movableClock(iso: string) {
-  let t = Date.parse(iso);
-  return { now: () => new Date(t), advance: (ms: number) => void (t += ms) };
-}
 
 describe('GraphQL over WebSocket', () => {
   let app: RunningApp;
@@ -161,12 +144,12 @@ describe('GraphQL over WebSocket', () => {
   it('an origin CORS_ORIGINS does not allow, and any path but /graphql, are refused before the handshake', async () => {
     const strict = await startTestServer({ config: { corsOrigins: ['https://app.example'] } });
     try {
-      const evil = rawSocket(strict, { origin: 'https://evil.example' });
+      const evil = rawSocket(strict, { headers: { origin: 'https://evil.example' } });
       await expect(evil.opened).rejects.toThrow(/403/);
-      const ok = rawSocket(strict, { origin: 'https://app.example' });
+      const ok = rawSocket(strict, { headers: { origin: 'https://app.example' } });
       await ok.opened;
       ok.socket.close();
-      const elsewhere = rawSocket(strict, {}, '/api/zip/90210');
+      const elsewhere = rawSocket(strict, { path: '/api/zip/90210' });
       await expect(elsewhere.opened).rejects.toThrow(/404/);
     } finally {
       await strict.close();

@@ -14,3 +14,9 @@ export function runNow(): Date {
 
 /** The environment a spawned server or tool needs to read the run's clock. */
 export const clockEnv = (): { CLOCK_START: string } => ({ CLOCK_START: runNow().toISOString() });
+
+/** A clock a test moves (for a server's `now`): it stands still until told. */
+export function movableClock(iso: string) {
+  let t = Date.parse(iso);
+  return { now: () => new Date(t), advance: (ms: number) => void (t += ms) };
+}
