@@ -114,7 +114,10 @@ export class StreamLimiter {
     const stream: OpenStream = {
       holder,
       key,
-      timer: setTimeout(() => holder.end(), this.limits.maxLifetimeMs).unref(),
+      timer: setTimeout(() => {
+        stream.release();
+        holder.end();
+      }, this.limits.maxLifetimeMs).unref(),
       release: () => this.release(stream, byAddress),
     };
     this.open.add(stream);

@@ -204,6 +204,11 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
       }
       if (outcome.kind === 'kept') throw new Error('a WebSocket operation answered with a kept answer');
       if (outcome.kind === 'result') return { schema: deps.schema, document: AS_RESULT, contextValue: { outcome } };
+      // Completed or closed while it was being run: nothing to count or deliver.
+      if (conn.operations.get(id) !== running) {
+        void outcome.parts[Symbol.asyncIterator]().return?.();
+        return { schema: deps.schema, document: AS_STREAM, contextValue: { outcome: { kind: 'delivered', parts: NOTHING } } };
+      }
       // A stream: one of its key's streams, or refused for its own id with the bound it passed.
       const lease = leaseFor(conn);
       if (isRefusal(lease)) {
@@ -585,6 +590,13 @@ interface WsMessage {
   type?: unknown;
   payload?: Record<string, unknown>;
 }
+
+/** A stream that has ended. */
+const NOTHING: AsyncIterableIterator<never> = {
+  next: () => Promise.resolve({ done: true, value: undefined }),
+  return: () => Promise.resolve({ done: true, value: undefined }),
+  [Symbol.asyncIterator]: () => NOTHING,
+};
 
 const errorOf = (problem: Problem) => new GraphQLError(problem.detail, { extensions: { code: problem.code } });
 
