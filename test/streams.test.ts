@@ -114,6 +114,30 @@ describe('streams of one key across every channel', () => {
     socket.socket.close();
   });
 
+  it('an operation id taken again before its operation has ended closes the socket (4409), and leaves nothing of it counted', async () => {
+    const key = await newKey('id-again', '--streams', '2');
+    for (let round = 0; round < 3; round++) {
+      const socket = rawSocket(app);
+      await socket.init(key);
+      // In one go: the second subscribe comes while the first is being started.
+      for (const m of [
+        { id: 'x', type: 'subscribe', payload: LIVE },
+        { id: 'x', type: 'complete' },
+        { id: 'x', type: 'subscribe', payload: LIVE },
+      ])
+        socket.send(m);
+      expect((await socket.closed).code).toBe(4409);
+    }
+    // The key's whole cap is free: two subscriptions on a new socket.
+    const socket = rawSocket(app);
+    await socket.init(key);
+    for (const id of ['a', 'b']) {
+      socket.send({ id, type: 'subscribe', payload: LIVE });
+      expect((await socket.next((m) => m.id === id)).type).toBe('next');
+    }
+    socket.socket.close();
+  });
+
   it('within a key, one client address holds at most STREAMS_PER_ADDRESS; another address still may', async () => {
     const narrow = await startTestServer({ dbPath, config: { streams: { perKey: 10, perAddress: 2 } } });
     try {

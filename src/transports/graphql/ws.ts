@@ -69,6 +69,10 @@ interface Connection {
   holder: StreamHolder | null;
   /** The socket's own place among its key's streams while nothing streams on it. */
   baseLease: StreamLease | null;
+  /** Every place among its key's streams it holds (the base one and its operations'): all given back when it closes. */
+  leases: Set<StreamLease>;
+  /** Closed: nothing more is counted for it (a key check that ends after the close takes no place). */
+  gone: boolean;
   /** Each operation running, by its id. */
   operations: Map<string, Running>;
   /** Messages read before connection_ack. */
@@ -190,13 +194,15 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
     onSubscribe: async (ctx, id, payload) => {
       const conn = ctx.extra;
       conn.activeAt = clock();
+      // Known from the message on (before anything is awaited), so its id is not taken twice.
+      const running = start(conn, id);
       // Each operation is a request of its key: the key may have been revoked, or be over its limits.
       const verdict = await deps.guard.check(conn.presented);
       if (!verdict.ok) {
+        end(conn, id);
         if (verdict.problem.status === 401) closeFor(conn, verdict.problem);
         return [errorOf(verdict.problem)];
       }
-      const running = start(conn, id);
       const outcome = await run(conn, id, payload, running);
       if (outcome.kind === 'refused') {
         end(conn, id);
@@ -233,7 +239,7 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
     conn.baseLease = null;
     conn.who = who;
     conn.holder = { keyId: who.keyId, address: conn.address, keyLimit: who.keyStreams, end: (reason) => finish(conn, reason) };
-    const admitted = deps.streams.admit(conn.holder);
+    const admitted = take(conn);
     if (isRefusal(admitted)) return admitted;
     conn.baseLease = admitted;
     conn.pendingLease?.release();
@@ -249,7 +255,22 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
       conn.baseLease = null;
       return base;
     }
-    return deps.streams.admit(conn.holder!);
+    return take(conn);
+  }
+
+  /** A new place among the key's streams, held by the socket until it is given back or the socket closes. */
+  function take(conn: Connection): StreamLease | Problem {
+    if (conn.gone) return SOCKET_GONE;
+    const admitted = deps.streams.admit(conn.holder!);
+    if (isRefusal(admitted)) return admitted;
+    const lease: StreamLease = {
+      release: () => {
+        conn.leases.delete(lease);
+        admitted.release();
+      },
+    };
+    conn.leases.add(lease);
+    return lease;
   }
 
   function start(conn: Connection, id: string): Running {
@@ -454,6 +475,12 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
       pong(conn, message.payload);
       return;
     }
+    // An id whose operation is still ending (completed by the client, not yet by the server) is not
+    // taken again: graphql-ws has forgotten it, but it still holds its place until it ends.
+    if (message.type === 'subscribe' && typeof message.id === 'string' && conn.operations.has(message.id)) {
+      close(conn, CloseCode.SubscriberAlreadyExists, `Subscriber for ${message.id.slice(0, 64)} already exists`);
+      return;
+    }
     // A persisted or trusted document named without its text runs as over HTTP (graphql-ws asks for a query string).
     if (message.type === 'subscribe' && typeof message.payload === 'object' && message.payload !== null && message.payload.query === undefined)
       message.payload.query = '';
@@ -489,11 +516,11 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
   });
 
   function releaseAll(conn: Connection): void {
+    conn.gone = true;
     conn.pendingLease?.release();
     conn.pendingLease = null;
-    conn.baseLease?.release();
     conn.baseLease = null;
-    for (const running of conn.operations.values()) running.lease?.release();
+    for (const lease of [...conn.leases]) lease.release();
   }
 
   // Late sockets, swept on the app's clock: not initialised in time, idle, silent, or not closing.
@@ -547,6 +574,8 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
         pendingLease: null,
         holder: null,
         baseLease: null,
+        leases: new Set(),
+        gone: false,
         operations: new Map(),
         early: 0,
         inbound: INBOUND_BURST_BYTES,
@@ -588,8 +617,12 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
 /** A message as read, before graphql-ws validates it. */
 interface WsMessage {
   type?: unknown;
+  id?: unknown;
   payload?: Record<string, unknown>;
 }
+
+/** A socket closed before its key check or operation ended: nothing more is counted for it. */
+const SOCKET_GONE: Problem = { status: 499, code: 'CLIENT_CLOSED', detail: 'The socket closed.' };
 
 /** A stream that has ended. */
 const NOTHING: AsyncIterableIterator<never> = {
