@@ -122,6 +122,41 @@ describe('the live conditions feed', () => {
     for (const s of subs) await s.return!();
   });
 
+  it('subscribers whose updates cost much (large selections, each its own) take them a few a turn: a turn stops at its budget', async () => {
+    const ids = ['vail', 'zermatt', 'niseko'];
+    const subs = Array.from({ length: 30 }, () => feed.subscribe(ids, 'METRIC'));
+    for (const s of subs) for (const _ of ids) await s.next();
+    // Each update costs its reader a millisecond, as executing a large selection would.
+    const busy = () => {
+      const until = performance.now() + 1;
+      while (performance.now() < until);
+    };
+    let taken = 0;
+    const reading = subs.map(async (s) => {
+      for (const _ of ids) {
+        await s.next();
+        busy();
+        taken++;
+      }
+    });
+    const perTurn: number[] = [];
+    let last = 0;
+    let probing = true;
+    const probe = () => {
+      perTurn.push(taken - last);
+      last = taken;
+      if (probing) setImmediate(probe);
+    };
+    setImmediate(probe);
+    await nextHour();
+    await Promise.all(reading);
+    probing = false;
+    // 90 milliseconds of work: a few milliseconds' worth a turn (the budget, and the update that passed it).
+    expect(taken).toBe(90);
+    expect(Math.max(...perTurn)).toBeLessThanOrEqual(6);
+    for (const s of subs) await s.return!();
+  });
+
   it('one report per resort and units per change, the same object for every subscriber', async () => {
     const subs = Array.from({ length: 5 }, () => feed.subscribe(['zermatt'], 'METRIC'));
     for (const s of subs) await s.next();

@@ -76,3 +76,23 @@ export function nextTurn(): Promise<void> {
     }
   });
 }
+
+/** When the work of this turn of the event loop was first asked about (0: not yet in this turn). */
+let turnStartedAt = 0;
+const newTurn = () => void (turnStartedAt = 0);
+
+/**
+ * Whether the work of this turn of the event loop has run for more than `budgetMs` since it first
+ * asked: work made of many small pieces (a live change's updates for thousands of subscribers)
+ * asks before each piece and, once it is spent, goes on in a later turn (`nextTurn`), so requests
+ * are read and answered between.
+ */
+export function turnSpent(budgetMs: number): boolean {
+  const now = performance.now();
+  if (turnStartedAt === 0) {
+    turnStartedAt = now;
+    setImmediate(newTurn);
+    return false;
+  }
+  return now - turnStartedAt > budgetMs;
+}

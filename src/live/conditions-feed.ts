@@ -3,7 +3,7 @@ import type { Logger } from '../lib/logger.js';
 import type { Units } from '../domain/units.js';
 import type { ResortSnapshot } from '../data/snapshots/snapshot.js';
 import { conditionsView, type ConditionsView } from '../data/snapshots/views.js';
-import { nextTurn } from '../lib/turn.js';
+import { nextTurn, turnSpent } from '../lib/turn.js';
 
 /** Why an update was sent: declared once, for the schema and the feed. */
 export const CONDITIONS_CHANGE_REASONS = ['INITIAL', 'SYNC', 'HOUR', 'LIFTS'] as const;
@@ -49,6 +49,8 @@ interface Topic {
  * holds the loop for more than a few milliseconds. Reports are made the same way, this many topics a turn.
  */
 export const FAN_OUT_SLICE = 200;
+/** The longest a turn of the event loop spends on live updates before the rest wait for the next (ms). */
+const TURN_BUDGET_MS = 4;
 
 interface Subscriber {
   queue: ConditionsUpdate[];
@@ -91,6 +93,8 @@ export class ConditionsFeed {
   private listening = 0;
   /** Updates queued for subscribers since start (each subscriber's copy counts). */
   private queued = 0;
+  /** Subscribers waiting for a later turn to take their next update (past a turn's budget). */
+  private deferred = 0;
   /** Rounds of changes told so far. */
   private rounds = 0;
   /** CPU spent on changes since start: reports made, subscribers told, and the turns their updates were written in (µs). */
@@ -136,7 +140,16 @@ export class ConditionsFeed {
         joined ??= this.join(s, unique, units);
         await joined;
         for (;;) {
-          if (s.queue.length > 0) return { done: false, value: s.queue.shift()! };
+          if (s.queue.length > 0) {
+            // Each update is executed and written as it is taken: past the turn's budget, the rest go on in a later turn.
+            if (turnSpent(TURN_BUDGET_MS)) {
+              this.deferred++;
+              await nextTurn();
+              this.deferred--;
+            }
+            if (s.queue.length > 0) return { done: false, value: s.queue.shift()! };
+            continue;
+          }
           if (s.cut) {
             leave();
             throw new TooSlowError(s.max);
@@ -213,18 +226,23 @@ export class ConditionsFeed {
     this.version = version;
     if (this.topics.size === 0) return;
     const cpu = process.cpuUsage();
-    await this.tell([...this.topics.values()]);
-    // The last slice's updates are written in the turn it ends: counted once that turn is over.
-    await nextTurn();
+    const changed = await this.tell([...this.topics.values()]);
+    // Every update is written once the turn after the last slice has run, and the subscribers whose
+    // updates went past a turn's budget have had theirs: counted then.
+    do await nextTurn();
+    while (this.deferred > 0);
     const spent = process.cpuUsage(cpu);
     this.fanOutMicros += spent.user + spent.system;
+    // The round's update objects are let go (a subscriber still reading keeps its own): what was
+    // made of them for every subscriber (shared-events.ts, part-json.ts) goes with them.
+    for (const t of changed) if (t.last) t.last = { update: { ...t.last.update }, key: t.last.key };
   }
 
   /**
    * Each topic's report made again; where it changed, each subscriber of the changed topics gets
    * all of its new updates at once (so they leave in one write), a slice of subscribers a turn.
    */
-  private async tell(topics: readonly Topic[]): Promise<void> {
+  private async tell(topics: readonly Topic[]): Promise<Topic[]> {
     const fresh = await this.reportsOf(topics);
     const round = ++this.rounds;
     const changed: Topic[] = [];
@@ -250,6 +268,7 @@ export class ConditionsFeed {
         if (++told % FAN_OUT_SLICE === 0) await nextTurn();
       }
     }
+    return changed;
   }
 
   /** Topics with no report yet get the current one. */

@@ -21,8 +21,17 @@ import { mapParts } from './map-parts.js';
 /** Groups one document may have (distinct variable values in its selection); past it, each subscriber executes its own. */
 const MAX_GROUPS_PER_DOCUMENT = 256;
 
-/** Results by event, per group of subscribers: document → selection key → event → result. */
-const groups = new WeakMap<DocumentNode, Map<string, WeakMap<object, ExecutionResult | Promise<ExecutionResult>>>>();
+/**
+ * Subscribers who would get the same result of an event, and those results, by event: kept only
+ * while the group has more than one subscriber (one alone keeps nothing it would not share).
+ */
+interface Group {
+  members: number;
+  results: WeakMap<object, ExecutionResult | Promise<ExecutionResult>>;
+}
+
+/** The groups of each document, by operation name and selection variables. */
+const groups = new WeakMap<DocumentNode, Map<string, Group>>();
 
 /**
  * graphql-js's subscribe (the source stream from the field's resolver, each event executed as the
@@ -31,32 +40,38 @@ const groups = new WeakMap<DocumentNode, Map<string, WeakMap<object, ExecutionRe
 export function subscribeShared(args: ExecutionArgs, definition: OperationDefinitionNode): Promise<ExecutionResult | AsyncIterable<ExecutionResult>> {
   return Promise.resolve(createSourceEventStream(args)).then((source) => {
     if (!isAsyncIterable(source)) return source;
-    const results = resultsFor(args, definition);
+    const group = groupOf(args, definition);
     const executeEvent = (event: unknown) => execute({ ...args, rootValue: event }) as ExecutionResult | Promise<ExecutionResult>;
     const mapped = mapParts(source as AsyncIterable<unknown>, (event) => {
-      if (!results || typeof event !== 'object' || event === null) return executeEvent(event);
-      let result = results.get(event);
-      if (!result) results.set(event, (result = executeEvent(event)));
+      if (!group || group.members < 2 || typeof event !== 'object' || event === null) return executeEvent(event);
+      let result = group.results.get(event);
+      if (!result) group.results.set(event, (result = executeEvent(event)));
       return result;
     });
-    return awaitingParts(mapped);
+    if (!group) return awaitingParts(mapped);
+    group.members++;
+    let left = false;
+    return awaitingParts(mapped, () => {
+      if (!left) group.members--;
+      left = true;
+    });
   });
 }
 
-/** The memo of the group this subscriber belongs to, or null when its field does not share events. */
-function resultsFor(args: ExecutionArgs, definition: OperationDefinitionNode): WeakMap<object, ExecutionResult | Promise<ExecutionResult>> | null {
+/** The group this subscriber belongs to, or null when its field does not share events. */
+function groupOf(args: ExecutionArgs, definition: OperationDefinitionNode): Group | null {
   const root = definition.selectionSet.selections[0];
   if (definition.selectionSet.selections.length !== 1 || root?.kind !== Kind.FIELD) return null;
   if (!sharesEvents(args.schema, root.name.value)) return null;
   let byKey = groups.get(args.document);
   if (!byKey) groups.set(args.document, (byKey = new Map()));
   const key = `${definition.name?.value ?? ''}\n${JSON.stringify(selectionVariables(args.document, definition, args.variableValues ?? {}))}`;
-  let results = byKey.get(key);
-  if (!results) {
+  let group = byKey.get(key);
+  if (!group) {
     if (byKey.size >= MAX_GROUPS_PER_DOCUMENT) return null;
-    byKey.set(key, (results = new WeakMap()));
+    byKey.set(key, (group = { members: 0, results: new WeakMap() }));
   }
-  return results;
+  return group;
 }
 
 function sharesEvents(schema: GraphQLSchema, fieldName: string): boolean {
@@ -89,14 +104,18 @@ function selectionVariables(document: DocumentNode, definition: OperationDefinit
   return [...new Set(used)].sort().map((name) => [name, values[name]]);
 }
 
-/** Parts that may be promises (an event's execution that awaited something), awaited in order. */
-function awaitingParts(parts: AsyncIterableIterator<ExecutionResult | Promise<ExecutionResult>>): AsyncIterableIterator<ExecutionResult> {
+/** Parts that may be promises (an event's execution that awaited something), awaited in order; `ended` hears the end. */
+function awaitingParts(parts: AsyncIterableIterator<ExecutionResult | Promise<ExecutionResult>>, ended?: () => void): AsyncIterableIterator<ExecutionResult> {
   const out: AsyncIterableIterator<ExecutionResult> = {
     next: () =>
-      parts
-        .next()
-        .then((r) => (r.done || !(r.value instanceof Promise) ? (r as IteratorResult<ExecutionResult>) : r.value.then((value) => ({ done: false, value })))),
-    return: () => parts.return!() as Promise<IteratorResult<ExecutionResult>>,
+      parts.next().then((r) => {
+        if (r.done) ended?.();
+        return r.done || !(r.value instanceof Promise) ? (r as IteratorResult<ExecutionResult>) : r.value.then((value) => ({ done: false, value }));
+      }),
+    return: () => {
+      ended?.();
+      return parts.return!() as Promise<IteratorResult<ExecutionResult>>;
+    },
     [Symbol.asyncIterator]: () => out,
   };
   return out;
