@@ -598,7 +598,10 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
         const refused = identify(conn, identityOf(verdict));
         if (refused) return refuse(socket, refused);
       } else {
-        const admitted = deps.pending.admit(conn.address);
+        // The pool may make room by closing the oldest socket of the address holding the most.
+        const admitted = deps.pending.admit(conn.address, () =>
+          conn.socket ? close(conn, TRY_AGAIN_LATER, 'Try again later: its place was needed (no key sent yet)') : socket.destroy(),
+        );
         if (isRefusal(admitted)) return refuse(socket, admitted);
         conn.pendingLease = admitted;
       }
