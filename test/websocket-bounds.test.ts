@@ -100,6 +100,22 @@ describe('sockets without a key: a small pool per address and in all', () => {
     expect(reason).toMatch(/At most 8 messages before connection_ack/);
   });
 
+  it('protocol-level ping frames count as messages: nine before connection_ack close the socket with 1008', async () => {
+    const s = rawSocket(app);
+    await s.opened;
+    for (let i = 0; i < 9; i++) s.socket.ping();
+    expect((await s.closed).code).toBe(1008);
+  });
+
+  it('a socket sends at most 256 messages at once, then 64 a second (on the server’s clock); past it, closed with 1008', async () => {
+    const s = rawSocket(app);
+    await s.init(TEST_KEY);
+    // connection_init was the first: 255 more, and the next is one too many.
+    for (let i = 0; i < 255; i++) s.send({ type: 'ping' });
+    s.send({ id: 'read', type: 'subscribe', payload: { query: '{ __typename }' } });
+    expect(await s.closed).toEqual({ code: 1008, reason: 'More than 64 messages a second sent (a burst of 256 at most)' });
+  });
+
   it('before connection_ack a message is at most 4 KiB (connection_init and pings need no more); a larger one closes the socket with 1008', async () => {
     const s = rawSocket(app);
     await s.opened;

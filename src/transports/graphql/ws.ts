@@ -15,7 +15,7 @@ import type { PendingLease, PendingSockets } from '../../http/pending-sockets.js
 import { rawProblemResponse } from '../../http/problem.js';
 import { allowsOrigin } from '../../http/security.js';
 import { isRefusal, type StreamHolder, type StreamLease, type StreamLimiter } from '../../http/streams.js';
-import type { Problem } from '../../lib/errors.js';
+import { ClientError, type Problem } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import { TRANSPORTS, type Outcome } from '../../operation/operation.js';
 import type { Pipeline } from '../../operation/pipeline.js';
@@ -77,8 +77,9 @@ interface Connection {
   operations: Map<string, Running>;
   /** Messages read before connection_ack. */
   early: number;
-  /** Bytes it may still send now, as of `inboundAt` (the app's clock). */
+  /** Bytes and messages it may still send now, as of `inboundAt` (the app's clock). */
   inbound: number;
+  messagesLeft: number;
   inboundAt: number;
   /** A pong written and not yet flushed: the next ping gets none. */
   pongInFlight: boolean;
@@ -124,6 +125,11 @@ const PONG = '{"type":"pong"}';
  */
 const INBOUND_BURST_BYTES = 1024 * 1024;
 const INBOUND_BYTES_PER_SECOND = 256 * 1024;
+/** And messages: a burst of this many (a page starting its subscriptions at once), then this many a second. */
+const MESSAGE_BURST = 256;
+const MESSAGES_PER_SECOND = 64;
+/** What a protocol ping frame costs besides its payload. */
+const FRAME_HEADER_BYTES = 16;
 /** Unsent bytes below which a stream's next part is pulled without waiting for the last to go out. */
 const PULL_AHEAD_BYTES = 64 * 1024;
 
@@ -438,19 +444,28 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
   }
 
   /**
-   * A message parsed, or why the socket must close: too many before connection_ack, more bytes a
-   * second than a socket may send (each is read and parsed, pings too), nested too deep, not a JSON object.
+   * What a message or a protocol ping costs the socket, or why it must close: too many before
+   * connection_ack, too large before it, more messages or bytes a second than a socket may send
+   * (each is read and parsed, pings too).
    */
-  function admitted(conn: Connection, data: Buffer): { message: WsMessage } | { refused: [number, string] } {
-    if (!conn.acknowledged && ++conn.early > MAX_EARLY_MESSAGES)
-      return { refused: [POLICY_VIOLATION, `At most ${MAX_EARLY_MESSAGES} messages before connection_ack`] };
-    if (!conn.acknowledged && data.length > MAX_EARLY_MESSAGE_BYTES)
-      return { refused: [POLICY_VIOLATION, `At most ${MAX_EARLY_MESSAGE_BYTES} bytes a message before connection_ack`] };
+  function spend(conn: Connection, bytes: number): [number, string] | null {
+    if (!conn.acknowledged && ++conn.early > MAX_EARLY_MESSAGES) return [POLICY_VIOLATION, `At most ${MAX_EARLY_MESSAGES} messages before connection_ack`];
+    if (!conn.acknowledged && bytes > MAX_EARLY_MESSAGE_BYTES)
+      return [POLICY_VIOLATION, `At most ${MAX_EARLY_MESSAGE_BYTES} bytes a message before connection_ack`];
     const now = clock();
-    conn.inbound = Math.min(INBOUND_BURST_BYTES, conn.inbound + ((now - conn.inboundAt) * INBOUND_BYTES_PER_SECOND) / 1000) - data.length;
+    const seconds = (now - conn.inboundAt) / 1000;
     conn.inboundAt = now;
-    if (conn.inbound < 0)
-      return { refused: [POLICY_VIOLATION, `More than ${INBOUND_BYTES_PER_SECOND} bytes a second sent (a burst of ${INBOUND_BURST_BYTES} at most)`] };
+    conn.inbound = Math.min(INBOUND_BURST_BYTES, conn.inbound + seconds * INBOUND_BYTES_PER_SECOND) - bytes;
+    conn.messagesLeft = Math.min(MESSAGE_BURST, conn.messagesLeft + seconds * MESSAGES_PER_SECOND) - 1;
+    if (conn.inbound < 0) return [POLICY_VIOLATION, `More than ${INBOUND_BYTES_PER_SECOND} bytes a second sent (a burst of ${INBOUND_BURST_BYTES} at most)`];
+    if (conn.messagesLeft < 0) return [POLICY_VIOLATION, `More than ${MESSAGES_PER_SECOND} messages a second sent (a burst of ${MESSAGE_BURST} at most)`];
+    return null;
+  }
+
+  /** A message parsed, or why the socket must close: past what it may send (spend), nested too deep, not a JSON object. */
+  function admitted(conn: Connection, data: Buffer): { message: WsMessage } | { refused: [number, string] } {
+    const spent = spend(conn, data.length);
+    if (spent) return { refused: spent };
     // Nested past the bound for JSON anywhere else: refused before anything parses it.
     if (nestsDeeperThan(data)) return { refused: [CloseCode.BadRequest, 'Invalid message received: JSON nested too deep'] };
     let message: unknown;
@@ -496,7 +511,12 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
     connections.add(conn);
     socket.on('pong', () => void (conn.alive = true));
     // A protocol ping is answered unless the socket's reader is behind.
-    socket.on('ping', (data: Buffer) => socket.bufferedAmount < MAX_PONG_BYTES && socket.pong(data));
+    socket.on('ping', (data: Buffer) => {
+      // A protocol ping is a message like the others (a frame's header counted with its payload).
+      const spent = spend(conn, data.length + FRAME_HEADER_BYTES);
+      if (spent) close(conn, ...spent);
+      else if (socket.bufferedAmount < MAX_PONG_BYTES) socket.pong(data);
+    });
     const closed = server.opened(
       {
         protocol: socket.protocol,
@@ -579,6 +599,7 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
         operations: new Map(),
         early: 0,
         inbound: INBOUND_BURST_BYTES,
+        messagesLeft: MESSAGE_BURST,
         inboundAt: now,
         pongInFlight: false,
         alive: true,
@@ -634,7 +655,8 @@ const NOTHING: AsyncIterableIterator<never> = {
   [Symbol.asyncIterator]: () => NOTHING,
 };
 
-const errorOf = (problem: Problem) => new GraphQLError(problem.detail, { extensions: { code: problem.code } });
+/** A refusal as an operation's error (no stack: it is the client's, not ours). */
+const errorOf = (problem: Problem) => new ClientError(problem.detail, { extensions: { code: problem.code } });
 
 function sameOrigin(origin: string, host: string | undefined): boolean {
   try {
