@@ -397,3 +397,40 @@ describe('usage after a crash', () => {
     }
   });
 });
+
+describe('requests without a usable key', () => {
+  it('one address gets 1,000 of them answered (401) per 10 s of the server’s clock; past that, a 429 and the connection closed, so a pipelined flood stops at once', async () => {
+    let t = Date.parse('2027-01-15T12:00:05Z');
+    const app = await startTestServer({ now: () => new Date(t) });
+    const pipelined = (count: number) =>
+      new Promise<string>((resolve) => {
+        const socket = net.connect({ port: app.port, host: '127.0.0.1', localAddress: '127.0.0.7' }, () =>
+          // The last asks to close once answered.
+          socket.write(
+            Array.from(
+              { length: count },
+              (_, i) =>
+                `GET /api/zip/05401 HTTP/1.1\r\nhost: x\r\nx-api-key: szg_not_a_key_anybody_has\r\n${i === count - 1 ? 'connection: close\r\n' : ''}\r\n`,
+            ).join(''),
+          ),
+        );
+        let out = '';
+        socket.on('data', (d) => (out += d));
+        socket.on('close', () => resolve(out));
+        socket.on('error', () => undefined);
+      });
+    try {
+      const answers = (await pipelined(1500)).match(/HTTP\/1\.1 \d{3}/g)!;
+      expect(answers.filter((a) => a.endsWith('401'))).toHaveLength(1000);
+      // Then one 429, and the connection closed: the other 499 were never answered.
+      expect(answers.slice(1000)).toEqual(['HTTP/1.1 429']);
+      expect((await pipelined(1)).match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 429']);
+      // Another address, and the next window, are answered as before.
+      expect((await getJson(app, '/api/zip/05401', { apiKey: 'szg_not_a_key_anybody_has' })).status).toBe(401);
+      t += 10_000;
+      expect((await pipelined(1)).match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 401']);
+    } finally {
+      await app.close();
+    }
+  });
+});

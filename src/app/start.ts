@@ -264,6 +264,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     metrics,
     corsOrigins: config.corsOrigins,
     logger,
+    now: () => now().getTime(),
     handlers: {
       pages: createPages(
         () => openApiDocument(routes, API_VERSION, schema),

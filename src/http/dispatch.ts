@@ -15,6 +15,7 @@ import { presentedKey } from '../auth/presented-key.js';
 import { corsHeaders, preflight } from './security.js';
 import { identityOf } from './identity.js';
 import { markEstablished } from './connections.js';
+import { WindowLimiter } from '../lib/window-limiter.js';
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
 const INTERNAL: Problem = { status: 500, code: 'INTERNAL_SERVER_ERROR', detail: 'Unexpected error; it has been logged with this request id.' };
@@ -37,7 +38,19 @@ export interface DispatchDeps {
   metrics: Metrics;
   corsOrigins: readonly string[];
   logger: Logger;
+  /** The server's clock (ms), for the windows of requests without a key. */
+  now: () => number;
 }
+
+/** Requests without a usable key one client address may send per window before its connections are closed. */
+const KEYLESS_PER_ADDRESS = 1000;
+const KEYLESS_WINDOW_SECONDS = 10;
+const KEYLESS_FLOOD: Problem = {
+  status: 429,
+  code: 'RATE_LIMITED',
+  detail: `More than ${KEYLESS_PER_ADDRESS} requests without a valid API key from this address in ${KEYLESS_WINDOW_SECONDS} s; the connection is closed. Send the key in the x-api-key header.`,
+  headers: ['retry-after', String(KEYLESS_WINDOW_SECONDS), 'connection', 'close'],
+};
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -46,8 +59,9 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * the REST route table → a problem+json answer for anything that went wrong. One log line per
  * request, when it is finished.
  */
-export function createDispatcher({ guard, handlers, deadlines, metrics, corsOrigins, logger }: DispatchDeps) {
+export function createDispatcher({ guard, handlers, deadlines, metrics, corsOrigins, logger, now }: DispatchDeps) {
   const logRequests = logger.isLevelEnabled('info');
+  const keyless = new WindowLimiter(KEYLESS_PER_ADDRESS, KEYLESS_WINDOW_SECONDS, now);
 
   async function route(ex: Exchange): Promise<void> {
     const { req } = ex;
@@ -75,7 +89,12 @@ export function createDispatcher({ guard, handlers, deadlines, metrics, corsOrig
     const presented = presentedKey(req.headers);
     let verdict = ex.trace ? traced('key check', {}, () => guard.check(presented)) : guard.check(presented);
     if (verdict instanceof Promise) verdict = await verdict;
-    if (!verdict.ok) return sendProblem(ex, verdict.problem);
+    if (!verdict.ok) {
+      // Requests without a usable key are cheap to send by the thousand down one connection: past
+      // a few from an address, the connection is closed with the answer.
+      if (verdict.problem.status === 401 && keyless.exceeded(req.socket.remoteAddress ?? '')) return sendProblem(ex, KEYLESS_FLOOD);
+      return sendProblem(ex, verdict.problem);
+    }
     markEstablished(req.socket);
     ex.headers = ex.headers.length === 0 ? verdict.headers : ex.headers.concat(verdict.headers);
     const who = identityOf(verdict);

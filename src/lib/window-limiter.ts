@@ -25,6 +25,11 @@ export class WindowLimiter {
     return res.consumedPoints > this.points ? Promise.reject(res) : Promise.resolve(res);
   }
 
+  /** Counts one point now, as `consume` does, and says whether that went past the points (no promise: for a request's hot path). */
+  exceeded(key: string): boolean {
+    return this.add(key, 1).consumedPoints > this.points;
+  }
+
   reward(key: string, points = 1): Promise<RateLimiterRes> {
     return Promise.resolve(this.add(key, -points));
   }
