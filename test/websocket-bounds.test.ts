@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app/start.js';
 import { getJson, privateDatabase, startTestServer, TEST_KEY } from './helpers/server.js';
@@ -121,6 +122,29 @@ describe('sockets without a key: a small pool per address and in all', () => {
     await s.opened;
     s.send({ type: 'ping', payload: { junk: 'x'.repeat(5000) } });
     expect(await s.closed).toEqual({ code: 1008, reason: 'At most 4096 bytes a message before connection_ack' });
+  });
+
+  it('a handshake the WebSocket library refuses (no Sec-WebSocket-Key, a wrong version) is problem+json with the security headers', async () => {
+    const handshake = (headers: string) =>
+      new Promise<string>((resolve) => {
+        const socket = net.connect(app.port, '127.0.0.1', () =>
+          socket.write(`GET /graphql HTTP/1.1\r\nhost: x\r\nupgrade: websocket\r\nconnection: Upgrade\r\nx-api-key: ${TEST_KEY}\r\n${headers}\r\n`),
+        );
+        let out = '';
+        socket.on('data', (d) => (out += d));
+        socket.on('close', () => resolve(out));
+      });
+    for (const [headers, status] of [
+      ['sec-websocket-version: 13\r\n', 400],
+      ['sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 7\r\n', 426],
+    ] as const) {
+      const answer = await handshake(headers);
+      const [head, body] = answer.split('\r\n\r\n');
+      expect(head).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+      expect(head).toMatch(/content-type: application\/problem\+json/);
+      expect(head).toMatch(/x-content-type-options: nosniff/);
+      expect(JSON.parse(body!)).toMatchObject({ status, detail: expect.stringMatching(/Sec-WebSocket-(Key|Version)/) });
+    }
   });
 
   it('a client offering both subprotocols is served with graphql-transport-ws', async () => {

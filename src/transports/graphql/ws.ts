@@ -167,6 +167,9 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
   });
   const connections = new Set<Connection>();
   const clock = () => deps.now().getTime();
+  // A handshake the WebSocket library refuses (a wrong method, a missing Sec-WebSocket-Key or
+  // version) is answered as every refusal is: problem+json with the security headers.
+  wss.on('wsClientError', (err: Error, socket: Duplex) => refuse(socket, handshakeProblem(err.message)));
 
   const server = makeServer<Record<string, unknown> | undefined, Connection>({
     schema: deps.schema,
@@ -643,6 +646,15 @@ interface WsMessage {
   type?: unknown;
   id?: unknown;
   payload?: Record<string, unknown>;
+}
+
+/** What the WebSocket library found wrong with a handshake, as a problem (its message names the header). */
+function handshakeProblem(message: string): Problem {
+  if (message === 'Invalid HTTP method')
+    return { status: 405, code: 'METHOD_NOT_ALLOWED', detail: 'A WebSocket handshake is a GET.', headers: ['allow', 'GET'] };
+  if (message.includes('Sec-WebSocket-Version'))
+    return { status: 426, code: 'UPGRADE_REQUIRED', detail: `${message}: this server speaks version 13.`, headers: ['sec-websocket-version', '13'] };
+  return { status: 400, code: 'BAD_REQUEST', detail: `${message}.` };
 }
 
 /** A socket closed before its key check or operation ended: nothing more is counted for it. */
