@@ -49,6 +49,10 @@ interface Topic {
  * holds the loop for more than a few milliseconds. Reports are made the same way, this many topics a turn.
  */
 export const FAN_OUT_SLICE = 200;
+/** Microtasks between two deferred subscribers resumed (about the steps from taking an update to writing it). */
+const STEPS_BETWEEN_RESUMES = 4;
+/** Resorts whose snapshots are read and built in one turn when reports are made. */
+const SNAPSHOTS_PER_TURN = 8;
 /** The longest a turn of the event loop spends on live updates before the rest wait for the next (ms). */
 const TURN_BUDGET_MS = 4;
 
@@ -57,6 +61,8 @@ interface Subscriber {
   /** More than this many waiting updates and the subscriber is cut. */
   max: number;
   wake: (() => void) | null;
+  /** Resumed after waiting for a later turn: takes its next update whatever the turn has spent. */
+  resumed: boolean;
   cut: boolean;
   left: boolean;
   topics: Topic[];
@@ -93,8 +99,10 @@ export class ConditionsFeed {
   private listening = 0;
   /** Updates queued for subscribers since start (each subscriber's copy counts). */
   private queued = 0;
-  /** Subscribers waiting for a later turn to take their next update (past a turn's budget). */
-  private deferred = 0;
+  /** Subscribers waiting for a later turn to take their next update (past a turn's budget), first come first served. */
+  private deferred: (() => void)[] = [];
+  /** Whether a later turn will resume deferred subscribers. */
+  private resuming = false;
   /** Rounds of changes told so far. */
   private rounds = 0;
   /** CPU spent on changes since start: reports made, subscribers told, and the turns their updates were written in (µs). */
@@ -114,6 +122,7 @@ export class ConditionsFeed {
       queue: [],
       max: unique.length * (1 + ROUNDS_BEHIND),
       wake: null,
+      resumed: false,
       cut: false,
       left: false,
       topics: [],
@@ -134,32 +143,46 @@ export class ConditionsFeed {
     };
     signal?.addEventListener('abort', leave, { once: true });
     let joined: Promise<void> | null = null;
+    let ready = false;
     const done = { done: true as const, value: undefined };
-    const iterator: AsyncIterableIterator<ConditionsUpdate> = {
-      next: async () => {
-        joined ??= this.join(s, unique, units);
-        await joined;
-        for (;;) {
-          if (s.queue.length > 0) {
-            // Each update is executed and written as it is taken: past the turn's budget, the rest go on in a later turn.
-            if (turnSpent(TURN_BUDGET_MS)) {
-              this.deferred++;
-              await nextTurn();
-              this.deferred--;
-            }
-            if (s.queue.length > 0) return { done: false, value: s.queue.shift()! };
-            continue;
-          }
-          if (s.cut) {
-            leave();
-            throw new TooSlowError(s.max);
-          }
-          if (s.left || signal?.aborted || this.closed) {
-            leave();
-            return done;
-          }
-          await new Promise<void>((resolve) => (s.wake = resolve));
+    // The next update, or the promise of it. No async function: a subscriber's next() runs for
+    // every update it is sent, and each layer of promises is made again each time (and kept until
+    // the next update, long enough to be promoted and collected by a full GC).
+    const take = (): IteratorResult<ConditionsUpdate> | Promise<IteratorResult<ConditionsUpdate>> => {
+      if (s.queue.length > 0) {
+        // Each update is executed and written as it is taken: past the turn's budget, the rest go on
+        // in a later turn (a subscriber resumed then takes one without asking again).
+        if (!s.resumed && turnSpent(TURN_BUDGET_MS)) return this.later(s).then(take);
+        s.resumed = false;
+        return { done: false, value: s.queue.shift()! };
+      }
+      if (s.cut) {
+        leave();
+        throw new TooSlowError(s.max);
+      }
+      if (s.left || signal?.aborted || this.closed) {
+        leave();
+        return done;
+      }
+      return new Promise((resolve, reject) => {
+        s.wake = () => {
           s.wake = null;
+          try {
+            resolve(take());
+          } catch (err) {
+            reject(err);
+          }
+        };
+      });
+    };
+    const iterator: AsyncIterableIterator<ConditionsUpdate> = {
+      next: () => {
+        if (!ready) return (joined ??= this.join(s, unique, units).then(() => void (ready = true))).then(take);
+        try {
+          const next = take();
+          return next instanceof Promise ? next : Promise.resolve(next);
+        } catch (err) {
+          return Promise.reject(err);
         }
       },
       return: () => {
@@ -206,6 +229,40 @@ export class ConditionsFeed {
     for (const t of this.topics.values()) for (const s of t.subscribers) s.wake?.();
   }
 
+  /** Resolves when the subscriber's turn comes again, in a later turn of the event loop. */
+  private later(s: Subscriber): Promise<void> {
+    return new Promise((resolve) => {
+      this.deferred.push(() => {
+        s.resumed = true;
+        resolve();
+      });
+      if (!this.resuming) {
+        this.resuming = true;
+        void this.resumeDeferred();
+      }
+    });
+  }
+
+  /**
+   * Resumes deferred subscribers in order, a turn at a time, each turn while its budget lasts: one
+   * is resumed a few microtasks after the last (its update taken, executed, on its way out), so
+   * the time spent counts their work and few are under way when it runs out; the rest wait, where
+   * they are, for the next turn. (Waiting for all of the last one's microtasks, a tick, would
+   * uncork its socket before the next update to it is written: a write per update.)
+   */
+  private async resumeDeferred(): Promise<void> {
+    while (this.deferred.length > 0) {
+      await nextTurn();
+      let resumed = 0;
+      while (resumed < this.deferred.length && !turnSpent(TURN_BUDGET_MS)) {
+        this.deferred[resumed++]!();
+        for (let step = 0; step < STEPS_BETWEEN_RESUMES; step++) await Promise.resolve();
+      }
+      this.deferred.splice(0, resumed);
+    }
+    this.resuming = false;
+  }
+
   private topicOf(resortId: string, units: Units): Topic {
     const key = keyOf(resortId, units);
     let topic = this.topics.get(key);
@@ -230,7 +287,7 @@ export class ConditionsFeed {
     // Every update is written once the turn after the last slice has run, and the subscribers whose
     // updates went past a turn's budget have had theirs: counted then.
     do await nextTurn();
-    while (this.deferred > 0);
+    while (this.deferred.length > 0);
     const spent = process.cpuUsage(cpu);
     this.fanOutMicros += spent.user + spent.system;
     // The round's update objects are let go (a subscriber still reading keeps its own): what was
@@ -278,11 +335,20 @@ export class ConditionsFeed {
     for (const [i, t] of topics.entries()) if (fresh[i]) t.last = fresh[i]!;
   }
 
-  /** One report per topic: the resorts' snapshots in one batch, each view once per units. */
+  /**
+   * One report per topic: the resorts' snapshots a few a turn (a resort's snapshot is read and
+   * built in about a millisecond, and a turn must stay short for the requests between), each
+   * view once per units.
+   */
   private async reportsOf(topics: readonly Topic[]): Promise<({ update: ConditionsUpdate; key: string } | null)[]> {
     const ids = [...new Set(topics.map((t) => t.resortId))];
-    const snapshots = await this.deps.snapshots(ids);
-    const byId = new Map(ids.map((id, i) => [id, snapshots[i]!]));
+    const byId = new Map<string, ResortSnapshot | Error>();
+    for (let start = 0; start < ids.length; start += SNAPSHOTS_PER_TURN) {
+      if (start > 0) await nextTurn();
+      const some = ids.slice(start, start + SNAPSHOTS_PER_TURN);
+      const snapshots = await this.deps.snapshots(some);
+      for (const [i, id] of some.entries()) byId.set(id, snapshots[i]!);
+    }
     const reports: ({ update: ConditionsUpdate; key: string } | null)[] = [];
     for (const t of topics) {
       if (reports.length > 0 && reports.length % FAN_OUT_SLICE === 0) await nextTurn();

@@ -10,7 +10,6 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { SHARED_EVENTS } from '../graphql/field-extensions.js';
-import { mapParts } from './map-parts.js';
 
 /*
  * Subscribers of a field that shares its events (graphql/field-extensions.ts), the same document,
@@ -42,16 +41,16 @@ export function subscribeShared(args: ExecutionArgs, definition: OperationDefini
     if (!isAsyncIterable(source)) return source;
     const group = groupOf(args, definition);
     const executeEvent = (event: unknown) => execute({ ...args, rootValue: event }) as ExecutionResult | Promise<ExecutionResult>;
-    const mapped = mapParts(source as AsyncIterable<unknown>, (event) => {
+    const resultOf = (event: unknown) => {
       if (!group || group.members < 2 || typeof event !== 'object' || event === null) return executeEvent(event);
       let result = group.results.get(event);
       if (!result) group.results.set(event, (result = executeEvent(event)));
       return result;
-    });
-    if (!group) return awaitingParts(mapped);
+    };
+    if (!group) return executedParts(source as AsyncIterable<unknown>, resultOf);
     group.members++;
     let left = false;
-    return awaitingParts(mapped, () => {
+    return executedParts(source as AsyncIterable<unknown>, resultOf, () => {
       if (!left) group.members--;
       left = true;
     });
@@ -104,17 +103,29 @@ function selectionVariables(document: DocumentNode, definition: OperationDefinit
   return [...new Set(used)].sort().map((name) => [name, values[name]]);
 }
 
-/** Parts that may be promises (an event's execution that awaited something), awaited in order; `ended` hears the end. */
-function awaitingParts(parts: AsyncIterableIterator<ExecutionResult | Promise<ExecutionResult>>, ended?: () => void): AsyncIterableIterator<ExecutionResult> {
+/**
+ * Each event of the source as its result, awaited when its execution awaited something; `ended`
+ * hears the end. One layer of promises a part, not two: this runs for every subscriber of every event.
+ */
+function executedParts(
+  source: AsyncIterable<unknown>,
+  resultOf: (event: unknown) => ExecutionResult | Promise<ExecutionResult>,
+  ended?: () => void,
+): AsyncIterableIterator<ExecutionResult> {
+  const events = source[Symbol.asyncIterator]();
   const out: AsyncIterableIterator<ExecutionResult> = {
     next: () =>
-      parts.next().then((r) => {
-        if (r.done) ended?.();
-        return r.done || !(r.value instanceof Promise) ? (r as IteratorResult<ExecutionResult>) : r.value.then((value) => ({ done: false, value }));
+      events.next().then((r): IteratorResult<ExecutionResult> | Promise<IteratorResult<ExecutionResult>> => {
+        if (r.done) {
+          ended?.();
+          return { done: true, value: undefined };
+        }
+        const result = resultOf(r.value);
+        return result instanceof Promise ? result.then((value) => ({ done: false, value })) : { done: false, value: result };
       }),
     return: () => {
       ended?.();
-      return parts.return!() as Promise<IteratorResult<ExecutionResult>>;
+      return Promise.resolve(events.return?.()).then(() => ({ done: true, value: undefined }));
     },
     [Symbol.asyncIterator]: () => out,
   };

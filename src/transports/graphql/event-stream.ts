@@ -1,7 +1,7 @@
 import type { Exchange } from '../../http/exchange.js';
 import { CACHE_NONE } from '../../http/headers.js';
 import type { Problem } from '../../lib/errors.js';
-import { partJson } from './part-json.js';
+import { partFrame } from './part-json.js';
 
 export type StreamFormat = 'sse' | 'multipart';
 
@@ -59,6 +59,7 @@ const FORMATS = {
     part: (json: string) => `event: next\ndata: ${json}\n\n`,
     close: 'event: complete\ndata:\n\n',
     heartbeat: ':\n\n',
+    frames: new WeakMap<object, Buffer>(),
   },
   multipart: {
     contentType: 'multipart/mixed; boundary="-"',
@@ -67,6 +68,7 @@ const FORMATS = {
     close: '--\r\n',
     // An empty part, as Apollo's multipart subscription protocol sends (its client skips it).
     heartbeat: multipartPart('{}'),
+    frames: new WeakMap<object, Buffer>(),
   },
 } as const;
 
@@ -91,51 +93,54 @@ export const endingPart = (reason: Problem) => ({ errors: [{ message: reason.det
  * Writes a stream of results as SSE or multipart/mixed: each part as it comes, waiting while the
  * client does not read (the parts are pulled only as fast as they are taken, so a slow reader
  * holds nothing but its own place in the source), and stopping the source when the client goes.
+ * A pump of callbacks, not a loop of awaits: it runs for every subscriber of every live update,
+ * and each promise it made would be made again each time.
  */
-export async function writeStream(ex: Exchange, format: StreamFormat, parts: AsyncIterable<unknown>, options: StreamOptions): Promise<void> {
+export function writeStream(ex: Exchange, format: StreamFormat, parts: AsyncIterable<unknown>, options: StreamOptions): Promise<void> {
   const f = FORMATS[format];
   const res = ex.res;
   const iterator = parts[Symbol.asyncIterator]();
-  // What stops the stream early: the client gone, or a reason to end it. It cuts short the wait in
-  // progress (one waiter at a time, so nothing piles up on a promise that lasts as long as the stream).
-  let stopped: 'closed' | Problem | null = null;
-  let interrupt: ((why: 'closed' | Problem) => void) | null = null;
-  const stop = (why: 'closed' | Problem) => {
-    stopped ??= why;
-    interrupt?.(why);
-  };
-  res.once('close', () => stop('closed'));
-  void options.ended?.then(stop);
-  const wait = <T>(next: (resolve: (value: T) => void, reject: (err: unknown) => void) => void) =>
-    new Promise<T | 'closed' | Problem>((resolve, reject) => {
-      interrupt = resolve;
-      next(resolve, reject);
-    });
   ex.writeStreamHead(f.contentType, ['cache-control', CACHE_NONE, 'connection', 'keep-alive', 'x-accel-buffering', 'no']);
   res.write(f.open);
   const beats = format === 'sse' || options.subscription;
   const heartbeat = beats ? setInterval(() => res.writableLength === 0 && res.write(f.heartbeat), options.heartbeatMs).unref() : null;
-  try {
-    for (;;) {
-      let next: IteratorResult<unknown> | 'closed' | Problem;
+  return new Promise<void>((resolve) => {
+    let over = false;
+    /** Ends the stream: with a last part, closing it (`last` '' for none), or without a word when the client went away. */
+    const finish = (last?: string) => {
+      if (over) return;
+      over = true;
+      if (heartbeat) clearInterval(heartbeat);
+      res.off('drain', pull);
+      if (last !== undefined && !res.destroyed) {
+        if (last) res.write(last);
+        res.end(f.close);
+      }
+      void iterator.return?.();
+      resolve();
+    };
+    const failed = (err: unknown) => finish(f.part(JSON.stringify(options.onError(err))));
+    const written = (r: IteratorResult<unknown>) => {
+      if (over) return;
+      if (r.done) return finish('');
       try {
-        next = stopped ?? (await wait<IteratorResult<unknown>>((resolve, reject) => iterator.next().then(resolve, reject)));
+        if (res.write(partFrame(r.value as object, f.frames, f.part))) pull();
+        else res.once('drain', pull);
       } catch (err) {
-        if (!res.destroyed) res.write(f.part(JSON.stringify(options.onError(err))));
-        break;
+        failed(err);
       }
-      if (next === 'closed') return;
-      if ('status' in next) {
-        if (!res.destroyed) res.write(f.part(JSON.stringify(endingPart(next))));
-        break;
+    };
+    function pull(): void {
+      if (over) return;
+      try {
+        iterator.next().then(written, (err: unknown) => !over && failed(err));
+      } catch (err) {
+        failed(err);
       }
-      if (next.done) break;
-      if (!res.write(f.part(partJson(next.value as object))) && (await wait<'drained'>((resolve) => res.once('drain', () => resolve('drained')))) === 'closed')
-        return;
     }
-    if (!res.destroyed) res.end(f.close);
-  } finally {
-    if (heartbeat) clearInterval(heartbeat);
-    void iterator.return?.();
-  }
+    res.once('close', () => finish());
+    // Ended early for a reason (its key revoked, its quota used up): a last part names it.
+    void options.ended?.then((reason) => finish(f.part(JSON.stringify(endingPart(reason)))));
+    pull();
+  });
 }

@@ -14,3 +14,16 @@ export function partJson(part: object): string {
   }
   return text;
 }
+
+/**
+ * A stream part as the bytes of one format's frame, made once however many subscribers it goes
+ * to: written as it is, with no string to encode for each (`frames` is the format's own).
+ */
+export function partFrame(part: object, frames: WeakMap<object, Buffer>, frame: (json: string) => string): Buffer {
+  let bytes = frames.get(part);
+  if (bytes === undefined) {
+    bytes = Buffer.from(frame(partJson(part)));
+    frames.set(part, bytes);
+  }
+  return bytes;
+}
