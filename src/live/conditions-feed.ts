@@ -44,13 +44,10 @@ interface Topic {
 }
 
 /**
- * Subscribers told of a change per turn of the event loop: their updates are written before the
- * next slice, and requests read and answered between slices, so a fan-out to many thousands never
- * holds the loop for more than a few milliseconds. Reports are made the same way, this many topics a turn.
+ * Subscribers told of a change in one turn of the event loop at most (and fewer once the turn's
+ * budget is spent); topics whose reports are made in one turn (the views of snapshots built).
  */
 export const FAN_OUT_SLICE = 200;
-/** Microtasks between two deferred subscribers resumed (about the steps from taking an update to writing it). */
-const STEPS_BETWEEN_RESUMES = 4;
 /** Resorts whose snapshots are read and built in one turn when reports are made. */
 const SNAPSHOTS_PER_TURN = 8;
 /** The longest a turn of the event loop spends on live updates before the rest wait for the next (ms). */
@@ -61,8 +58,6 @@ interface Subscriber {
   /** More than this many waiting updates and the subscriber is cut. */
   max: number;
   wake: (() => void) | null;
-  /** Resumed after waiting for a later turn: takes its next update whatever the turn has spent. */
-  resumed: boolean;
   cut: boolean;
   left: boolean;
   topics: Topic[];
@@ -99,10 +94,6 @@ export class ConditionsFeed {
   private listening = 0;
   /** Updates queued for subscribers since start (each subscriber's copy counts). */
   private queued = 0;
-  /** Subscribers waiting for a later turn to take their next update (past a turn's budget), first come first served. */
-  private deferred: (() => void)[] = [];
-  /** Whether a later turn will resume deferred subscribers. */
-  private resuming = false;
   /** Rounds of changes told so far. */
   private rounds = 0;
   /** CPU spent on changes since start: reports made, subscribers told, and the turns their updates were written in (µs). */
@@ -122,7 +113,6 @@ export class ConditionsFeed {
       queue: [],
       max: unique.length * (1 + ROUNDS_BEHIND),
       wake: null,
-      resumed: false,
       cut: false,
       left: false,
       topics: [],
@@ -149,13 +139,7 @@ export class ConditionsFeed {
     // every update it is sent, and each layer of promises is made again each time (and kept until
     // the next update, long enough to be promoted and collected by a full GC).
     const take = (): IteratorResult<ConditionsUpdate> | Promise<IteratorResult<ConditionsUpdate>> => {
-      if (s.queue.length > 0) {
-        // Each update is executed and written as it is taken: past the turn's budget, the rest go on
-        // in a later turn (a subscriber resumed then takes one without asking again).
-        if (!s.resumed && turnSpent(TURN_BUDGET_MS)) return this.later(s).then(take);
-        s.resumed = false;
-        return { done: false, value: s.queue.shift()! };
-      }
+      if (s.queue.length > 0) return { done: false, value: s.queue.shift()! };
       if (s.cut) {
         leave();
         throw new TooSlowError(s.max);
@@ -229,40 +213,6 @@ export class ConditionsFeed {
     for (const t of this.topics.values()) for (const s of t.subscribers) s.wake?.();
   }
 
-  /** Resolves when the subscriber's turn comes again, in a later turn of the event loop. */
-  private later(s: Subscriber): Promise<void> {
-    return new Promise((resolve) => {
-      this.deferred.push(() => {
-        s.resumed = true;
-        resolve();
-      });
-      if (!this.resuming) {
-        this.resuming = true;
-        void this.resumeDeferred();
-      }
-    });
-  }
-
-  /**
-   * Resumes deferred subscribers in order, a turn at a time, each turn while its budget lasts: one
-   * is resumed a few microtasks after the last (its update taken, executed, on its way out), so
-   * the time spent counts their work and few are under way when it runs out; the rest wait, where
-   * they are, for the next turn. (Waiting for all of the last one's microtasks, a tick, would
-   * uncork its socket before the next update to it is written: a write per update.)
-   */
-  private async resumeDeferred(): Promise<void> {
-    while (this.deferred.length > 0) {
-      await nextTurn();
-      let resumed = 0;
-      while (resumed < this.deferred.length && !turnSpent(TURN_BUDGET_MS)) {
-        this.deferred[resumed++]!();
-        for (let step = 0; step < STEPS_BETWEEN_RESUMES; step++) await Promise.resolve();
-      }
-      this.deferred.splice(0, resumed);
-    }
-    this.resuming = false;
-  }
-
   private topicOf(resortId: string, units: Units): Topic {
     const key = keyOf(resortId, units);
     let topic = this.topics.get(key);
@@ -284,10 +234,8 @@ export class ConditionsFeed {
     if (this.topics.size === 0) return;
     const cpu = process.cpuUsage();
     const changed = await this.tell([...this.topics.values()]);
-    // Every update is written once the turn after the last slice has run, and the subscribers whose
-    // updates went past a turn's budget have had theirs: counted then.
-    do await nextTurn();
-    while (this.deferred.length > 0);
+    // Every update is written once the turn after the last slice has run: counted then.
+    await nextTurn();
     const spent = process.cpuUsage(cpu);
     this.fanOutMicros += spent.user + spent.system;
     // The round's update objects are let go (a subscriber still reading keeps its own): what was
@@ -297,7 +245,8 @@ export class ConditionsFeed {
 
   /**
    * Each topic's report made again; where it changed, each subscriber of the changed topics gets
-   * all of its new updates at once (so they leave in one write), a slice of subscribers a turn.
+   * all of its new updates at once (so they leave in one write), one subscriber after another,
+   * as many a turn as its budget allows.
    */
   private async tell(topics: readonly Topic[]): Promise<Topic[]> {
     const fresh = await this.reportsOf(topics);
@@ -312,17 +261,25 @@ export class ConditionsFeed {
       t.changedIn = round;
       changed.push(t);
     }
-    let told = 0;
+    let toldInTurn = 0;
     for (const t of changed) {
       for (const s of t.subscribers) {
         if (s.toldIn === round) continue;
         s.toldIn = round;
+        // The turn's clock starts before its first subscriber's work, not after.
+        if (toldInTurn === 0) turnSpent(TURN_BUDGET_MS);
         for (const mine of s.topics) {
           if (mine.changedIn !== round) continue;
           push(s, mine.last!.update);
           this.queued++;
         }
-        if (++told % FAN_OUT_SLICE === 0) await nextTurn();
+        // Its updates are executed and written (the microtasks they set going) before the next
+        // subscriber is told, so the turn's budget counts them, and they leave in one write.
+        await afterMicrotasks();
+        if (++toldInTurn >= FAN_OUT_SLICE || turnSpent(TURN_BUDGET_MS)) {
+          toldInTurn = 0;
+          await nextTurn();
+        }
       }
     }
     return changed;
@@ -376,6 +333,12 @@ export class ConditionsFeed {
     this.timer = null;
   }
 }
+
+/**
+ * Resolves once the microtasks queued so far, and those they queue, have run (ticks come after
+ * them); a reader waiting on its socket (a slow client) is not waited for.
+ */
+const afterMicrotasks = () => new Promise<void>((resolve) => process.nextTick(resolve));
 
 const keyOf = (resortId: string, units: Units) => `${resortId}/${units}`;
 
