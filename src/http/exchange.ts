@@ -133,6 +133,11 @@ export class Exchange {
    */
   writeStreamHead(contentType: string, headers: readonly string[]): void {
     this.res.writeHead(200, this.baseHeaders.concat('x-request-id', this.requestId, this.headers, 'content-type', contentType, headers));
+    // Node keeps the head it made (`_header`) as long as the response lives: a rope of a piece per
+    // header, several times its length in the heap. A stream lives for hours, and thousands of them
+    // at once: each keeps one flat copy instead.
+    const res = this.res as ServerResponse & { _header?: unknown };
+    if (typeof res._header === 'string') res._header = Buffer.from(res._header, 'latin1').toString('latin1');
   }
 
   /**

@@ -395,11 +395,13 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
     const socket = conn.socket;
     if (socket?.readyState !== 1 || conn.endingSince !== null) return false;
     if (!conn.corked) {
-      // Everything written to the socket in this turn leaves in one write (ws writes each message at once).
+      // Everything written to the socket in this turn of the event loop leaves in one write (ws
+      // writes each message at once): the live feed tells a socket's subscriptions one after
+      // another, each in microtasks of its own, and a tick would send each apart.
       conn.corked = true;
       const raw = (socket as unknown as { _socket: Socket })._socket;
       raw.cork();
-      process.nextTick(() => {
+      setImmediate(() => {
         conn.corked = false;
         raw.uncork();
       });
