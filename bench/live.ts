@@ -4,7 +4,8 @@
  * WebSockets (LIVE_PER_SOCKET, 10, on each socket), each on LIVE_EACH (3) resorts drawn from
  * LIVE_RESORTS (100); then LIVE_SUBSCRIBERS / 5 on two replicas sharing a real redis-server (half
  * on each, the run on the first). Per scenario, LIVE_RUNS (default 3) sync runs; each changes every
- * report (syncedAt moves), so each subscription gets one update per resort per run. Measured, per run:
+ * report (syncedAt moves), so each subscription gets one update per resort per run; LIVE_WARMUP (1) runs
+ * before them, with the subscribers, are not measured. Measured, per run:
  * - window applied → last update read: from the replica publishing or applying the run's window
  *   (its /metrics) to the last of its subscribers reading the update (the bench's clock);
  * - fan-out CPU per subscriber update: the replica's own count (live_fanout_cpu_seconds over
@@ -29,6 +30,7 @@ const RESORTS = Number(process.env.LIVE_RESORTS ?? 100);
 const EACH = Number(process.env.LIVE_EACH ?? 3);
 const PER_SOCKET = Number(process.env.LIVE_PER_SOCKET ?? 10);
 const RUNS = Number(process.env.LIVE_RUNS ?? 3);
+const WARMUP = Number(process.env.LIVE_WARMUP ?? 1);
 const KEY = 'szg_live_bench_admin_key_0123';
 const QUERY =
   'subscription Live($ids: [ID!]!) { conditionsChanged(resortIds: $ids) { resortId reason syncedAt conditions { id status snowDepthBase newSnow24h openLifts openTrails temperature } } }';
@@ -218,13 +220,24 @@ async function measure(name: string, servers: ServerProcess[], resortIds: string
   await new Promise((r) => setTimeout(r, 3000));
   const rssConnected = servers.map((s) => memoryMiB(s.pid).rss);
 
+  // Warm-up runs, not measured: the first fan-out after thousands connected also collects what
+  // connecting left behind and compiles the update path; the rows are the steady state.
+  for (let i = 1; i <= WARMUP; i++) {
+    await syncRun(runner.url);
+    await allSynced(
+      clients.flat().flatMap((c) => c.subscriptions),
+      i,
+    );
+  }
+  await new Promise((r) => setTimeout(r, 300));
+
   const other = steadyClient(runner.url);
   const latency: number[] = [];
   const busyCpu: number[] = [];
   const perUpdate: number[] = [];
   const duringP99: number[] = [];
   const duringMax: number[] = [];
-  for (let i = 1; i <= RUNS; i++) {
+  for (let i = 1 + WARMUP; i <= RUNS + WARMUP; i++) {
     const cpu0 = servers.map((s) => cpuSeconds(s.pid));
     const counted0 = await Promise.all(
       servers.map(async (s) => ({ cpu: await metric(s.url, 'live_fanout_cpu_seconds'), sent: await metric(s.url, 'live_updates_sent') })),
@@ -326,7 +339,7 @@ try {
 }
 
 console.log(
-  `\nLive conditions: subscriptions of ${EACH} resorts each (of ${RESORTS}), half over SSE, half over WebSockets (${PER_SOCKET} a socket); ${RUNS} runs per scenario (median (min–max))\n`,
+  `\nLive conditions: subscriptions of ${EACH} resorts each (of ${RESORTS}), half over SSE, half over WebSockets (${PER_SOCKET} a socket); ${RUNS} runs per scenario after ${WARMUP} warm-up (median (min–max))\n`,
 );
 for (const r of results) {
   console.log(`## ${r.name}: ${r.perReplica} subscriptions per replica (connected in ${r.connectMs} ms)`);
