@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { Exchange } from '../../http/exchange.js';
 import { CACHE_NONE } from '../../http/headers.js';
 import type { Problem } from '../../lib/errors.js';
@@ -60,6 +61,7 @@ const FORMATS = {
     close: 'event: complete\ndata:\n\n',
     heartbeat: ':\n\n',
     frames: new WeakMap<object, Buffer>(),
+    chunks: new WeakMap<object, Buffer>(),
   },
   multipart: {
     contentType: 'multipart/mixed; boundary="-"',
@@ -69,8 +71,11 @@ const FORMATS = {
     // An empty part, as Apollo's multipart subscription protocol sends (its client skips it).
     heartbeat: multipartPart('{}'),
     frames: new WeakMap<object, Buffer>(),
+    chunks: new WeakMap<object, Buffer>(),
   },
 } as const;
+
+const uncork = (socket: Socket) => socket.uncork();
 
 export interface StreamOptions {
   /**
@@ -104,6 +109,16 @@ export function writeStream(ex: Exchange, format: StreamFormat, parts: AsyncIter
   res.write(f.open);
   const beats = format === 'sse' || options.subscription;
   const heartbeat = beats ? setInterval(() => res.writableLength === 0 && res.write(f.heartbeat), options.heartbeatMs).unref() : null;
+  // A part goes to the socket as the bytes made once for all who get it, framed as the HTTP/1.1
+  // chunk Node would make of it: Node's write framed and buffered each part of each subscriber
+  // again (four writes of a chunk, its length in hex), the most of a live update's cost after GC.
+  const socket = res.socket;
+  const chunked = res.chunkedEncoding;
+  const frameOf = (part: object) => (chunked ? partFrame(part, f.chunks, chunkOf) : partFrame(part, f.frames, f.part));
+  const chunkOf = (json: string) => {
+    const frame = f.part(json);
+    return `${Buffer.byteLength(frame).toString(16)}\r\n${frame}\r\n`;
+  };
   return new Promise<void>((resolve) => {
     let over = false;
     /** Ends the stream: with a last part, closing it (`last` '' for none), or without a word when the client went away. */
@@ -111,7 +126,7 @@ export function writeStream(ex: Exchange, format: StreamFormat, parts: AsyncIter
       if (over) return;
       over = true;
       if (heartbeat) clearInterval(heartbeat);
-      res.off('drain', pull);
+      socket?.off('drain', pull);
       if (last !== undefined && !res.destroyed) {
         if (last) res.write(last);
         res.end(f.close);
@@ -120,12 +135,19 @@ export function writeStream(ex: Exchange, format: StreamFormat, parts: AsyncIter
       resolve();
     };
     const failed = (err: unknown) => finish(f.part(JSON.stringify(options.onError(err))));
+    const pullFailed = (err: unknown) => !over && failed(err);
     const written = (r: IteratorResult<unknown>) => {
       if (over) return;
       if (r.done) return finish('');
+      if (!socket || socket.destroyed) return finish();
       try {
-        if (res.write(partFrame(r.value as object, f.frames, f.part))) pull();
-        else res.once('drain', pull);
+        // Corked to the end of the tick, as Node corks a response's writes: a subscriber's updates leave in one write.
+        if (socket.writableCorked === 0) {
+          socket.cork();
+          process.nextTick(uncork, socket);
+        }
+        if (socket.write(frameOf(r.value as object))) pull();
+        else socket.once('drain', pull);
       } catch (err) {
         failed(err);
       }
@@ -133,7 +155,7 @@ export function writeStream(ex: Exchange, format: StreamFormat, parts: AsyncIter
     function pull(): void {
       if (over) return;
       try {
-        iterator.next().then(written, (err: unknown) => !over && failed(err));
+        iterator.next().then(written, pullFailed);
       } catch (err) {
         failed(err);
       }
