@@ -1,18 +1,43 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
 
+/*
+ * Streams of parts as small classes, not objects of closures: a live subscription's stream waits
+ * for its next part for hours, through every layer, and each layer's next() runs for every update
+ * of every subscriber. A class's methods are shared, and its one handler is made once per stream,
+ * not once per part.
+ */
+
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
 /**
  * A stream of parts mapped one by one. Not an async generator: a generator's `return()` waits for
  * the `next()` it is suspended in (a subscription's next event may never come), while this one
  * hands `return()` to the source at once, so a client that goes away stops the source now.
  */
+class MappedParts<T, U> implements AsyncIterableIterator<U> {
+  private readonly source: AsyncIterator<T>;
+  private readonly mapped: (r: IteratorResult<T>) => IteratorResult<U>;
+
+  constructor(source: AsyncIterable<T>, map: (part: T) => U) {
+    this.source = source[Symbol.asyncIterator]();
+    this.mapped = (r) => (r.done ? DONE : { done: false, value: map(r.value) });
+  }
+
+  next(): Promise<IteratorResult<U>> {
+    return this.source.next().then(this.mapped);
+  }
+
+  return(): Promise<IteratorResult<U>> {
+    return Promise.resolve(this.source.return?.()).then(() => DONE);
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<U> {
+    return this;
+  }
+}
+
 export function mapParts<T, U>(source: AsyncIterable<T>, map: (part: T) => U): AsyncIterableIterator<U> {
-  const iterator = source[Symbol.asyncIterator]();
-  const out: AsyncIterableIterator<U> = {
-    next: () => iterator.next().then((r) => (r.done ? { done: true, value: undefined } : { done: false, value: map(r.value) })),
-    return: () => Promise.resolve(iterator.return?.()).then(() => ({ done: true, value: undefined })),
-    [Symbol.asyncIterator]: () => out,
-  };
-  return out;
+  return new MappedParts(source, map);
 }
 
 /**
@@ -20,23 +45,32 @@ export function mapParts<T, U>(source: AsyncIterable<T>, map: (part: T) => U): A
  * becomes its last part, an error result (masked by finalize unless it is one of ours), and the
  * stream ends, on every transport alike, instead of breaking the connection it runs on.
  */
-export function endingOnError(source: AsyncIterable<ExecutionResult>): AsyncIterableIterator<ExecutionResult> {
-  const iterator = source[Symbol.asyncIterator]();
-  let failed = false;
-  const out: AsyncIterableIterator<ExecutionResult> = {
-    next: () =>
-      failed
-        ? Promise.resolve({ done: true, value: undefined })
-        : iterator.next().then(
-            (r) => r,
-            (err: unknown) => {
-              failed = true;
-              const error = err instanceof GraphQLError ? err : new GraphQLError('a subscription failed', { originalError: err as Error });
-              return { done: false, value: { errors: [error] } };
-            },
-          ),
-    return: () => Promise.resolve(iterator.return?.()).then(() => ({ done: true, value: undefined })),
-    [Symbol.asyncIterator]: () => out,
+class PartsEndingOnError implements AsyncIterableIterator<ExecutionResult> {
+  private readonly source: AsyncIterator<ExecutionResult>;
+  private failed = false;
+  private readonly lastPart = (err: unknown): IteratorResult<ExecutionResult> => {
+    this.failed = true;
+    const error = err instanceof GraphQLError ? err : new GraphQLError('a subscription failed', { originalError: err as Error });
+    return { done: false, value: { errors: [error] } };
   };
-  return out;
+
+  constructor(source: AsyncIterable<ExecutionResult>) {
+    this.source = source[Symbol.asyncIterator]();
+  }
+
+  next(): Promise<IteratorResult<ExecutionResult>> {
+    return this.failed ? Promise.resolve(DONE) : this.source.next().catch(this.lastPart);
+  }
+
+  return(): Promise<IteratorResult<ExecutionResult>> {
+    return Promise.resolve(this.source.return?.()).then(() => DONE);
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<ExecutionResult> {
+    return this;
+  }
+}
+
+export function endingOnError(source: AsyncIterable<ExecutionResult>): AsyncIterableIterator<ExecutionResult> {
+  return new PartsEndingOnError(source);
 }

@@ -47,10 +47,10 @@ export function subscribeShared(args: ExecutionArgs, definition: OperationDefini
       if (!result) group.results.set(event, (result = executeEvent(event)));
       return result;
     };
-    if (!group) return executedParts(source as AsyncIterable<unknown>, resultOf);
+    if (!group) return new ExecutedParts(source as AsyncIterable<unknown>, resultOf);
     group.members++;
     let left = false;
-    return executedParts(source as AsyncIterable<unknown>, resultOf, () => {
+    return new ExecutedParts(source as AsyncIterable<unknown>, resultOf, () => {
       if (!left) group.members--;
       left = true;
     });
@@ -105,31 +105,41 @@ function selectionVariables(document: DocumentNode, definition: OperationDefinit
 
 /**
  * Each event of the source as its result, awaited when its execution awaited something; `ended`
- * hears the end. One layer of promises a part, not two: this runs for every subscriber of every event.
+ * hears the end. One layer of promises a part, its handler made once (a class, as map-parts.ts
+ * says why): this runs for every subscriber of every event.
  */
-function executedParts(
-  source: AsyncIterable<unknown>,
-  resultOf: (event: unknown) => ExecutionResult | Promise<ExecutionResult>,
-  ended?: () => void,
-): AsyncIterableIterator<ExecutionResult> {
-  const events = source[Symbol.asyncIterator]();
-  const out: AsyncIterableIterator<ExecutionResult> = {
-    next: () =>
-      events.next().then((r): IteratorResult<ExecutionResult> | Promise<IteratorResult<ExecutionResult>> => {
-        if (r.done) {
-          ended?.();
-          return { done: true, value: undefined };
-        }
-        const result = resultOf(r.value);
-        return result instanceof Promise ? result.then((value) => ({ done: false, value })) : { done: false, value: result };
-      }),
-    return: () => {
-      ended?.();
-      return Promise.resolve(events.return?.()).then(() => ({ done: true, value: undefined }));
-    },
-    [Symbol.asyncIterator]: () => out,
-  };
-  return out;
+class ExecutedParts implements AsyncIterableIterator<ExecutionResult> {
+  private readonly events: AsyncIterator<unknown>;
+  private readonly executed: (r: IteratorResult<unknown>) => IteratorResult<ExecutionResult> | Promise<IteratorResult<ExecutionResult>>;
+
+  constructor(
+    source: AsyncIterable<unknown>,
+    resultOf: (event: unknown) => ExecutionResult | Promise<ExecutionResult>,
+    private readonly ended?: () => void,
+  ) {
+    this.events = source[Symbol.asyncIterator]();
+    this.executed = (r) => {
+      if (r.done) {
+        ended?.();
+        return { done: true, value: undefined };
+      }
+      const result = resultOf(r.value);
+      return result instanceof Promise ? result.then((value) => ({ done: false, value })) : { done: false, value: result };
+    };
+  }
+
+  next(): Promise<IteratorResult<ExecutionResult>> {
+    return this.events.next().then(this.executed);
+  }
+
+  return(): Promise<IteratorResult<ExecutionResult>> {
+    this.ended?.();
+    return Promise.resolve(this.events.return?.()).then(() => ({ done: true, value: undefined }));
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<ExecutionResult> {
+    return this;
+  }
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
