@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import http from 'node:http';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,7 +57,7 @@ describe('live streams on one server', () => {
       now: clock.now,
       config: {
         streams: { perKey: 200, perAddress: 200, total: 400, maxBufferedBytes: 256 * 1024 * 1024 },
-        graphql: { ...loadConfig({}).graphql, heartbeatMs: 86_400_000 },
+        graphql: { ...loadConfig({}).graphql, heartbeatMs: 86_400_000, liveCheckMs: 20 },
       },
     });
     try {
@@ -88,6 +89,63 @@ describe('live streams on one server', () => {
         await socket.next((m) => m.id === id && m.type === 'complete');
       }
       socket.socket.close();
+    } finally {
+      await roomy.close();
+    }
+  }, 120_000);
+
+  it('an SSE client that stops reading is cut with TOO_SLOW once two rounds of updates wait, and told so when it reads again', async () => {
+    const roomy = await startTestServer({
+      dbPath,
+      now: clock.now,
+      config: { streams: { perKey: 200, perAddress: 200, total: 400 }, graphql: { ...loadConfig({}).graphql, heartbeatMs: 86_400_000, liveCheckMs: 20 } },
+    });
+    try {
+      const ids = ((await getJson(roomy, '/api/resorts?limit=50')).body.resorts as { id: string }[]).map((r) => r.id);
+      // Every field, a few times over (aliases): a round of changes is large, so the kernel's buffers fill in a few rounds.
+      const fields =
+        'id date updatedAt source status statusReason seasonOpens seasonCloses snowDepthBase snowDepthMid snowDepthSummit openTrails totalTrails openLifts totalLifts temperature windSpeed';
+      const query = `subscription Big($ids: [ID!]!) { conditionsChanged(resortIds: $ids) { resortId reason syncedAt ${'abcdefgh'
+        .split('')
+        .map((alias) => `${alias}: conditions { ${fields} }`)
+        .join(' ')} } }`;
+      let text = '';
+      const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
+        const req = http.request(`${roomy.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': TEST_KEY },
+        });
+        req.on('response', resolve).on('error', reject);
+        req.end(JSON.stringify({ query, variables: { ids } }));
+      });
+      expect(response.statusCode).toBe(200);
+      response.setEncoding('utf8');
+      const onData = (chunk: string) => void (text += chunk);
+      response.on('data', onData);
+      await expect.poll(() => text.split('event: next').length - 1, { timeout: 20_000 }).toBe(ids.length);
+      response.off('data', onData);
+      response.pause();
+      text = '';
+      const metric = async (name: string) => Number((await getJson(roomy, '/metrics')).body.match(new RegExp(`^${name} ([\\d.e+-]+)$`, 'm'))[1]);
+      // The hour turns until the subscription has been cut: the kernel's buffers fill first, then its waiting updates.
+      let rounds = 0;
+      for (; (await metric('live_subscribers')) > 0; rounds++) {
+        expect(rounds).toBeLessThan(60);
+        const told = await metric('live_fanout_cpu_seconds');
+        clock.advance(3_600_000);
+        await expect
+          .poll(async () => (await metric('live_fanout_cpu_seconds')) > told || (await metric('live_subscribers')) === 0, { timeout: 20_000 })
+          .toBe(true);
+      }
+      response.on('data', onData);
+      response.resume();
+      await new Promise((resolve) => response.on('end', resolve));
+      const events = text.split('\n\n').filter((e) => e.startsWith('event: '));
+      expect(events.at(-1)).toBe('event: complete\ndata:');
+      const last = JSON.parse(events.at(-2)!.slice('event: next\ndata: '.length));
+      expect(last).toEqual({
+        errors: [{ message: expect.stringMatching(/read more slowly than they came \(at most 150 may wait\)/), extensions: { code: 'TOO_SLOW', status: 429 } }],
+      });
     } finally {
       await roomy.close();
     }

@@ -58,8 +58,6 @@ import { nextTurn } from '../lib/turn.js';
 import { ConditionsFeed } from '../live/conditions-feed.js';
 import { RequestLoaders } from '../data/loaders.js';
 
-/** How often live conditions look whether the hour turned (or the data moved without an event). */
-const LIVE_CHECK_MS = 1000;
 
 export interface AppOptions {
   config: Config;
@@ -138,7 +136,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const live = new ConditionsFeed({
     snapshots: (ids) => new RequestLoaders(services).snapshotByResort.loadMany(ids),
     version: () => dataVersion.current().version,
-    checkEveryMs: LIVE_CHECK_MS,
+    checkEveryMs: config.graphql.liveCheckMs,
     logger,
   });
   let metrics: Metrics | null = null;

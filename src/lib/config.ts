@@ -120,7 +120,8 @@ export interface Config {
    * time to send connection_init, and how long it may sit with no operation and no message; how
    * often SSE writes a heartbeat and a WebSocket is pinged (12 s, not an environment setting).
    */
-  graphql: { maxBatch: number; wsInitTimeoutMs: number; wsIdleTimeoutMs: number; heartbeatMs: number };
+  /** liveCheckMs: how often live conditions look whether the hour turned (or the data moved without an event). */
+  graphql: { maxBatch: number; wsInitTimeoutMs: number; wsIdleTimeoutMs: number; heartbeatMs: number; liveCheckMs: number };
   maxBodyBytes: number;
   connections: { maxConnections: number; headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
   /**
@@ -239,6 +240,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       wsInitTimeoutMs: e.GRAPHQL_WS_INIT_TIMEOUT_MS,
       wsIdleTimeoutMs: e.GRAPHQL_WS_IDLE_TIMEOUT_MS,
       heartbeatMs: 12_000,
+      liveCheckMs: 1000,
     },
     maxBodyBytes: e.MAX_BODY_BYTES,
     connections: {
