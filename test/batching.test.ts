@@ -126,7 +126,9 @@ describe('a batch is counted as its operations', () => {
   });
 
   it('with GRAPHQL_BATCH_MAX lowered, its bound is the one named', async () => {
-    const app = await startTestServer({ config: { graphql: { maxBatch: 2, wsInitTimeoutMs: 3000, wsIdleTimeoutMs: 60_000, heartbeatMs: 12_000, liveCheckMs: 1000 } } });
+    const app = await startTestServer({
+      config: { graphql: { maxBatch: 2, wsInitTimeoutMs: 3000, wsIdleTimeoutMs: 60_000, heartbeatMs: 12_000, liveCheckMs: 1000 } },
+    });
     try {
       const r = expectProblem(
         await batch(

@@ -58,7 +58,6 @@ import { nextTurn } from '../lib/turn.js';
 import { ConditionsFeed } from '../live/conditions-feed.js';
 import { RequestLoaders } from '../data/loaders.js';
 
-
 export interface AppOptions {
   config: Config;
   logger?: Logger;
