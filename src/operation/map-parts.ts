@@ -20,7 +20,12 @@ class MappedParts<T, U> implements AsyncIterableIterator<U> {
 
   constructor(source: AsyncIterable<T>, map: (part: T) => U) {
     this.source = source[Symbol.asyncIterator]();
-    this.mapped = (r) => (r.done ? DONE : { done: false, value: map(r.value) });
+    // A part the map leaves as it is (most of a subscription's) keeps its result object too.
+    this.mapped = (r) => {
+      if (r.done) return DONE;
+      const value = map(r.value);
+      return (value as unknown) === r.value ? (r as unknown as IteratorResult<U>) : { done: false, value };
+    };
   }
 
   next(): Promise<IteratorResult<U>> {
