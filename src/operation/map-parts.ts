@@ -7,7 +7,8 @@ import { GraphQLError, type ExecutionResult } from 'graphql';
  * not once per part.
  */
 
-const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+/** The end of a stream, one object for all. */
+export const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 
 /**
  * A stream of parts mapped one by one. Not an async generator: a generator's `return()` waits for

@@ -10,6 +10,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { SHARED_EVENTS } from '../graphql/field-extensions.js';
+import { DONE } from './map-parts.js';
 
 /*
  * Subscribers of a field that shares its events (graphql/field-extensions.ts), the same document,
@@ -121,7 +122,7 @@ class ExecutedParts implements AsyncIterableIterator<ExecutionResult> {
     this.executed = (r) => {
       if (r.done) {
         ended?.();
-        return { done: true, value: undefined };
+        return DONE;
       }
       const result = resultOf(r.value);
       return result instanceof Promise ? result.then((value) => ({ done: false, value })) : { done: false, value: result };
@@ -134,7 +135,7 @@ class ExecutedParts implements AsyncIterableIterator<ExecutionResult> {
 
   return(): Promise<IteratorResult<ExecutionResult>> {
     this.ended?.();
-    return Promise.resolve(this.events.return?.()).then(() => ({ done: true, value: undefined }));
+    return Promise.resolve(this.events.return?.()).then(() => DONE);
   }
 
   [Symbol.asyncIterator](): AsyncIterableIterator<ExecutionResult> {

@@ -50,6 +50,10 @@ export function negotiate(accept: string | undefined): Wanted {
   return { single: single ?? 'json', stream };
 }
 
+/** A frame as the HTTP/1.1 chunk Node would make of it (its length in hex, the frame, a line end). */
+const chunk = (frame: string) => `${Buffer.byteLength(frame).toString(16)}\r\n${frame}\r\n`;
+const ssePart = (json: string) => `event: next\ndata: ${json}\n\n`;
+
 const multipartPart = (json: string) => `\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}\r\n---`;
 
 const FORMATS = {
@@ -57,7 +61,8 @@ const FORMATS = {
     contentType: 'text/event-stream; charset=utf-8',
     // A comment first: some clients wait for a first byte before they call the stream open.
     open: ':\n\n',
-    part: (json: string) => `event: next\ndata: ${json}\n\n`,
+    part: ssePart,
+    chunkedPart: (json: string) => chunk(ssePart(json)),
     close: 'event: complete\ndata:\n\n',
     heartbeat: ':\n\n',
     frames: new WeakMap<object, Buffer>(),
@@ -70,6 +75,7 @@ const FORMATS = {
     close: '--\r\n',
     // An empty part, as Apollo's multipart subscription protocol sends (its client skips it).
     heartbeat: multipartPart('{}'),
+    chunkedPart: (json: string) => chunk(multipartPart(json)),
     frames: new WeakMap<object, Buffer>(),
     chunks: new WeakMap<object, Buffer>(),
   },
@@ -113,12 +119,7 @@ export function writeStream(ex: Exchange, format: StreamFormat, parts: AsyncIter
   // chunk Node would make of it: Node's write framed and buffered each part of each subscriber
   // again (four writes of a chunk, its length in hex), the most of a live update's cost after GC.
   const socket = res.socket;
-  const chunked = res.chunkedEncoding;
-  const frameOf = (part: object) => (chunked ? partFrame(part, f.chunks, chunkOf) : partFrame(part, f.frames, f.part));
-  const chunkOf = (json: string) => {
-    const frame = f.part(json);
-    return `${Buffer.byteLength(frame).toString(16)}\r\n${frame}\r\n`;
-  };
+  const [frames, frame] = res.chunkedEncoding ? [f.chunks, f.chunkedPart] : [f.frames, f.part];
   return new Promise<void>((resolve) => {
     let over = false;
     /** Ends the stream: with a last part, closing it (`last` '' for none), or without a word when the client went away. */
@@ -146,7 +147,7 @@ export function writeStream(ex: Exchange, format: StreamFormat, parts: AsyncIter
           socket.cork();
           process.nextTick(uncork, socket);
         }
-        if (socket.write(frameOf(r.value as object))) pull();
+        if (socket.write(partFrame(r.value as object, frames, frame))) pull();
         else socket.once('drain', pull);
       } catch (err) {
         failed(err);
