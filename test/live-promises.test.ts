@@ -31,6 +31,39 @@ describe('live streams on one server', () => {
   });
   afterAll(() => app?.close());
 
+  /**
+   * A server of the same database and clock whose bounds leave a reader that stops every room to
+   * fall behind: a roomy WebSocket buffer (STREAM_MAX_BUFFERED_BYTES), so each subscription's own
+   * bound comes first; heartbeats a day apart, so the hours turned do not find a socket silent;
+   * the hour looked at every 20 ms.
+   */
+  const roomyServer = () =>
+    startTestServer({
+      dbPath,
+      now: clock.now,
+      config: {
+        streams: { perKey: 200, perAddress: 200, total: 400, maxBufferedBytes: 256 * 1024 * 1024 },
+        graphql: { ...loadConfig({}).graphql, heartbeatMs: 86_400_000, liveCheckMs: 20 },
+      },
+    });
+
+  /**
+   * Turns the hour on the clock until the server's feed has no subscriber left: the kernel's
+   * buffers fill first, then each subscription's waiting updates, and each is cut; the feed's own
+   * count says when a round was told. At most `rounds` turns.
+   */
+  async function turnHoursUntilCut(server: RunningApp, rounds: number): Promise<void> {
+    const metric = async (name: string) => Number((await getJson(server, '/metrics')).body.match(new RegExp(`^${name} ([\\d.e+-]+)$`, 'm'))[1]);
+    for (let round = 0; (await metric('live_subscribers')) > 0; round++) {
+      expect(round).toBeLessThan(rounds);
+      const told = await metric('live_fanout_cpu_seconds');
+      clock.advance(3_600_000);
+      await expect
+        .poll(async () => (await metric('live_fanout_cpu_seconds')) > told || (await metric('live_subscribers')) === 0, { timeout: 20_000 })
+        .toBe(true);
+    }
+  }
+
   it('a subscription’s cost is charged once, when it starts: its first event carries it, the later ones nothing of it', async () => {
     const signal = AbortSignal.timeout(30_000);
     const stream = await httpSubscription(app.url, 'sse', { query: LIVE, variables: { ids: ['vail', 'zermatt', 'niseko'] } }, TEST_KEY, signal);
@@ -50,16 +83,7 @@ describe('live streams on one server', () => {
   });
 
   it('a WebSocket client that stops reading is cut with TOO_SLOW on each subscription once two rounds of updates wait, and told so when it reads again', async () => {
-    // Room in the socket's own buffer (STREAM_MAX_BUFFERED_BYTES), so each subscription's bound comes
-    // first; and heartbeats a day apart, so the hours the test turns do not find the socket silent.
-    const roomy = await startTestServer({
-      dbPath,
-      now: clock.now,
-      config: {
-        streams: { perKey: 200, perAddress: 200, total: 400, maxBufferedBytes: 256 * 1024 * 1024 },
-        graphql: { ...loadConfig({}).graphql, heartbeatMs: 86_400_000, liveCheckMs: 20 },
-      },
-    });
+    const roomy = await roomyServer();
     try {
       const socket = rawSocket(roomy);
       await socket.init(TEST_KEY);
@@ -69,17 +93,7 @@ describe('live streams on one server', () => {
       for (const id of subs) socket.send({ id, type: 'subscribe', payload: { query: LIVE, variables: { ids } } });
       await socket.next((m) => m.id === 's99' && m.type === 'next');
       socket.pause();
-      const metric = async (name: string) => Number((await getJson(roomy, '/metrics')).body.match(new RegExp(`^${name} ([\\d.e+-]+)$`, 'm'))[1]);
-      // The hour turns until every subscription has been cut: the kernel's buffers fill first,
-      // then each subscription's waiting updates; the feed's own count says when a round was told.
-      for (let round = 0; (await metric('live_subscribers')) > 0; round++) {
-        expect(round).toBeLessThan(40);
-        const told = await metric('live_fanout_cpu_seconds');
-        clock.advance(3_600_000);
-        await expect
-          .poll(async () => (await metric('live_fanout_cpu_seconds')) > told || (await metric('live_subscribers')) === 0, { timeout: 20_000 })
-          .toBe(true);
-      }
+      await turnHoursUntilCut(roomy, 40);
       socket.resume();
       for (const id of subs) {
         const cut = await socket.next((m) => m.id === id && m.type === 'next' && m.payload.errors, 60_000);
@@ -95,11 +109,7 @@ describe('live streams on one server', () => {
   }, 120_000);
 
   it('an SSE client that stops reading is cut with TOO_SLOW once two rounds of updates wait, and told so when it reads again', async () => {
-    const roomy = await startTestServer({
-      dbPath,
-      now: clock.now,
-      config: { streams: { perKey: 200, perAddress: 200, total: 400 }, graphql: { ...loadConfig({}).graphql, heartbeatMs: 86_400_000, liveCheckMs: 20 } },
-    });
+    const roomy = await roomyServer();
     try {
       const ids = ((await getJson(roomy, '/api/resorts?limit=50')).body.resorts as { id: string }[]).map((r) => r.id);
       // Every field, a few times over (aliases): a round of changes is large, so the kernel's buffers fill in a few rounds.
@@ -126,17 +136,7 @@ describe('live streams on one server', () => {
       response.off('data', onData);
       response.pause();
       text = '';
-      const metric = async (name: string) => Number((await getJson(roomy, '/metrics')).body.match(new RegExp(`^${name} ([\\d.e+-]+)$`, 'm'))[1]);
-      // The hour turns until the subscription has been cut: the kernel's buffers fill first, then its waiting updates.
-      let rounds = 0;
-      for (; (await metric('live_subscribers')) > 0; rounds++) {
-        expect(rounds).toBeLessThan(60);
-        const told = await metric('live_fanout_cpu_seconds');
-        clock.advance(3_600_000);
-        await expect
-          .poll(async () => (await metric('live_fanout_cpu_seconds')) > told || (await metric('live_subscribers')) === 0, { timeout: 20_000 })
-          .toBe(true);
-      }
+      await turnHoursUntilCut(roomy, 60);
       response.on('data', onData);
       response.resume();
       await new Promise((resolve) => response.on('end', resolve));
