@@ -312,7 +312,11 @@ try {
   // LIVE_NODE_FLAGS: node flags for the one replica besides npm start's (--cpu-prof, --trace-gc),
   // after them so that one of theirs can be turned back (the script's path stays last).
   const flags = (process.env.LIVE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const one = await startServer([...startCommand().args.slice(0, -1), ...flags, ...startCommand().args.slice(-1)], env({ DB_PATH: path.join(dir, 'one.sqlite') }), probe);
+  const one = await startServer(
+    [...startCommand().args.slice(0, -1), ...flags, ...startCommand().args.slice(-1)],
+    env({ DB_PATH: path.join(dir, 'one.sqlite') }),
+    probe,
+  );
   const resortIds = ((await (await get(one.url, '/api/resorts?limit=200')).json()) as { resorts: { id: string }[] }).resorts.slice(0, RESORTS).map((r) => r.id);
   try {
     results.push(await measure('1 replica', [one], resortIds, SUBSCRIBERS));
