@@ -111,6 +111,18 @@ describe('GraphQL resorts', () => {
     expect(bad.errors!.map((e) => e.message)).toEqual(['days must be <= 60']);
     const rest = await getJson(app, '/api/insights/snow?days=61');
     expect(rest.body.detail).toBe('days must be <= 60');
+    // A NUL is where SQLite's LIKE stops reading: the search would match every resort.
+    const nul = await getJson(app, '/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'query($q: String) { resorts(filter: { q: $q }) { total } }', variables: { q: 'vail\u0000' } }),
+    });
+    expect(nul.body.errors.map((e: { message: string }) => e.message)).toEqual(['q must be free of control characters (U+0000-U+001F, U+007F-U+009F)']);
+    expect(nul.body.data?.resorts ?? null).toBeNull();
+    // A GET's query string is read as strictly as a REST path's: no broken escape becomes another word.
+    const broken = await getJson(app, `/graphql?query=${encodeURIComponent('{ resorts { total } }')}&operationName=%FF`);
+    expect(broken.status).toBe(400);
+    expect(broken.body.errors.map((e: { message: string }) => e.message)).toEqual(['The operationName parameter is not valid percent-encoded UTF-8.']);
   });
 
   it('rankings, insights, comparison and health', async () => {

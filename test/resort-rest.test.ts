@@ -91,6 +91,13 @@ describe.each(['', '/v1'])('resort REST paths under "%s"', (prefix) => {
       ['units=Imperial', 'units', 'metric or imperial (or METRIC, IMPERIAL)'],
       ['q=', 'q', 'non-empty'],
       [`q=${'a'.repeat(101)}`, 'q', 'at most 100 characters'],
+      // SQLite's LIKE stops at a NUL: `q=%00` was a search for nothing, which every resort matched.
+      ['q=%00', 'q', 'free of control characters (U+0000-U+001F, U+007F-U+009F)'],
+      ['region=Colorado%1B', 'region', 'free of control characters (U+0000-U+001F, U+007F-U+009F)'],
+      ['limit=%E3%80%805', 'limit', 'an integer'],
+      ['q=%FF', 'q', 'valid percent-encoded UTF-8'],
+      ['q=100%', 'q', 'valid percent-encoded UTF-8'],
+      ['region=%ED%A0%80', 'region', 'valid percent-encoded UTF-8'],
     ];
     for (const [query, name, bound] of cases) {
       const p = expectProblem(await get(`/api/resorts?${query}`), 400);

@@ -6,7 +6,8 @@ import { z } from 'zod';
  */
 
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
-const toNumber = (v: unknown) => (typeof v === 'string' && DECIMAL.test(v.trim()) ? Number(v) : v);
+// Exactly the number as written: `Number(' 5\u3000')` is 5, so spaces around it would pass unseen.
+const toNumber = (v: unknown) => (typeof v === 'string' && DECIMAL.test(v) ? Number(v) : v);
 
 export const numeric = (schema: z.ZodNumber) => z.preprocess(toNumber, schema);
 
@@ -60,6 +61,21 @@ export function listOf<T extends z.ZodType>(item: T, max: number) {
   return schema;
 }
 
+const CONTROL = /\p{Cc}/u;
+
+/**
+ * Words a client searches for (a resort's name, a region, a city): 1 to `max` characters once
+ * trimmed, and no control characters. SQLite's LIKE stops reading at a NUL, so `q=%00` matched
+ * every resort; no name holds a control character, so none is worth searching for.
+ */
+export const searchText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .refine((s) => !CONTROL.test(s), { error: 'free of control characters (U+0000-U+001F, U+007F-U+009F)' });
+
 export const ZIP_BOUNDS = {
   radiusMiles: { default: 25, max: 200 },
   nearbyLimit: { default: 50, max: 200 },
@@ -94,6 +110,6 @@ export const StatePaging = z.object({
 export const StateZipsParams = StateParams.extend(StatePaging.shape);
 
 export const CityParams = z.object({
-  city: z.string().trim().min(1).max(ZIP_BOUNDS.cityMaxLength),
+  city: searchText(ZIP_BOUNDS.cityMaxLength),
   state: stateCode.optional(),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CONTINENT_NAMES } from '../domain/countries.js';
-import { integer, listOf, numeric, offset } from './params.js';
+import { integer, listOf, numeric, offset, searchText } from './params.js';
 import { UNIT_SYSTEMS, UNITS_DESCRIPTION, type Units } from '../domain/units.js';
 
 /** Every parameter of the resort paths and their GraphQL arguments, declared once. */
@@ -32,7 +32,7 @@ export const units = z
   // For a path whose operation has no units argument (a resort's lifts): /openapi.json reads it here.
   .describe(UNITS_DESCRIPTION);
 
-const text = z.string().trim().min(1).max(RESORT_BOUNDS.textMax);
+const text = searchText(RESORT_BOUNDS.textMax);
 
 const continentByKey = new Map(CONTINENT_NAMES.map((c) => [c.toLowerCase(), c]));
 const continent = z

@@ -3,6 +3,7 @@ import { GraphQLError } from 'graphql';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { readBody } from '../../http/body.js';
 import type { Exchange } from '../../http/exchange.js';
+import { PERCENT_ENCODING, readQuery } from '../../http/query-string.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../http/json-guard.js';
 import { sendProblem } from '../../http/problem.js';
 import type { Problem } from '../../lib/errors.js';
@@ -121,7 +122,9 @@ export function createGraphQLHttp(deps: GraphQLHttpDeps) {
   }
 
   function get(ex: Exchange, wanted: Wanted): Promise<void> | void {
-    const search = new URLSearchParams(ex.query);
+    const read = readQuery(ex.query);
+    if (!read.ok) return sendAnswer(ex, requestError(ex, `The ${read.name} parameter is not ${PERCENT_ENCODING}.`), cache);
+    const search = read.params;
     const h = ex.req.headers;
     const request: OperationRequest = {
       query: search.get('query') ?? undefined,

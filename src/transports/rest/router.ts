@@ -7,6 +7,7 @@ import type { GraphQLContext } from '../../graphql/context.js';
 import { CACHE_NONE, JSON_TYPE } from '../../http/headers.js';
 import type { Exchange } from '../../http/exchange.js';
 import { sendProblem } from '../../http/problem.js';
+import { PERCENT_ENCODING, readQuery } from '../../http/query-string.js';
 import type { Problem } from '../../lib/errors.js';
 import type { ResponseCache } from '../../http/response-cache.js';
 import { TRANSPORTS, type OperationRequest } from '../../operation/operation.js';
@@ -108,7 +109,9 @@ export function createRestRouter({ routes, pipeline, cache, makeContext, version
     try {
       const raw: Record<string, unknown> = {};
       if (ex.query) {
-        const search = new URLSearchParams(ex.query);
+        const read = readQuery(ex.query);
+        if (!read.ok) throw notPercentEncoded(read.name, read.value);
+        const search = read.params;
         for (const key of new Set(search.keys())) {
           const all = search.getAll(key);
           // `codes=a&codes=` is `codes=a,`: both forms of a list read alike, empty items and all.
@@ -195,14 +198,18 @@ function decodePathSegment(name: string, value: string): string {
   try {
     return decodeURIComponent(value);
   } catch {
-    throw new GraphQLError(`${name} is not valid percent-encoding`, {
-      extensions: {
-        code: 'BAD_USER_INPUT',
-        status: 400,
-        errors: [{ name, value, bound: 'valid percent-encoded UTF-8', message: `${name} must be valid percent-encoded UTF-8` }],
-      },
-    });
+    throw notPercentEncoded(name, value);
   }
+}
+
+function notPercentEncoded(name: string, value: string): GraphQLError {
+  return new GraphQLError(`${name} is not ${PERCENT_ENCODING}`, {
+    extensions: {
+      code: 'BAD_USER_INPUT',
+      status: 400,
+      errors: [{ name, value, bound: PERCENT_ENCODING, message: `${name} must be ${PERCENT_ENCODING}` }],
+    },
+  });
 }
 
 const INTERNAL: Problem = { status: 500, code: 'INTERNAL_SERVER_ERROR', detail: 'Unexpected error; it has been logged with this request id.' };
