@@ -5,6 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { privateDatabase } from './helpers/server.js';
 import { cliCommand, runCommand } from './helpers/process.js';
 import { haveRedis, startRedis, type TestRedis } from './helpers/redis.js';
+import { KeyRepository } from '../src/data/repositories/keys.js';
+import { openDatabase } from '../src/data/db/open.js';
+import { RedisKeyStore } from '../src/cluster/redis-keys.js';
+import { connectRedis, waitUntilUp } from '../src/cluster/redis.js';
+import { createLogger } from '../src/lib/logger.js';
 
 /**
  * `npm run keys` (the bundle of src/cli/keys.ts) does exactly what it is told, in each store the
@@ -80,12 +85,77 @@ async function refusesUnprintableNames(keys: Run): Promise<void> {
   ] as const) {
     const r = await keys('create', '--name', name);
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain(`--name may hold printable characters only (letters, digits, punctuation, symbols and spaces); `);
+    expect(r.stderr).toContain(`--name may hold visible, printable characters only (letters, digits, punctuation, symbols and spaces); `);
     expect(r.stderr).toContain(shown);
     // The name is shown escaped, never raw.
     expect(r.stderr).not.toContain(name);
   }
   expect((await keys('create', '--name', 'Zermatt café ⛷ (team 2)')).status).toBe(0);
+}
+
+/** Given what it does not take, a command fails naming it, and changes nothing. */
+async function takesOnlyItsOwnArguments(keys: Run): Promise<void> {
+  const split = await keys('create', '--name', 'my', 'app');
+  expect(split.status).toBe(2);
+  expect(split.stderr).toMatch(/^create takes no arguments besides its options; it was also given "app" \(a name with spaces goes in quotes: --name "my app"\)\n/);
+  expect((await keys('create', '--name', 'x')).status).toBe(0);
+  const foreign = await keys('revoke', 'x', '--scope', 'admin');
+  expect(foreign.status).toBe(2);
+  expect(foreign.stderr).toMatch(/^revoke does not take --scope\n/);
+  expect((await keys('list', 'everything')).stderr).toMatch(/^list takes no arguments besides its options; it was also given "everything"\n/);
+  expect((await keys('create', '--name', 'y', '--id')).stderr).toMatch(/^create does not take --id\n/);
+  expect(Object.fromEntries(Object.entries(await states(keys)).map(([name, k]) => [name, k.state]))).toEqual({ x: 'active' });
+}
+
+/** Limits are whole numbers in digits within their bounds: nothing Number() would bend into one. */
+async function takesLimitsAsWritten(keys: Run): Promise<void> {
+  for (const [option, value, bound] of [
+    ['--quota', '', 'from 0 to 1000000000000'],
+    ['--quota', '1e3', 'from 0 to 1000000000000'],
+    ['--quota', '1e21', 'from 0 to 1000000000000'],
+    ['--quota', '9007199254740993', 'from 0 to 1000000000000'],
+    ['--quota', ' 5', 'from 0 to 1000000000000'],
+    ['--quota', '-1', 'from 0 to 1000000000000'],
+    ['--rate', '0x10', 'from 1 to 1000000'],
+    ['--rate', '0', 'from 1 to 1000000'],
+    ['--rate', '1.5', 'from 1 to 1000000'],
+    ['--streams', '1000001', 'from 1 to 1000000'],
+  ] as const) {
+    const r = await keys('create', '--name', 'limits', `${option}=${value}`);
+    expect(r.status, `${option} ${value}`).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`^${option} must be a whole number ${bound}, written in digits; it was "${value.replace(/[.+]/g, '\\$&')}"\n`));
+  }
+  expect(await states(keys)).toEqual({});
+  const r = await keys('create', '--name', 'limits', '--quota', '1000000000000', '--rate', '1000000', '--streams', '1');
+  expect(r.status, r.stderr).toBe(0);
+  expect(r.stdout).toContain('created key "limits" (plan free, 1000000000000 requests/month, 1000000/s, 1 streams)');
+}
+
+/** Names that print as nothing are refused; length counts characters, not UTF-16 units; a replaced key's form is reserved. */
+async function refusesInvisibleNames(keys: Run): Promise<void> {
+  for (const cp of [0x3164, 0x115f, 0xfe0f, 0x034f, 0x2800]) {
+    const r = await keys('create', '--name', `a${String.fromCodePoint(cp)}b`);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(`has U+${cp.toString(16).toUpperCase().padStart(4, '0')} at character 2`);
+  }
+  expect((await keys('create', '--name', '⛷'.repeat(101))).stderr).toMatch(/^--name must be at most 100 characters; it has 101\n/);
+  const reserved = await keys('create', '--name', 'beta~replaced-7');
+  expect(reserved.stderr).toMatch(/^--name may not contain "~replaced-": a key replaced with --replace is listed under such a name\n/);
+  expect(await states(keys)).toEqual({});
+  expect((await keys('create', '--name', '🏂'.repeat(100))).status).toBe(0);
+}
+
+/** Revokes racing each other: each key is revoked once, by one command; the others say so and exit 2. */
+async function revokesOnceUnderRace(keys: Run): Promise<void> {
+  expect((await keys('create', '--name', 'raced')).status).toBe(0);
+  expect((await keys('create', '--name', 'bystander')).status).toBe(0);
+  const runs = await Promise.all(Array.from({ length: 4 }, () => keys('revoke', 'bystander', 'raced')));
+  expect(runs.filter((r) => r.status === 0)).toHaveLength(1);
+  for (const r of runs.filter((r) => r.status !== 0)) {
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^Nothing was revoked:\n {2}key "(bystander|raced)" \(id \d+\) was (revoked already, at |revoked or replaced by another command meanwhile)/);
+  }
 }
 
 describe('the keys command, on a server’s SQLite file', () => {
@@ -100,6 +170,43 @@ describe('the keys command, on a server’s SQLite file', () => {
 
   it('a name with a control character, an ANSI escape or a bidi override is refused with a sentence', async () => {
     await refusesUnprintableNames(sqlite());
+  }, 60_000);
+
+  it('a command given an argument or option it does not take fails naming it, and changes nothing', async () => {
+    await takesOnlyItsOwnArguments(sqlite());
+  }, 60_000);
+
+  it('--quota, --rate and --streams are whole numbers in digits within their bounds, or the command fails naming them', async () => {
+    await takesLimitsAsWritten(sqlite());
+  }, 60_000);
+
+  it('a name of invisible characters, over 100 characters (code points), or in a replaced key’s form is refused', async () => {
+    await refusesInvisibleNames(sqlite());
+  }, 60_000);
+
+  it('revokes racing each other revoke each key once; every other command revokes nothing and exits 2', async () => {
+    await revokesOnceUnderRace(sqlite());
+  }, 60_000);
+
+  it('revoking is all or none when another command revoked one of the keys after they were read', () => {
+    const repository = new KeyRepository(openDatabase(privateDatabase('gateway-keys-cli-')));
+    for (const name of ['a', 'b']) repository.create({ name, plan: 'free', keyHash: `hash-${name}`, createdAt: '2027-01-01', monthlyQuota: 1, ratePerSecond: 1, scopes: '' });
+    const [a, b] = [repository.findByName('a')!, repository.findByName('b')!];
+    expect(repository.revoke([b], '2027-01-02')).toEqual([]);
+    expect(repository.revoke([a, b], '2027-01-03').map((k) => k.name)).toEqual(['b']);
+    expect(repository.findByName('a')!.revokedAt).toBeNull();
+    expect(repository.findByName('b')!.revokedAt).toBe('2027-01-02');
+  });
+
+  it('--replace when the replaced name is taken (a name made before names were checked) picks the next free one', async () => {
+    const dbPath = privateDatabase('gateway-keys-cli-');
+    expect((await runCommand(dbPath, cliCommand('keys', 'create', '--name', 'beta'))).status).toBe(0);
+    const db = new Database(dbPath);
+    db.prepare("INSERT INTO api_keys (name, plan, key_hash, created_at, monthly_quota, rate_per_second) VALUES ('beta~replaced-1', 'free', 'h', '2027-01-01', 1, 1)").run();
+    db.close();
+    const r = await runCommand(dbPath, cliCommand('keys', 'create', '--name', 'beta', '--replace'));
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^revoked the earlier key "beta" \(id 1\); it is listed as "beta~replaced-1-2"\n/);
   }, 60_000);
 
   it('a name stored before names were checked is listed escaped, and can be revoked by id', async () => {
@@ -155,4 +262,41 @@ describe.skipIf(!haveRedis)('the keys command, on the Redis replicas share', () 
     await flush();
     await refusesUnprintableNames(inRedis());
   }, 60_000);
+
+  it('a command given an argument or option it does not take fails naming it, and changes nothing', async () => {
+    await flush();
+    await takesOnlyItsOwnArguments(inRedis());
+  }, 60_000);
+
+  it('--quota, --rate and --streams are whole numbers in digits within their bounds, or the command fails naming them', async () => {
+    await flush();
+    await takesLimitsAsWritten(inRedis());
+  }, 60_000);
+
+  it('a name of invisible characters, over 100 characters (code points), or in a replaced key’s form is refused', async () => {
+    await flush();
+    await refusesInvisibleNames(inRedis());
+  }, 60_000);
+
+  it('revokes racing each other revoke each key once; every other command revokes nothing and exits 2', async () => {
+    await flush();
+    await revokesOnceUnderRace(inRedis());
+  }, 60_000);
+
+  it('revoking is all or none when another command revoked one of the keys after they were read', async () => {
+    await flush();
+    const link = connectRedis(redis.url, createLogger('silent'));
+    try {
+      expect(await waitUntilUp(link, 5000)).toBe(true);
+      const store = new RedisKeyStore(link);
+      for (const name of ['a', 'b']) await store.create({ name, plan: 'free', keyHash: `hash-${name}`, createdAt: '2027-01-01', monthlyQuota: 1, ratePerSecond: 1, scopes: '' });
+      const [a, b] = [(await store.findByName('a'))!, (await store.findByName('b'))!];
+      expect(await store.revoke([b], '2027-01-02')).toEqual([]);
+      expect((await store.revoke([a, b], '2027-01-03')).map((k) => k.name)).toEqual(['b']);
+      expect((await store.findByName('a'))!.revokedAt).toBeNull();
+      expect((await store.findByName('b'))!.revokedAt).toBe('2027-01-02');
+    } finally {
+      await link.close();
+    }
+  });
 });

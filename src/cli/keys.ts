@@ -3,7 +3,7 @@ import { loadConfig } from '../lib/config.js';
 import { ensureDatabase } from '../data/db/build.js';
 import { SetupError } from '../lib/errors.js';
 import { openDatabase } from '../data/db/open.js';
-import { KeyRepository, type ApiKeyRecord, type NewKey } from '../data/repositories/keys.js';
+import { KeyRepository, replacedName, type ApiKeyRecord, type NewKey } from '../data/repositories/keys.js';
 import { connectRedis, waitUntilUp } from '../cluster/redis.js';
 import { clockFrom } from '../lib/clock.js';
 import { RedisKeyStore } from '../cluster/redis-keys.js';
@@ -14,13 +14,13 @@ import { KNOWN_SCOPES } from '../auth/scopes.js';
 import { escaped, keyTextProblem, shownName } from '../auth/key-name.js';
 import { revocationOf } from './revoke-targets.js';
 
-/** The most streams one key may be given (a frontend's key across all its browsers). */
-const MAX_KEY_STREAMS = 1_000_000;
+/** The bounds of a key's limits: streams (a frontend's key across all its browsers), requests a second and a month. */
+const LIMITS = { streams: 1_000_000, rate: 1_000_000, quota: 1_000_000_000_000 } as const;
 
 const USAGE = `npm run keys -- <command>
 
   create --name NAME [--plan free] [--quota 10000] [--rate 25] [--streams N] [--scope admin] [--replace]
-         prints the new key once; only its SHA-256 is stored. NAME: printable characters, at
+         prints the new key once; only its SHA-256 is stored. NAME: visible, printable characters, at
          most 100. --scope admin may start sync runs; --streams: subscriptions it may hold open
          at once (a frontend's key serves many browsers; STREAMS_PER_KEY when not given);
          --replace revokes the key that has the name and makes a new one under it
@@ -43,17 +43,18 @@ function fail(message: string, usage = true): never {
 
 function parse() {
   try {
+    // No defaults here: what was given is what `values` holds, so an option another command takes is seen.
     return parseArgs({
       allowPositionals: true,
       options: {
         name: { type: 'string' },
-        plan: { type: 'string', default: 'free' },
-        quota: { type: 'string', default: '10000' },
-        rate: { type: 'string', default: '25' },
+        plan: { type: 'string' },
+        quota: { type: 'string' },
+        rate: { type: 'string' },
         streams: { type: 'string' },
-        scope: { type: 'string', multiple: true, default: [] },
-        replace: { type: 'boolean', default: false },
-        id: { type: 'boolean', default: false },
+        scope: { type: 'string', multiple: true },
+        replace: { type: 'boolean' },
+        id: { type: 'boolean' },
       },
     });
   } catch (err) {
@@ -61,7 +62,38 @@ function parse() {
   }
 }
 
+/** The options each command takes, and whether it takes arguments after its name (revoke's names or ids). */
+const COMMANDS: Record<string, { options: readonly string[]; takesArguments: boolean }> = {
+  create: { options: ['name', 'plan', 'quota', 'rate', 'streams', 'scope', 'replace'], takesArguments: false },
+  list: { options: [], takesArguments: false },
+  revoke: { options: ['id'], takesArguments: true },
+};
+
+/**
+ * A command given what it does not take fails before it does anything: `create --name my app`
+ * would make a key named "my", and `revoke x --scope admin` revoke x and drop the rest.
+ */
+function checkArguments(command: string, given: readonly string[], options: readonly string[]): void {
+  const spec = COMMANDS[command];
+  if (!spec) fail(command ? `unknown command ${command}` : 'a command is needed');
+  const foreign = options.filter((o) => !spec.options.includes(o));
+  if (foreign.length > 0) fail(`${command} does not take ${foreign.map((o) => `--${o}`).join(', ')}`);
+  if (!spec.takesArguments && given.length > 0)
+    fail(
+      `${command} takes no arguments besides its options; it was also given ${given.map((a) => `"${a}"`).join(' ')}` +
+        (command === 'create' ? ' (a name with spaces goes in quotes: --name "my app")' : ''),
+    );
+}
+
+/** A whole number as typed, digits only (no sign, exponent, hex or spaces), within [min, max]; else the command fails naming the bounds. */
+function wholeNumber(option: string, text: string, min: number, max: number): number {
+  const n = /^\d{1,16}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(n >= min && n <= max)) fail(`${option} must be a whole number from ${min} to ${max}, written in digits; it was "${text}"`);
+  return n;
+}
+
 const { positionals, values } = parse();
+checkArguments(positionals[0] ?? '', positionals.slice(1), Object.keys(values));
 
 let config: ReturnType<typeof loadConfig>;
 try {
@@ -78,7 +110,8 @@ interface KeyStore {
   replace(key: NewKey, at: string): boolean | Promise<boolean>;
   findByName(name: string): ApiKeyRecord | undefined | Promise<ApiKeyRecord | undefined>;
   list(month: string): (ApiKeyRecord & { requests: number })[] | Promise<(ApiKeyRecord & { requests: number })[]>;
-  revoke(keys: readonly ApiKeyRecord[], at: string): number | Promise<number>;
+  /** All or none: the keys that were no longer active (then none was revoked). */
+  revoke(keys: readonly ApiKeyRecord[], at: string): ApiKeyRecord[] | Promise<ApiKeyRecord[]>;
 }
 let keys: KeyStore;
 let close: () => Promise<void> | void;
@@ -118,7 +151,14 @@ async function attempt<T>(what: string, run: () => T | Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
-    const reason = (err as { code?: string }).code === 'SQLITE_BUSY' ? 'the database is busy; try again in a moment' : (err as Error).message;
+    const code = (err as { code?: unknown }).code;
+    // SQLite's own words name its tables and columns: the operator gets what happened, and the code to look up.
+    const reason =
+      code === 'SQLITE_BUSY'
+        ? 'the database is busy; try again in a moment'
+        : typeof code === 'string' && code.startsWith('SQLITE_')
+          ? `the database refused the change (${code}); nothing was changed`
+          : (err as Error).message;
     return fail(`Could not ${what}: ${reason}.`, false);
   }
 }
@@ -127,15 +167,12 @@ switch (positionals[0]) {
   case 'create': {
     const name = values.name?.trim();
     if (!name) fail('create needs --name');
-    const textProblem = keyTextProblem('--name', name) ?? keyTextProblem('--plan', values.plan!);
+    const plan = values.plan ?? 'free';
+    const textProblem = keyTextProblem('--name', name) ?? keyTextProblem('--plan', plan);
     if (textProblem) fail(textProblem);
-    const quota = Number(values.quota);
-    const rate = Number(values.rate);
-    if (!Number.isInteger(quota) || quota < 0) fail('--quota must be a whole number >= 0');
-    if (!Number.isInteger(rate) || rate < 1) fail('--rate must be a whole number >= 1');
-    const streams = values.streams === undefined ? null : Number(values.streams);
-    if (streams !== null && (!Number.isInteger(streams) || streams < 1 || streams > MAX_KEY_STREAMS))
-      fail(`--streams must be a whole number from 1 to ${MAX_KEY_STREAMS}`);
+    const quota = wholeNumber('--quota', values.quota ?? '10000', 0, LIMITS.quota);
+    const rate = wholeNumber('--rate', values.rate ?? '25', 1, LIMITS.rate);
+    const streams = values.streams === undefined ? null : wholeNumber('--streams', values.streams, 1, LIMITS.streams);
     const scopes = values.scope ?? [];
     for (const s of scopes) if (!KNOWN_SCOPES.includes(s)) fail(`unknown scope ${s}; known: ${KNOWN_SCOPES.join(', ')}`);
     const taken = await attempt('read the keys', () => keys.findByName(name));
@@ -149,7 +186,7 @@ switch (positionals[0]) {
     const key = generateApiKey();
     const record: NewKey = {
       name,
-      plan: values.plan!,
+      plan,
       keyHash: hashApiKey(key),
       createdAt: now.toISOString(),
       monthlyQuota: quota,
@@ -160,9 +197,13 @@ switch (positionals[0]) {
     };
     const made = await attempt('create the key', () => (taken ? keys.replace(record, now.toISOString()) : keys.create(record)));
     if (!made) fail('Could not create the key: another key has the same secret (try again).', false);
-    if (taken) console.log(`revoked the earlier key "${name}" (id ${taken.id}); it is listed as "${name}~replaced-${taken.id}"`);
+    if (taken) {
+      // As the store named it (replacedName, or the next free name after it).
+      const renamed = (await attempt('read the keys', () => keys.list(monthOf(now)))).find((k) => k.id === taken.id)?.name ?? replacedName(name, taken.id);
+      console.log(`revoked the earlier key "${name}" (id ${taken.id}); it is listed as ${shownName(renamed)}`);
+    }
     console.log(
-      `created key "${name}" (plan ${values.plan}, ${quota} requests/month, ${rate}/s${streams === null ? '' : `, ${streams} streams`}${scopes.length ? `, scopes: ${scopes.join(' ')}` : ''})`,
+      `created key "${name}" (plan ${plan}, ${quota} requests/month, ${rate}/s${streams === null ? '' : `, ${streams} streams`}${scopes.length ? `, scopes: ${scopes.join(' ')}` : ''})`,
     );
     console.log(`\n  ${key}\n\nStore it now: it is not shown again. Send it as the x-api-key header.`);
     break;
@@ -188,9 +229,15 @@ switch (positionals[0]) {
     const refs = positionals.slice(1);
     if (refs.length === 0) fail(values.id ? 'revoke --id needs one or more key ids' : 'revoke needs one or more key names (or --id and key ids)');
     const all = await attempt('read the keys', () => keys.list(monthOf(now)));
-    const revocation = revocationOf(refs, values.id!, all);
+    const revocation = revocationOf(refs, values.id ?? false, all);
     if (!revocation.ok) fail(`Nothing was revoked:\n${revocation.problems.map((p) => `  ${p}`).join('\n')}\n\`npm run keys -- list\` shows every key.`, false);
-    await attempt('revoke the keys', () => keys.revoke(revocation.keys, now.toISOString()));
+    const stale = await attempt('revoke the keys', () => keys.revoke(revocation.keys, now.toISOString()));
+    // Another command revoked or replaced one of them since they were read: all or nothing still.
+    if (stale.length > 0)
+      fail(
+        `Nothing was revoked:\n${stale.map((k) => `  key ${shownName(k.name)} (id ${k.id}) was revoked or replaced by another command meanwhile`).join('\n')}\n\`npm run keys -- list\` shows every key.`,
+        false,
+      );
     for (const k of revocation.keys) {
       console.log(`revoked key ${shownName(k.name)} (id ${k.id})`);
       // It stays revoked (the server does not bring it back), but the variable still names it.
@@ -198,7 +245,5 @@ switch (positionals[0]) {
     }
     break;
   }
-  default:
-    fail(positionals[0] ? `unknown command ${positionals[0]}` : 'a command is needed');
 }
 await close();

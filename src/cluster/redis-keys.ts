@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, KeyOrigin, NewKey, RevokedBy } from '../data/repositories/keys.js';
+import { type ApiKeyRecord, type KeyOrigin, type NewKey, replacedName, type RevokedBy } from '../data/repositories/keys.js';
 import { PREFIX, type RedisLink } from './redis.js';
 
 /**
@@ -45,6 +45,18 @@ local used = redis.call('GET', ARGV[3] .. 'usage:' .. ARGV[1] .. ':' .. ARGV[2])
 return {k[1] or '', k[2] or '0', used}
 `;
 
+/** KEYS: the keys' hashes; ARGV[1]: when. The positions (from 1) of keys not active now, having revoked none; else {} with all revoked. */
+const REVOKE_ALL = `
+local stale = {}
+for i, key in ipairs(KEYS) do
+  local k = redis.call('HMGET', key, 'id', 'revokedAt')
+  if not k[1] or (k[2] and k[2] ~= '') then stale[#stale + 1] = i end
+end
+if #stale > 0 then return stale end
+for _, key in ipairs(KEYS) do redis.call('HSET', key, 'revokedAt', ARGV[1], 'revokedBy', 'operator') end
+return {}
+`;
+
 export type CheckOutcome = { kind: 'unknown' } | { kind: 'revoked' | 'rate-limited' | 'quota-used-up' | 'allowed'; key: ApiKeyRecord; used: number };
 
 const KINDS = ['unknown', 'revoked', 'rate-limited', 'quota-used-up', 'allowed'] as const;
@@ -71,6 +83,8 @@ export class RedisKeyStore {
   constructor(private readonly link: RedisLink) {
     link.cmd.defineCommand('szgCheckKey', { numberOfKeys: 1, lua: CHECK });
     link.cmd.defineCommand('szgKeyStanding', { numberOfKeys: 1, lua: STANDING });
+    // Its number of keys is given on each call (the keys revoked together).
+    link.cmd.defineCommand('szgRevokeAll', { lua: REVOKE_ALL });
   }
 
   /** A key's revocation, quota and this month's count, by id, counting nothing; undefined when there is no such key. */
@@ -145,7 +159,7 @@ export class RedisKeyStore {
   /** Revokes and renames the key of that name (`name~replaced-<id>`), then adds the new one. */
   async replace(key: NewKey, at: string): Promise<boolean> {
     const old = await this.findByName(key.name);
-    if (old) await this.link.cmd.hset(K.key(old.keyHash), { name: `${key.name}~replaced-${old.id}`, revokedAt: old.revokedAt ?? at, revokedBy: 'operator' });
+    if (old) await this.link.cmd.hset(K.key(old.keyHash), { name: replacedName(key.name, old.id), revokedAt: old.revokedAt ?? at, revokedBy: 'operator' });
     return this.create(key);
   }
 
@@ -189,13 +203,13 @@ export class RedisKeyStore {
   }
 
   /**
-   * Revokes these keys together (one transaction); resolves once Redis has them, so every replica
-   * refuses them from then on. Returns how many.
+   * Revokes these keys, all or none, in one script: if one is no longer active (another command
+   * revoked or replaced it since they were read), nothing is revoked and those keys are returned.
+   * Resolves once Redis has them, so every replica refuses them from then on.
    */
-  async revoke(keys: readonly ApiKeyRecord[], at: string): Promise<number> {
-    const tx = this.link.cmd.multi();
-    for (const key of keys) tx.hset(K.key(key.keyHash), { revokedAt: at, revokedBy: 'operator' });
-    await tx.exec();
-    return keys.length;
+  async revoke(keys: readonly ApiKeyRecord[], at: string): Promise<ApiKeyRecord[]> {
+    const cmd = this.link.cmd as unknown as { szgRevokeAll(n: number, ...args: string[]): Promise<number[]> };
+    const stale = await cmd.szgRevokeAll(keys.length, ...keys.map((k) => K.key(k.keyHash)), at);
+    return stale.map((i) => keys[i - 1]!);
   }
 }

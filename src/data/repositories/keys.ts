@@ -56,6 +56,15 @@ export interface NewKey {
 const COLUMNS = `id, name, plan, key_hash AS keyHash, created_at AS createdAt, revoked_at AS revokedAt, revoked_by AS revokedBy,
   monthly_quota AS monthlyQuota, rate_per_second AS ratePerSecond, scopes, origin, streams`;
 
+/** What a replaced key's name gets (`beta~replaced-3`), so no new name may hold it. */
+export const REPLACED = '~replaced-';
+
+/** The name a key keeps once another is made under its name (`--replace`). */
+export const replacedName = (name: string, id: number) => `${name}${REPLACED}${id}`;
+
+/** Thrown inside a transaction to undo it (better-sqlite3 rolls back on a throw). */
+const ROLL_BACK = Symbol('roll back');
+
 export class KeyRepository {
   private readonly byHash;
   private readonly byId;
@@ -158,7 +167,12 @@ export class KeyRepository {
   replace(key: NewKey, at: string): boolean {
     return this.db.transaction(() => {
       const old = this.findByName(key.name);
-      if (old) this.renameStmt.run({ id: old.id, name: `${key.name}~replaced-${old.id}`, at });
+      if (old) {
+        // A name of this form made before names were checked could hold it already: the next free one.
+        let name = replacedName(key.name, old.id);
+        for (let n = 2; this.findByName(name); n++) name = `${replacedName(key.name, old.id)}-${n}`;
+        this.renameStmt.run({ id: old.id, name, at });
+      }
       return this.create(key);
     })();
   }
@@ -180,9 +194,21 @@ export class KeyRepository {
     return this.listStmt.all(month);
   }
 
-  /** Revokes these keys, all in one transaction; returns how many were active until now. */
-  revoke(keys: readonly ApiKeyRecord[], at: string): number {
-    return this.db.transaction(() => keys.reduce((n, k) => n + this.revokeStmt.run({ id: k.id, at }).changes, 0))();
+  /**
+   * Revokes these keys, all or none: if one is no longer active (another command revoked or
+   * replaced it since they were read), nothing is revoked and those keys are returned.
+   */
+  revoke(keys: readonly ApiKeyRecord[], at: string): ApiKeyRecord[] {
+    const stale: ApiKeyRecord[] = [];
+    try {
+      this.db.transaction(() => {
+        for (const k of keys) if (this.revokeStmt.run({ id: k.id, at }).changes === 0) stale.push(k);
+        if (stale.length > 0) throw ROLL_BACK;
+      })();
+    } catch (err) {
+      if (err !== ROLL_BACK) throw err;
+    }
+    return stale;
   }
 
   /** Adds counted requests, all in one transaction. */
