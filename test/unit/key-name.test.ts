@@ -5,12 +5,14 @@ import { escaped, keyTextProblem, shownName } from '../../src/auth/key-name.js';
 describe('key names', () => {
   it('letters of any script, digits, punctuation, symbols and spaces are names; up to 100 characters', () => {
     for (const name of ['my-app', 'Zermatt café', 'team 2 (ops)', '雪 ⛷', 'a'.repeat(100)]) expect(keyTextProblem('--name', name)).toBeNull();
-    expect(keyTextProblem('--name', 'a'.repeat(101))).toBe('--name must be at most 100 characters');
+    expect(keyTextProblem('--name', 'a'.repeat(101))).toBe('--name must be at most 100 characters; it has 101');
+    // Characters, not UTF-16 units: 100 snowboarders (200 units) are a name.
+    expect(keyTextProblem('--name', '🏂'.repeat(100))).toBeNull();
   });
 
   it('a control character, a line break, a format character or an unassigned code point is refused, named by code point and place', () => {
     expect(keyTextProblem('--name', 'red\u001b[31m')).toBe(
-      '--name may hold printable characters only (letters, digits, punctuation, symbols and spaces); "red\\u{1b}[31m" has U+001B at character 4',
+      '--name may hold visible, printable characters only (letters, digits, punctuation, symbols and spaces); "red\\u{1b}[31m" has U+001B at character 4',
     );
     expect(keyTextProblem('--plan', 'p\u202e')).toMatch(/^--plan .* has U\+202E at character 2$/);
     expect(keyTextProblem('--name', 'a\tb')).toMatch(/U\+0009 at character 2$/);
@@ -18,6 +20,14 @@ describe('key names', () => {
     expect(keyTextProblem('--name', 'a\u00a0b')).toMatch(/U\+00A0 at character 2$/);
     expect(keyTextProblem('--name', '\u{e0001}x')).toMatch(/U\+E0001 at character 1$/);
     expect(keyTextProblem('--name', 'x\u0378')).toMatch(/U\+0378 at character 2$/);
+  });
+
+  it('a character that prints as nothing is refused (fillers, variation selectors, joiners, the blank braille pattern); ~replaced- is reserved', () => {
+    for (const cp of [0x3164, 0x115f, 0xffa0, 0xfe0f, 0x034f, 0x2800, 0x180e]) {
+      expect(keyTextProblem('--name', `a${String.fromCodePoint(cp)}`)).toMatch(new RegExp(`U\\+${cp.toString(16).toUpperCase().padStart(4, '0')} at character 2$`));
+    }
+    expect(escaped('a\u3164b')).toBe('a\\u{3164}b');
+    expect(keyTextProblem('--name', 'beta~replaced-3')).toMatch(/^--name may not contain "~replaced-"/);
   });
 
   it('prints what is not printable as an escape, and leaves the rest as it is', () => {

@@ -64,7 +64,12 @@ describe('ZIP parameters', () => {
     expect(validate(NearbyParams, { zip: '10001' })).toEqual({ zip: '10001', radiusMiles: 25, limit: 50 });
     expect(validate(NearbyParams, { zip: '10001', radiusMiles: '200', limit: '1' })).toEqual({ zip: '10001', radiusMiles: 200, limit: 1 });
     expect(validate(NearbyParams, { zip: '10001', radiusMiles: 0.001, limit: 200 })).toEqual({ zip: '10001', radiusMiles: 0.001, limit: 200 });
-    expect(validate(NearbyParams, { zip: '10001', radiusMiles: ' 1e1 ', limit: '+7' })).toMatchObject({ radiusMiles: 10, limit: 7 });
+    expect(validate(NearbyParams, { zip: '10001', radiusMiles: '1e1', limit: '+7' })).toMatchObject({ radiusMiles: 10, limit: 7 });
+    // The number is all there is: Number() would trim the spaces and take it.
+    expect(bound(NearbyParams, { zip: '10001', radiusMiles: ' 1e1 ', limit: '7\u3000' })).toEqual([
+      ['radiusMiles', 'a finite number'],
+      ['limit', 'an integer'],
+    ]);
     expect(bound(NearbyParams, { zip: '10001', radiusMiles: '0' })).toEqual([['radiusMiles', '> 0']]);
     expect(bound(NearbyParams, { zip: '10001', radiusMiles: '200.01' })).toEqual([['radiusMiles', '<= 200']]);
     expect(bound(NearbyParams, { zip: '10001', radiusMiles: 'far' })).toEqual([['radiusMiles', 'a finite number']]);
