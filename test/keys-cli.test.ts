@@ -97,7 +97,9 @@ async function refusesUnprintableNames(keys: Run): Promise<void> {
 async function takesOnlyItsOwnArguments(keys: Run): Promise<void> {
   const split = await keys('create', '--name', 'my', 'app');
   expect(split.status).toBe(2);
-  expect(split.stderr).toMatch(/^create takes no arguments besides its options; it was also given "app" \(a name with spaces goes in quotes: --name "my app"\)\n/);
+  expect(split.stderr).toMatch(
+    /^create takes no arguments besides its options; it was also given "app" \(a name with spaces goes in quotes: --name "my app"\)\n/,
+  );
   expect((await keys('create', '--name', 'x')).status).toBe(0);
   const foreign = await keys('revoke', 'x', '--scope', 'admin');
   expect(foreign.status).toBe(2);
@@ -154,7 +156,9 @@ async function revokesOnceUnderRace(keys: Run): Promise<void> {
   for (const r of runs.filter((r) => r.status !== 0)) {
     expect(r.status).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^Nothing was revoked:\n {2}key "(bystander|raced)" \(id \d+\) was (revoked already, at |revoked or replaced by another command meanwhile)/);
+    expect(r.stderr).toMatch(
+      /^Nothing was revoked:\n {2}key "(bystander|raced)" \(id \d+\) was (revoked already, at |revoked or replaced by another command meanwhile)/,
+    );
   }
 }
 
@@ -190,7 +194,8 @@ describe('the keys command, on a server’s SQLite file', () => {
 
   it('revoking is all or none when another command revoked one of the keys after they were read', () => {
     const repository = new KeyRepository(openDatabase(privateDatabase('gateway-keys-cli-')));
-    for (const name of ['a', 'b']) repository.create({ name, plan: 'free', keyHash: `hash-${name}`, createdAt: '2027-01-01', monthlyQuota: 1, ratePerSecond: 1, scopes: '' });
+    for (const name of ['a', 'b'])
+      repository.create({ name, plan: 'free', keyHash: `hash-${name}`, createdAt: '2027-01-01', monthlyQuota: 1, ratePerSecond: 1, scopes: '' });
     const [a, b] = [repository.findByName('a')!, repository.findByName('b')!];
     expect(repository.revoke([b], '2027-01-02')).toEqual([]);
     expect(repository.revoke([a, b], '2027-01-03').map((k) => k.name)).toEqual(['b']);
@@ -202,7 +207,9 @@ describe('the keys command, on a server’s SQLite file', () => {
     const dbPath = privateDatabase('gateway-keys-cli-');
     expect((await runCommand(dbPath, cliCommand('keys', 'create', '--name', 'beta'))).status).toBe(0);
     const db = new Database(dbPath);
-    db.prepare("INSERT INTO api_keys (name, plan, key_hash, created_at, monthly_quota, rate_per_second) VALUES ('beta~replaced-1', 'free', 'h', '2027-01-01', 1, 1)").run();
+    db.prepare(
+      "INSERT INTO api_keys (name, plan, key_hash, created_at, monthly_quota, rate_per_second) VALUES ('beta~replaced-1', 'free', 'h', '2027-01-01', 1, 1)",
+    ).run();
     db.close();
     const r = await runCommand(dbPath, cliCommand('keys', 'create', '--name', 'beta', '--replace'));
     expect(r.status, r.stderr).toBe(0);
@@ -289,7 +296,8 @@ describe.skipIf(!haveRedis)('the keys command, on the Redis replicas share', () 
     try {
       expect(await waitUntilUp(link, 5000)).toBe(true);
       const store = new RedisKeyStore(link);
-      for (const name of ['a', 'b']) await store.create({ name, plan: 'free', keyHash: `hash-${name}`, createdAt: '2027-01-01', monthlyQuota: 1, ratePerSecond: 1, scopes: '' });
+      for (const name of ['a', 'b'])
+        await store.create({ name, plan: 'free', keyHash: `hash-${name}`, createdAt: '2027-01-01', monthlyQuota: 1, ratePerSecond: 1, scopes: '' });
       const [a, b] = [(await store.findByName('a'))!, (await store.findByName('b'))!];
       expect(await store.revoke([b], '2027-01-02')).toEqual([]);
       expect((await store.revoke([a, b], '2027-01-03')).map((k) => k.name)).toEqual(['b']);

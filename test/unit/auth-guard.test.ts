@@ -342,7 +342,7 @@ describe('retiring keys the environment no longer names', () => {
     const { lines, logger } = recording();
     await registerEnvKeys(keys, env(['envkey-4444444444444444']), now, logger);
     const key = keys.findByHash(hashApiKey('envkey-4444444444444444'))!;
-    expect(keys.revoke([key], "2027-01-02T00:00:00.000Z")).toEqual([]);
+    expect(keys.revoke([key], '2027-01-02T00:00:00.000Z')).toEqual([]);
     await registerEnvKeys(keys, env(['envkey-4444444444444444']), now, logger);
     expect(keys.findByHash(key.keyHash)).toMatchObject({ revokedAt: '2027-01-02T00:00:00.000Z', revokedBy: 'operator' });
     expect(lines).toMatchObject([

@@ -24,7 +24,9 @@ describe('key names', () => {
 
   it('a character that prints as nothing is refused (fillers, variation selectors, joiners, the blank braille pattern); ~replaced- is reserved', () => {
     for (const cp of [0x3164, 0x115f, 0xffa0, 0xfe0f, 0x034f, 0x2800, 0x180e]) {
-      expect(keyTextProblem('--name', `a${String.fromCodePoint(cp)}`)).toMatch(new RegExp(`U\\+${cp.toString(16).toUpperCase().padStart(4, '0')} at character 2$`));
+      expect(keyTextProblem('--name', `a${String.fromCodePoint(cp)}`)).toMatch(
+        new RegExp(`U\\+${cp.toString(16).toUpperCase().padStart(4, '0')} at character 2$`),
+      );
     }
     expect(escaped('a\u3164b')).toBe('a\\u{3164}b');
     expect(keyTextProblem('--name', 'beta~replaced-3')).toMatch(/^--name may not contain "~replaced-"/);
