@@ -26,6 +26,8 @@ const HOSTILE: Record<string, string> = {
   '3,000 characters': '9'.repeat(3000),
   NUL: '%00',
   'a control character inside': 'a%01b',
+  'a tab first': '%09x',
+  'a line break last': 'x%0A',
   'a right-to-left mark': encodeURIComponent('\u200f'),
   'an emoji': encodeURIComponent('🏂'),
   'invalid UTF-8': '%FF',
@@ -40,10 +42,19 @@ const HOSTILE: Record<string, string> = {
 
 /**
  * Values no parameter takes: a control character is in no ZIP, id, name or number (SQLite's LIKE
- * stopped at a NUL and matched every resort), and bytes that are not percent-encoded UTF-8 are
+ * stopped at a NUL and matched every resort; one at either end is not trimmed away), and bytes that are not percent-encoded UTF-8 are
  * refused in the query string as in the path. Each must be a 400 naming the parameter.
  */
-const REFUSED_BY_ALL = new Set(['NUL', 'a control character inside', 'invalid UTF-8', 'a lone %', 'a broken escape', 'a lone surrogate']);
+const REFUSED_BY_ALL = new Set([
+  'NUL',
+  'a control character inside',
+  'a tab first',
+  'a line break last',
+  'invalid UTF-8',
+  'a lone %',
+  'a broken escape',
+  'a lone surrogate',
+]);
 
 /** Values a number parameter refuses: the number must be all there is (Number() would trim the spaces). */
 const REFUSED_BY_NUMBERS = new Set(['a number between ideographic spaces', 'a number after a tab']);

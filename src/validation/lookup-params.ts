@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cityKey } from '../domain/city-key.js';
-import { integer, listOf, numeric, stateCode, ZIP_BOUNDS, zipCode } from './params.js';
+import { integer, listOf, numeric, plainText, stateCode, ZIP_BOUNDS, zipCode } from './params.js';
 
 /** The lookups beyond the two documents (GraphQL first): batches, reverse lookups, autocomplete. */
 
@@ -36,8 +36,7 @@ export const ResortsNearParams = z.object({
 });
 
 export const CitiesParams = z.object({
-  prefix: z
-    .string()
+  prefix: plainText()
     .max(ZIP_BOUNDS.cityMaxLength)
     .refine((p) => cityKey(p).length > 0, { error: 'a letter or digit' }),
   state: stateCode.optional(),

@@ -48,7 +48,7 @@ export function listOf<T extends z.ZodType>(item: T, max: number) {
       typeof v === 'string'
         ? v
             .split(',')
-            .map((s) => s.trim())
+            .map(trimSpaces)
             .filter((s) => s !== '')
         : v,
     z
@@ -62,19 +62,29 @@ export function listOf<T extends z.ZodType>(item: T, max: number) {
 }
 
 const CONTROL = /\p{Cc}/u;
+// With the u flag a pair is one code point: only a surrogate without its pair matches.
+const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
- * Words a client searches for (a resort's name, a region, a city): 1 to `max` characters once
- * trimmed, and no control characters. SQLite's LIKE stops reading at a NUL, so `q=%00` matched
- * every resort; no name holds a control character, so none is worth searching for.
+ * Text as a client means it: no control characters, checked before any trimming (a tab or a line
+ * break at the ends was trimmed away unseen), and well-formed Unicode (a lone surrogate from a JSON
+ * escape is no character: searched for, it was quietly another word).
  */
-export const searchText = (max: number) =>
+export const plainText = () =>
   z
     .string()
-    .trim()
-    .min(1)
-    .max(max)
-    .refine((s) => !CONTROL.test(s), { error: 'free of control characters (U+0000-U+001F, U+007F-U+009F)' });
+    .refine((s) => !CONTROL.test(s), { error: 'free of control characters (U+0000-U+001F, U+007F-U+009F)', abort: true })
+    .refine((s) => !LONE_SURROGATE.test(s), { error: 'well-formed Unicode (no lone surrogates)', abort: true });
+
+/**
+ * Words a client searches for (a resort's name, a region, a city): plain text, 1 to `max`
+ * characters once spaces around it are trimmed. SQLite's LIKE stops reading at a NUL, so `q=%00`
+ * matched every resort.
+ */
+export const searchText = (max: number) => plainText().trim().min(1).max(max);
+
+/** Spaces around a list's item or a name go (`a, b`); nothing else is trimmed unseen. */
+export const trimSpaces = (s: string) => s.replace(/^ +| +$/g, '');
 
 export const ZIP_BOUNDS = {
   radiusMiles: { default: 25, max: 200 },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CONTINENT_NAMES } from '../domain/countries.js';
-import { integer, listOf, numeric, offset, searchText } from './params.js';
+import { integer, listOf, numeric, offset, searchText, trimSpaces } from './params.js';
 import { UNIT_SYSTEMS, UNITS_DESCRIPTION, type Units } from '../domain/units.js';
 
 /** Every parameter of the resort paths and their GraphQL arguments, declared once. */
@@ -37,7 +37,7 @@ const text = searchText(RESORT_BOUNDS.textMax);
 const continentByKey = new Map(CONTINENT_NAMES.map((c) => [c.toLowerCase(), c]));
 const continent = z
   .string()
-  .transform((s) => continentByKey.get(s.trim().toLowerCase().replace(/[-_]+/g, ' ')) ?? s)
+  .transform((s) => continentByKey.get(trimSpaces(s).toLowerCase().replace(/[-_]+/g, ' ')) ?? s)
   .pipe(z.enum(CONTINENT_NAMES as [string, ...string[]], { error: `one of ${CONTINENT_NAMES.join(', ')}` }));
 
 export const ResortParams = z.object({ id: resortId, units });

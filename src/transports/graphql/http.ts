@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { GraphQLError } from 'graphql';
 import type { GraphQLContext } from '../../graphql/context.js';
@@ -107,6 +108,8 @@ export function createGraphQLHttp(deps: GraphQLHttpDeps) {
     const media = mediaTypeOf(ex.req);
     if (!POST_MEDIA_TYPES.includes(media)) return unsupportedMediaType(ex, media);
     const body = await readBody(ex.req, deps.maxBodyBytes);
+    // Decoding would make each bad byte U+FFFD: a search for another word, not the client's mistake told.
+    if (!isUtf8(body)) return sendAnswer(ex, requestError(ex, 'POST body is not valid UTF-8.'), cache);
     if (media === 'application/graphql') return answer(ex, { query: body.toString('utf8') }, wanted);
     if (nestsDeeperThan(body)) return tooDeep(ex, 'body');
     let params: unknown;
