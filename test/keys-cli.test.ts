@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -106,6 +106,10 @@ async function takesOnlyItsOwnArguments(keys: Run): Promise<void> {
   expect(foreign.stderr).toMatch(/^revoke does not take --scope\n/);
   expect((await keys('list', 'everything')).stderr).toMatch(/^list takes no arguments besides its options; it was also given "everything"\n/);
   expect((await keys('create', '--name', 'y', '--id')).stderr).toMatch(/^create does not take --id\n/);
+  // The last of two values would win unseen.
+  expect((await keys('create', '--name', 'y', '--name', 'z')).stderr).toMatch(/^--name given more than once\n/);
+  expect((await keys('create', '--name', 'y', '--quota', '1', '--quota', '2')).stderr).toMatch(/^--quota given more than once\n/);
+  expect((await keys('create', '--name', 'y', '--plan', '')).stderr).toMatch(/^--plan must not be empty or only spaces\n/);
   expect(Object.fromEntries(Object.entries(await states(keys)).map(([name, k]) => [name, k.state]))).toEqual({ x: 'active' });
 }
 
@@ -135,16 +139,42 @@ async function takesLimitsAsWritten(keys: Run): Promise<void> {
 
 /** Names that print as nothing are refused; length counts characters, not UTF-16 units; a replaced key's form is reserved. */
 async function refusesInvisibleNames(keys: Run): Promise<void> {
-  for (const cp of [0x3164, 0x115f, 0xfe0f, 0x034f, 0x2800]) {
+  for (const cp of [0x3164, 0x115f, 0xfe0f, 0x034f, 0x2800, 0x16fe4, 0x1d159, 0xfffd]) {
     const r = await keys('create', '--name', `a${String.fromCodePoint(cp)}b`);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain(`has U+${cp.toString(16).toUpperCase().padStart(4, '0')} at character 2`);
   }
   expect((await keys('create', '--name', '⛷'.repeat(101))).stderr).toMatch(/^--name must be at most 100 characters; it has 101\n/);
+  // A mark with no letter under it, or a pile of them, prints as nothing or as a smear.
+  expect((await keys('create', '--name', '\u0300\u0301')).stderr).toContain('--name may hold combining marks only on a letter or digit, at most 4 on one;');
+  expect((await keys('create', '--name', `a${'\u0301'.repeat(99)}`)).stderr).toContain('has U+0301 at character 6');
+  // Not trimmed: the name would not be the one typed (and `revoke` of what was typed would not find it).
+  for (const name of [' x', 'x ', 'trimmed\n', '\u3000x']) expect((await keys('create', '--name', name)).status, JSON.stringify(name)).toBe(2);
+  expect((await keys('create', '--name', 'x~REPLACED-5')).stderr).toMatch(/^--name may not contain "~replaced-"/);
   const reserved = await keys('create', '--name', 'beta~replaced-7');
   expect(reserved.stderr).toMatch(/^--name may not contain "~replaced-": a key replaced with --replace is listed under such a name\n/);
   expect(await states(keys)).toEqual({});
   expect((await keys('create', '--name', '🏂'.repeat(100))).status).toBe(0);
+  // One name however it was typed: NFC and NFD "résumé" are one, and revoke finds it either way.
+  expect((await keys('create', '--name', 'résumé'.normalize('NFC'))).status).toBe(0);
+  expect((await keys('create', '--name', 'résumé'.normalize('NFD'))).stderr).toMatch(/^A key named "résumé" exists already/);
+  expect((await keys('revoke', 'résumé'.normalize('NFD'))).stdout).toMatch(/^revoked key "résumé" \(id \d+\)\n$/);
+}
+
+/** Replaces racing each other: each old key is revoked by exactly the command that says so; one key holds the name at the end. */
+async function replacesOnceUnderRace(keys: Run): Promise<void> {
+  expect((await keys('create', '--name', 'rr')).status).toBe(0);
+  const runs = await Promise.all(Array.from({ length: 4 }, () => keys('create', '--name', 'rr', '--replace')));
+  const reported: number[] = [];
+  for (const r of runs) {
+    if (r.status === 0) reported.push(Number(/^revoked the earlier key "rr" \(id (\d+)\)/.exec(r.stdout)![1]));
+    else expect(r.stderr).toMatch(/^Nothing was changed: another command replaced or revoked the key named "rr" \(id \d+\) meanwhile/);
+  }
+  const all = await states(keys);
+  expect(Object.entries(all).filter(([name, k]) => name === 'rr' && k.state === 'active')).toHaveLength(1);
+  const replaced = Object.entries(all).filter(([name]) => name.startsWith('rr~replaced-'));
+  expect(replaced.map(([, k]) => k.id).sort()).toEqual(reported.sort());
+  for (const [name, k] of replaced) expect([name, k.state]).toEqual([`rr~replaced-${k.id}`, 'revoked']);
 }
 
 /** Revokes racing each other: each key is revoked once, by one command; the others say so and exit 2. */
@@ -190,6 +220,36 @@ describe('the keys command, on a server’s SQLite file', () => {
 
   it('revokes racing each other revoke each key once; every other command revokes nothing and exits 2', async () => {
     await revokesOnceUnderRace(sqlite());
+  }, 60_000);
+
+  it('--replace racing itself revokes each old key once, said by the command that did; one key holds the name', async () => {
+    await replacesOnceUnderRace(sqlite());
+  }, 60_000);
+
+  it('replacing is all or nothing: a key replaced meanwhile, or a secret that exists, changes nothing', () => {
+    const repository = new KeyRepository(openDatabase(privateDatabase('gateway-keys-cli-')));
+    const key = (name: string, keyHash: string) => ({ name, plan: 'free', keyHash, createdAt: '2027-01-01', monthlyQuota: 1, ratePerSecond: 1, scopes: '' });
+    repository.create(key('c', 'hash-c1'));
+    const first = repository.findByName('c')!;
+    expect(repository.replace(key('c', 'hash-c2'), '2027-01-02', first)).toBe('added');
+    expect(repository.replace(key('c', 'hash-c3'), '2027-01-03', first)).toBe('stale');
+    const second = repository.findByName('c')!;
+    expect(repository.replace(key('c', 'hash-c1'), '2027-01-03', second)).toBe('duplicate');
+    expect(repository.findByName('c')).toEqual(second);
+    expect(repository.findByHash('hash-c3')).toBeUndefined();
+  });
+
+  it('a reader that stops early (keys list | head -1) ends the command quietly', async () => {
+    const dbPath = privateDatabase('gateway-keys-cli-');
+    for (let i = 0; i < 3; i++) expect((await runCommand(dbPath, cliCommand('keys', 'create', '--name', `k${i}`))).status).toBe(0);
+    const [command, args] = cliCommand('keys', 'list');
+    const child = spawn(command, args, { cwd: process.cwd(), env: { ...process.env, DB_PATH: dbPath }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    // Closed before the command writes: its every write meets a closed pipe.
+    child.stdout.destroy();
+    const status = await new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    expect({ status, stderr }).toEqual({ status: 0, stderr: '' });
   }, 60_000);
 
   it('revoking is all or none when another command revoked one of the keys after they were read', () => {
@@ -290,6 +350,21 @@ describe.skipIf(!haveRedis)('the keys command, on the Redis replicas share', () 
     await revokesOnceUnderRace(inRedis());
   }, 60_000);
 
+  it('--replace racing itself revokes each old key once, said by the command that did; one key holds the name', async () => {
+    await flush();
+    await replacesOnceUnderRace(inRedis());
+  }, 60_000);
+
+  it('what Redis refuses is a sentence with its code, never its own words or a stack', async () => {
+    await flush();
+    // A counter no longer a number (hand-edited): INCR fails before anything is written.
+    await run('redis-cli', [...redis.cliArgs, 'SET', 'szg:key-next-id', 'not-a-number']);
+    const r = await inRedis()('create', '--name', 'x');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe('Could not create the key: Redis refused it (ERR); `npm run keys -- list` shows what it holds.\n');
+    expect(await states(inRedis())).toEqual({});
+  }, 60_000);
+
   it('revoking is all or none when another command revoked one of the keys after they were read', async () => {
     await flush();
     const link = connectRedis(redis.url, createLogger('silent'));
@@ -303,6 +378,18 @@ describe.skipIf(!haveRedis)('the keys command, on the Redis replicas share', () 
       expect((await store.revoke([a, b], '2027-01-03')).map((k) => k.name)).toEqual(['b']);
       expect((await store.findByName('a'))!.revokedAt).toBeNull();
       expect((await store.findByName('b'))!.revokedAt).toBe('2027-01-02');
+      // Replacing likewise: a key replaced meanwhile, or a secret that exists, changes nothing.
+      const key = (keyHash: string) => ({ name: 'a', plan: 'free', keyHash, createdAt: '2027-01-01', monthlyQuota: 1, ratePerSecond: 1, scopes: '' });
+      expect(await store.replace(key('hash-a2'), '2027-01-04', a)).toBe('added');
+      expect(await store.replace(key('hash-a3'), '2027-01-05', a)).toBe('stale');
+      const second = (await store.findByName('a'))!;
+      expect(await store.replace(key('hash-b'), '2027-01-05', second)).toBe('duplicate');
+      expect(await store.findByName('a')).toEqual(second);
+      expect((await store.list('')).map((k) => [k.id, k.name, k.revokedAt])).toEqual([
+        [1, 'a~replaced-1', '2027-01-04'],
+        [2, 'b', '2027-01-02'],
+        [3, 'a', null],
+      ]);
     } finally {
       await link.close();
     }

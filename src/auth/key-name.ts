@@ -9,9 +9,13 @@ export const MAX_KEY_NAME = 100;
  * nothing that hides or reorders text (format characters such as a right-to-left override, line
  * separators, unassigned code points), and nothing that prints as nothing: the code points
  * Unicode says to ignore when they cannot be shown (Hangul fillers, variation selectors, the
- * combining grapheme joiner) and the blank braille pattern. `list` prints them.
+ * combining grapheme joiner), the blank braille pattern, Khitan's filler, the null notehead, and
+ * U+FFFD (what bytes that were not UTF-8 became). `list` prints them.
  */
-const NOT_PRINTABLE = /[^\p{L}\p{M}\p{N}\p{P}\p{S} ]|[\p{Default_Ignorable_Code_Point}\u2800]/u;
+const NOT_PRINTABLE = /[^\p{L}\p{M}\p{N}\p{P}\p{S} ]|[\p{Default_Ignorable_Code_Point}\u2800\u{16FE4}\u{1D159}\uFFFD]/u;
+
+/** A combining mark with no letter or digit under it (first, or after a space or punctuation), or the fifth in a row: it prints as nothing, or as a smear over the name. */
+const LOOSE_MARK = /(^|[^\p{L}\p{N}\p{M}])\p{M}|\p{M}{5}/u;
 
 /** A code point as people write it: U+001B. */
 const codePoint = (ch: string) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
@@ -27,7 +31,15 @@ export function keyTextProblem(option: '--name' | '--plan', value: string): stri
       `${option} may hold visible, printable characters only (letters, digits, punctuation, symbols and spaces); ` +
       `${shownName(value)} has ${codePoint(chars[at]!)} at character ${at + 1}`
     );
-  if (value.includes(REPLACED)) return `${option} may not contain "${REPLACED}": a key replaced with --replace is listed under such a name`;
+  const loose = LOOSE_MARK.exec(value);
+  if (loose) {
+    const at = [...value.slice(0, loose.index + loose[0].length)].length;
+    return `${option} may hold combining marks only on a letter or digit, at most 4 on one; ${shownName(value)} has ${codePoint([...loose[0]].at(-1)!)} at character ${at}`;
+  }
+  if (value.trim() === '') return `${option} must not be empty or only spaces`;
+  if (value.startsWith(' ') || value.endsWith(' '))
+    return `${option} must not start or end with a space (they are not trimmed: the name would not be the one you type)`;
+  if (value.toLowerCase().includes(REPLACED)) return `${option} may not contain "${REPLACED}": a key replaced with --replace is listed under such a name`;
   return null;
 }
 

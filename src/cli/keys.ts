@@ -3,7 +3,7 @@ import { loadConfig } from '../lib/config.js';
 import { ensureDatabase } from '../data/db/build.js';
 import { SetupError } from '../lib/errors.js';
 import { openDatabase } from '../data/db/open.js';
-import { KeyRepository, replacedName, type ApiKeyRecord, type NewKey } from '../data/repositories/keys.js';
+import { KeyRepository, replacedName, type ApiKeyRecord, type NewKey, type ReplaceOutcome } from '../data/repositories/keys.js';
 import { connectRedis, waitUntilUp } from '../cluster/redis.js';
 import { clockFrom } from '../lib/clock.js';
 import { RedisKeyStore } from '../cluster/redis-keys.js';
@@ -46,6 +46,7 @@ function parse() {
     // No defaults here: what was given is what `values` holds, so an option another command takes is seen.
     return parseArgs({
       allowPositionals: true,
+      tokens: true,
       options: {
         name: { type: 'string' },
         plan: { type: 'string' },
@@ -92,7 +93,18 @@ function wholeNumber(option: string, text: string, min: number, max: number): nu
   return n;
 }
 
-const { positionals, values } = parse();
+// A reader that stops early (`keys list | head -1`) is not a failure of the command.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
+const { positionals, values, tokens } = parse();
+// The last of two values would win unseen: `--name x --name y` is a typo, not a choice.
+const repeated = [...new Set(tokens.filter((t) => t.kind === 'option' && t.name !== 'scope').map((t) => (t as { name: string }).name))].filter(
+  (name) => tokens.filter((t) => t.kind === 'option' && t.name === name).length > 1,
+);
+if (repeated.length > 0) fail(`${repeated.map((o) => `--${o}`).join(', ')} given more than once`);
 checkArguments(positionals[0] ?? '', positionals.slice(1), Object.keys(values));
 
 let config: ReturnType<typeof loadConfig>;
@@ -107,7 +119,7 @@ const now = clockFrom(config.clockStart)();
 /** Where keys live: the SQLite file, or Redis when REDIS_URL is set (replicas share them there). */
 interface KeyStore {
   create(key: NewKey): boolean | Promise<boolean>;
-  replace(key: NewKey, at: string): boolean | Promise<boolean>;
+  replace(key: NewKey, at: string, old: ApiKeyRecord): ReplaceOutcome | Promise<ReplaceOutcome>;
   findByName(name: string): ApiKeyRecord | undefined | Promise<ApiKeyRecord | undefined>;
   list(month: string): (ApiKeyRecord & { requests: number })[] | Promise<(ApiKeyRecord & { requests: number })[]>;
   /** All or none: the keys that were no longer active (then none was revoked). */
@@ -125,13 +137,14 @@ if (config.redis) {
   keys = new RedisKeyStore(link);
   close = () => link.close();
 } else {
+  let db: ReturnType<typeof openDatabase>;
   try {
     ensureDatabase(config.dbPath);
+    db = openDatabase(config.dbPath);
   } catch (err) {
     if (err instanceof SetupError) fail(err.message, false);
-    fail(`Cannot open the database ${config.dbPath}: ${(err as Error).message}`, false);
+    fail(`Cannot open the database ${config.dbPath}: ${storeFailure(err)}`, false);
   }
-  const db = openDatabase(config.dbPath);
   const repository = new KeyRepository(db);
   // A replica's database: its server checks keys in Redis, so a key written here is refused by every replica.
   if (repository.keyStore() === 'redis') {
@@ -146,34 +159,42 @@ if (config.redis) {
   close = () => void db.close();
 }
 
+/**
+ * A store's failure as the operator can act on it: SQLite's and Redis' own words name their
+ * internals, so the code to look up is given instead (a SQLite transaction that fails changes
+ * nothing).
+ */
+function storeFailure(err: unknown): string {
+  const code = (err as { code?: unknown }).code;
+  if (code === 'SQLITE_BUSY') return 'the database is busy (another process holds its lock); try again in a moment';
+  if (typeof code === 'string' && code.startsWith('SQLITE_')) return `the database refused it (${code}); nothing was changed`;
+  // A reply from Redis starts with its error code (NOPERM, OOM, WRONGTYPE, ERR …). A script that
+  // fails part-way keeps what it wrote before (Redis has no rollback): the list shows what is.
+  if ((err as Error).name === 'ReplyError') return `Redis refused it (${(err as Error).message.split(' ')[0]}); \`npm run keys -- list\` shows what it holds`;
+  return (err as Error).message;
+}
+
 /** A store's failure (Redis gone mid-command, a locked database) as a sentence. */
 async function attempt<T>(what: string, run: () => T | Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    // SQLite's own words name its tables and columns: the operator gets what happened, and the code to look up.
-    const reason =
-      code === 'SQLITE_BUSY'
-        ? 'the database is busy; try again in a moment'
-        : typeof code === 'string' && code.startsWith('SQLITE_')
-          ? `the database refused the change (${code}); nothing was changed`
-          : (err as Error).message;
-    return fail(`Could not ${what}: ${reason}.`, false);
+    return fail(`Could not ${what}: ${storeFailure(err)}.`, false);
   }
 }
 
 switch (positionals[0]) {
   case 'create': {
-    const name = values.name?.trim();
+    // As typed, in one normal form (NFC): "résumé" typed either way is one name. Nothing trimmed unseen.
+    const name = values.name?.normalize('NFC');
     if (!name) fail('create needs --name');
-    const plan = values.plan ?? 'free';
+    const plan = (values.plan ?? 'free').normalize('NFC');
     const textProblem = keyTextProblem('--name', name) ?? keyTextProblem('--plan', plan);
     if (textProblem) fail(textProblem);
     const quota = wholeNumber('--quota', values.quota ?? '10000', 0, LIMITS.quota);
     const rate = wholeNumber('--rate', values.rate ?? '25', 1, LIMITS.rate);
     const streams = values.streams === undefined ? null : wholeNumber('--streams', values.streams, 1, LIMITS.streams);
-    const scopes = values.scope ?? [];
+    const scopes = [...new Set(values.scope ?? [])];
     for (const s of scopes) if (!KNOWN_SCOPES.includes(s)) fail(`unknown scope ${s}; known: ${KNOWN_SCOPES.join(', ')}`);
     const taken = await attempt('read the keys', () => keys.findByName(name));
     if (taken && !values.replace) {
@@ -195,8 +216,13 @@ switch (positionals[0]) {
       origin: 'cli',
       streams,
     };
-    const made = await attempt('create the key', () => (taken ? keys.replace(record, now.toISOString()) : keys.create(record)));
-    if (!made) fail('Could not create the key: another key has the same secret (try again).', false);
+    const made = await attempt('create the key', () => (taken ? keys.replace(record, now.toISOString(), taken) : keys.create(record)));
+    if (made === 'stale')
+      fail(
+        `Nothing was changed: another command replaced or revoked the key named "${name}" (id ${taken!.id}) meanwhile; \`npm run keys -- list\` shows it.`,
+        false,
+      );
+    if (made === false || made === 'duplicate') fail('Could not create the key: another key has the same secret (try again).', false);
     if (taken) {
       // As the store named it (replacedName, or the next free name after it).
       const renamed = (await attempt('read the keys', () => keys.list(monthOf(now)))).find((k) => k.id === taken.id)?.name ?? replacedName(name, taken.id);
@@ -226,7 +252,7 @@ switch (positionals[0]) {
     break;
   }
   case 'revoke': {
-    const refs = positionals.slice(1);
+    const refs = positionals.slice(1).map((ref) => ref.normalize('NFC'));
     if (refs.length === 0) fail(values.id ? 'revoke --id needs one or more key ids' : 'revoke needs one or more key names (or --id and key ids)');
     const all = await attempt('read the keys', () => keys.list(monthOf(now)));
     const revocation = revocationOf(refs, values.id ?? false, all);

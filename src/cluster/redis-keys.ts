@@ -1,4 +1,4 @@
-import { type ApiKeyRecord, type KeyOrigin, type NewKey, replacedName, type RevokedBy } from '../data/repositories/keys.js';
+import { type ApiKeyRecord, type KeyOrigin, type NewKey, type ReplaceOutcome, replacedName, type RevokedBy } from '../data/repositories/keys.js';
 import { PREFIX, type RedisLink } from './redis.js';
 
 /**
@@ -57,6 +57,47 @@ for _, key in ipairs(KEYS) do redis.call('HSET', key, 'revokedAt', ARGV[1], 'rev
 return {}
 `;
 
+/** Writes the new key under `id` (KEYS[1], KEYS[2]; ARGV: createArgs). Every check and the counter come first, so a refused command changes nothing. */
+const WRITE_NEW = `
+redis.call('HSET', KEYS[1], 'id', id, 'name', ARGV[1], 'plan', ARGV[2], 'createdAt', ARGV[3], 'revokedAt', '', 'monthlyQuota', ARGV[4],
+  'ratePerSecond', ARGV[5], 'scopes', ARGV[6], 'origin', ARGV[7], 'streams', ARGV[8])
+redis.call('HSET', KEYS[2], id, ARGV[9])
+`;
+
+/** KEYS: the new key, the id-to-hash map, the id counter; ARGV: createArgs. 1 added, 0 its secret exists already. */
+const CREATE = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local id = redis.call('INCR', KEYS[3])
+${WRITE_NEW}
+return 1
+`;
+
+/** CREATE's, then KEYS[4] the old key; ARGV[10..12]: its name, its name once replaced, when. -1 when it no longer has the name. */
+const REPLACE = `
+local old = redis.call('HMGET', KEYS[4], 'name', 'revokedAt')
+if old[1] ~= ARGV[10] then return -1 end
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local id = redis.call('INCR', KEYS[3])
+local revokedAt = ARGV[12]
+if old[2] and old[2] ~= '' then revokedAt = old[2] end
+redis.call('HSET', KEYS[4], 'name', ARGV[11], 'revokedAt', revokedAt, 'revokedBy', 'operator')
+${WRITE_NEW}
+return 1
+`;
+
+/** A new key's fields as WRITE_NEW's ARGV takes them. */
+const createArgs = (key: NewKey): (string | number)[] => [
+  key.name,
+  key.plan,
+  key.createdAt,
+  key.monthlyQuota,
+  key.ratePerSecond,
+  key.scopes,
+  key.origin ?? 'cli',
+  key.streams ?? '',
+  key.keyHash,
+];
+
 export type CheckOutcome = { kind: 'unknown' } | { kind: 'revoked' | 'rate-limited' | 'quota-used-up' | 'allowed'; key: ApiKeyRecord; used: number };
 
 const KINDS = ['unknown', 'revoked', 'rate-limited', 'quota-used-up', 'allowed'] as const;
@@ -83,6 +124,8 @@ export class RedisKeyStore {
   constructor(private readonly link: RedisLink) {
     link.cmd.defineCommand('szgCheckKey', { numberOfKeys: 1, lua: CHECK });
     link.cmd.defineCommand('szgKeyStanding', { numberOfKeys: 1, lua: STANDING });
+    link.cmd.defineCommand('szgCreateKey', { numberOfKeys: 3, lua: CREATE });
+    link.cmd.defineCommand('szgReplaceKey', { numberOfKeys: 4, lua: REPLACE });
     // Its number of keys is given on each call (the keys revoked together).
     link.cmd.defineCommand('szgRevokeAll', { lua: REVOKE_ALL });
   }
@@ -104,30 +147,11 @@ export class RedisKeyStore {
     return { kind, key: recordOf(fields!, keyHash), used: used ?? 0 };
   }
 
-  /** Adds a key; one whose hash exists already is left as it is. Returns whether it was added. */
+  /** Adds a key (one script: no half-made key); one whose hash exists already is left as it is. Returns whether it was added. */
   async create(key: NewKey): Promise<boolean> {
-    if (await this.link.cmd.exists(K.key(key.keyHash))) return false;
-    const id = await this.link.cmd.incr(K.nextId);
-    const added = await this.link.cmd.hsetnx(K.key(key.keyHash), 'id', String(id));
-    if (!added) return false;
-    await this.link.cmd
-      .multi()
-      .hset(K.key(key.keyHash), {
-        name: key.name,
-        plan: key.plan,
-        createdAt: key.createdAt,
-        revokedAt: '',
-        monthlyQuota: key.monthlyQuota,
-        ratePerSecond: key.ratePerSecond,
-        scopes: key.scopes,
-        origin: key.origin ?? 'cli',
-        streams: key.streams ?? '',
-      })
-      .hset(K.ids, String(id), key.keyHash)
-      .exec();
-    return true;
+    const cmd = this.link.cmd as unknown as { szgCreateKey(...args: (string | number)[]): Promise<number> };
+    return (await cmd.szgCreateKey(K.key(key.keyHash), K.ids, K.nextId, ...createArgs(key))) === 1;
   }
-
   /**
    * The keys one replica's environment names, as KeyRepository.syncEnvKeys adds them: each added,
    * or updated and active again, unless an operator revoked it (those are returned). Retiring
@@ -156,11 +180,24 @@ export class RedisKeyStore {
     return (await this.list('')).find((k) => k.name === name);
   }
 
-  /** Revokes and renames the key of that name (`name~replaced-<id>`), then adds the new one. */
-  async replace(key: NewKey, at: string): Promise<boolean> {
-    const old = await this.findByName(key.name);
-    if (old) await this.link.cmd.hset(K.key(old.keyHash), { name: replacedName(key.name, old.id), revokedAt: old.revokedAt ?? at, revokedBy: 'operator' });
-    return this.create(key);
+  /**
+   * Revokes and renames `old` (`name~replaced-<id>`) and adds the new key under its name, in one
+   * script: 'stale' when `old` no longer holds the name (another command replaced it meanwhile),
+   * 'duplicate' when the secret exists already; either changes nothing.
+   */
+  async replace(key: NewKey, at: string, old: ApiKeyRecord): Promise<ReplaceOutcome> {
+    const cmd = this.link.cmd as unknown as { szgReplaceKey(...args: (string | number)[]): Promise<number> };
+    const code = await cmd.szgReplaceKey(
+      K.key(key.keyHash),
+      K.ids,
+      K.nextId,
+      K.key(old.keyHash),
+      ...createArgs(key),
+      key.name,
+      replacedName(key.name, old.id),
+      at,
+    );
+    return code === 1 ? 'added' : code === 0 ? 'duplicate' : 'stale';
   }
 
   /** Whether this replica is the one to make the first key (only one ever is). */

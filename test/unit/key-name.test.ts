@@ -30,6 +30,14 @@ describe('key names', () => {
     }
     expect(escaped('a\u3164b')).toBe('a\\u{3164}b');
     expect(keyTextProblem('--name', 'beta~replaced-3')).toMatch(/^--name may not contain "~replaced-"/);
+    expect(keyTextProblem('--name', 'beta~Replaced-3')).toMatch(/^--name may not contain "~replaced-"/);
+    // Marks on a letter or digit, up to four: Vietnamese and Indic names stay names.
+    expect(keyTextProblem('--name', 'Tr\u01b0\u0301\u0323ng')).toBeNull();
+    expect(keyTextProblem('--name', '\u0301x')).toMatch(/U\+0301 at character 1$/);
+    expect(keyTextProblem('--name', 'x -\u0301')).toMatch(/U\+0301 at character 4$/);
+    expect(keyTextProblem('--name', `e${'\u0301'.repeat(5)}`)).toMatch(/U\+0301 at character 6$/);
+    expect(keyTextProblem('--name', ' x')).toMatch(/^--name must not start or end with a space/);
+    expect(keyTextProblem('--plan', '  ')).toBe('--plan must not be empty or only spaces');
   });
 
   it('prints what is not printable as an escape, and leaves the rest as it is', () => {

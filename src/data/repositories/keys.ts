@@ -62,6 +62,9 @@ export const REPLACED = '~replaced-';
 /** The name a key keeps once another is made under its name (`--replace`). */
 export const replacedName = (name: string, id: number) => `${name}${REPLACED}${id}`;
 
+/** What replacing a key under its name did (see KeyRepository.replace). */
+export type ReplaceOutcome = 'added' | 'duplicate' | 'stale';
+
 /** Thrown inside a transaction to undo it (better-sqlite3 rolls back on a throw). */
 const ROLL_BACK = Symbol('roll back');
 
@@ -161,20 +164,32 @@ export class KeyRepository {
   }
 
   /**
-   * Makes a key of `name` in place of the one that has it: the old key is revoked (if it was not)
+   * Makes a key of `old`'s name in its place, all or nothing: the old key is revoked (if it was not)
    * and keeps its usage under a name of its own, `name~replaced-<id>`; then the new key is added.
+   * 'stale' when `old` no longer holds the name (another command replaced it since it was read),
+   * 'duplicate' when the new secret exists already; either changes nothing.
    */
-  replace(key: NewKey, at: string): boolean {
-    return this.db.transaction(() => {
-      const old = this.findByName(key.name);
-      if (old) {
+  replace(key: NewKey, at: string, old: ApiKeyRecord): ReplaceOutcome {
+    let outcome: ReplaceOutcome = 'added';
+    try {
+      this.db.transaction(() => {
+        if (this.findByName(key.name)?.id !== old.id) {
+          outcome = 'stale';
+          throw ROLL_BACK;
+        }
         // A name of this form made before names were checked could hold it already: the next free one.
         let name = replacedName(key.name, old.id);
         for (let n = 2; this.findByName(name); n++) name = `${replacedName(key.name, old.id)}-${n}`;
         this.renameStmt.run({ id: old.id, name, at });
-      }
-      return this.create(key);
-    })();
+        if (!this.create(key)) {
+          outcome = 'duplicate';
+          throw ROLL_BACK;
+        }
+      })();
+    } catch (err) {
+      if (err !== ROLL_BACK) throw err;
+    }
+    return outcome;
   }
 
   /**
