@@ -28,6 +28,8 @@ const HOSTILE: Record<string, string> = {
   'a control character inside': 'a%01b',
   'a tab first': '%09x',
   'a line break last': 'x%0A',
+  'a line separator last': 'x%E2%80%A8',
+  'a byte order mark first': '%EF%BB%BFx',
   'a right-to-left mark': encodeURIComponent('\u200f'),
   'an emoji': encodeURIComponent('🏂'),
   'invalid UTF-8': '%FF',

@@ -185,6 +185,23 @@ describe('a resort never fetched', () => {
   });
 });
 
+describe('WebSocket messages that are not UTF-8', () => {
+  it('a binary frame with bytes that are not UTF-8 closes the socket with 1007, not run with U+FFFD in their place', async () => {
+    const app = await startTestServer();
+    try {
+      const s = rawSocket(app);
+      await s.init(TEST_KEY);
+      const text = JSON.stringify({ id: 'bad', type: 'subscribe', payload: { query: '{ resorts(filter: { q: "v#ail" }) { total } }' } });
+      const [before, after] = text.split('#');
+      s.socket.send(Buffer.concat([Buffer.from(before!), Buffer.from([0xff]), Buffer.from(after!)]), { binary: true });
+      expect(await s.closed).toEqual({ code: 1007, reason: 'Invalid message received: not UTF-8' });
+      expect(s.messages.filter((m) => m.id === 'bad')).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('WebSockets at shutdown, and documents named by id', () => {
   it('a server that stops tells its WebSocket clients 1001', async () => {
     const app = await startTestServer();

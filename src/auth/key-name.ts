@@ -14,8 +14,11 @@ export const MAX_KEY_NAME = 100;
  */
 const NOT_PRINTABLE = /[^\p{L}\p{M}\p{N}\p{P}\p{S} ]|[\p{Default_Ignorable_Code_Point}\u2800\u{16FE4}\u{1D159}\uFFFD]/u;
 
-/** A combining mark with no letter or digit under it (first, or after a space or punctuation), or the fifth in a row: it prints as nothing, or as a smear over the name. */
-const LOOSE_MARK = /(^|[^\p{L}\p{N}\p{M}])\p{M}|\p{M}{5}/u;
+/** A combining mark with no letter or digit under it (first, or after a space or punctuation): it prints as nothing. */
+const LOOSE_MARK = /(^|[^\p{L}\p{N}\p{M}])\p{M}/u;
+
+/** Five marks on one letter, counted decomposed (NFC folds some into the letter: é is e and one): a smear over the name. */
+const MARK_PILE = /\p{M}{5}/u;
 
 /** A code point as people write it: U+001B. */
 const codePoint = (ch: string) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
@@ -36,6 +39,8 @@ export function keyTextProblem(option: '--name' | '--plan', value: string): stri
     const at = [...value.slice(0, loose.index + loose[0].length)].length;
     return `${option} may hold combining marks only on a letter or digit, at most 4 on one; ${shownName(value)} has ${codePoint([...loose[0]].at(-1)!)} at character ${at}`;
   }
+  if (MARK_PILE.test(value.normalize('NFD')))
+    return `${option} may hold combining marks only on a letter or digit, at most 4 on one; ${shownName(value)} has more on one`;
   if (value.trim() === '') return `${option} must not be empty or only spaces`;
   if (value.startsWith(' ') || value.endsWith(' '))
     return `${option} must not start or end with a space (they are not trimmed: the name would not be the one you type)`;

@@ -3,7 +3,7 @@ import { loadConfig } from '../lib/config.js';
 import { ensureDatabase } from '../data/db/build.js';
 import { SetupError } from '../lib/errors.js';
 import { openDatabase } from '../data/db/open.js';
-import { KeyRepository, replacedName, type ApiKeyRecord, type NewKey, type ReplaceOutcome } from '../data/repositories/keys.js';
+import { KeyRepository, replacedName, type ApiKeyRecord, type CreateOutcome, type NewKey, type ReplaceOutcome } from '../data/repositories/keys.js';
 import { connectRedis, waitUntilUp } from '../cluster/redis.js';
 import { clockFrom } from '../lib/clock.js';
 import { RedisKeyStore } from '../cluster/redis-keys.js';
@@ -118,7 +118,7 @@ const now = clockFrom(config.clockStart)();
 
 /** Where keys live: the SQLite file, or Redis when REDIS_URL is set (replicas share them there). */
 interface KeyStore {
-  create(key: NewKey): boolean | Promise<boolean>;
+  createNamed(key: NewKey): CreateOutcome | Promise<CreateOutcome>;
   replace(key: NewKey, at: string, old: ApiKeyRecord): ReplaceOutcome | Promise<ReplaceOutcome>;
   findByName(name: string): ApiKeyRecord | undefined | Promise<ApiKeyRecord | undefined>;
   list(month: string): (ApiKeyRecord & { requests: number })[] | Promise<(ApiKeyRecord & { requests: number })[]>;
@@ -216,13 +216,18 @@ switch (positionals[0]) {
       origin: 'cli',
       streams,
     };
-    const made = await attempt('create the key', () => (taken ? keys.replace(record, now.toISOString(), taken) : keys.create(record)));
+    const made = await attempt('create the key', () => (taken ? keys.replace(record, now.toISOString(), taken) : keys.createNamed(record)));
+    if (made === 'taken')
+      fail(
+        `Nothing was changed: another command made a key named "${name}" meanwhile; \`npm run keys -- list\` shows it (--replace makes a new one under the name).`,
+        false,
+      );
     if (made === 'stale')
       fail(
         `Nothing was changed: another command replaced or revoked the key named "${name}" (id ${taken!.id}) meanwhile; \`npm run keys -- list\` shows it.`,
         false,
       );
-    if (made === false || made === 'duplicate') fail('Could not create the key: another key has the same secret (try again).', false);
+    if (made === 'duplicate') fail('Could not create the key: another key has the same secret (try again).', false);
     if (taken) {
       // As the store named it (replacedName, or the next free name after it).
       const renamed = (await attempt('read the keys', () => keys.list(monthOf(now)))).find((k) => k.id === taken.id)?.name ?? replacedName(name, taken.id);

@@ -1,4 +1,12 @@
-import { type ApiKeyRecord, type KeyOrigin, type NewKey, type ReplaceOutcome, replacedName, type RevokedBy } from '../data/repositories/keys.js';
+import {
+  type ApiKeyRecord,
+  type KeyOrigin,
+  type CreateOutcome,
+  type NewKey,
+  type ReplaceOutcome,
+  replacedName,
+  type RevokedBy,
+} from '../data/repositories/keys.js';
 import { PREFIX, type RedisLink } from './redis.js';
 
 /**
@@ -85,6 +93,27 @@ ${WRITE_NEW}
 return 1
 `;
 
+/** KEYS[1]: the id-to-hash map; ARGV: prefix, month. Every key as {hash, CHECK's fields…, this month's count}, in one step. */
+const LIST = `
+local ids = redis.call('HGETALL', KEYS[1])
+local out = {}
+for i = 1, #ids, 2 do
+  local k = redis.call('HMGET', ARGV[1] .. 'key:' .. ids[i + 1], 'id', 'revokedAt', 'monthlyQuota', 'ratePerSecond', 'scopes', 'name', 'plan', 'createdAt', 'origin', 'revokedBy', 'streams')
+  if k[1] then
+    local used = redis.call('GET', ARGV[1] .. 'usage:' .. ids[i] .. ':' .. ARGV[2]) or '0'
+    out[#out + 1] = {ids[i + 1], k[1], k[2] or '', k[3] or '0', k[4] or '0', k[5] or '', k[6] or '', k[7] or '', k[8] or '', k[9] or '', k[10] or '', k[11] or '', used}
+  end
+end
+return out
+`;
+
+/** CREATE, if no key (active or not) has the name yet (ARGV[10]: the prefix): -2 when one has. Names are unique as in SQLite. */
+const CREATE_NAMED = `
+for _, hash in ipairs(redis.call('HVALS', KEYS[2])) do
+  if redis.call('HGET', ARGV[10] .. 'key:' .. hash, 'name') == ARGV[1] then return -2 end
+end
+${CREATE}`;
+
 /** A new key's fields as WRITE_NEW's ARGV takes them. */
 const createArgs = (key: NewKey): (string | number)[] => [
   key.name,
@@ -126,6 +155,8 @@ export class RedisKeyStore {
     link.cmd.defineCommand('szgKeyStanding', { numberOfKeys: 1, lua: STANDING });
     link.cmd.defineCommand('szgCreateKey', { numberOfKeys: 3, lua: CREATE });
     link.cmd.defineCommand('szgReplaceKey', { numberOfKeys: 4, lua: REPLACE });
+    link.cmd.defineCommand('szgCreateNamedKey', { numberOfKeys: 3, lua: CREATE_NAMED });
+    link.cmd.defineCommand('szgListKeys', { numberOfKeys: 1, lua: LIST });
     // Its number of keys is given on each call (the keys revoked together).
     link.cmd.defineCommand('szgRevokeAll', { lua: REVOKE_ALL });
   }
@@ -180,6 +211,13 @@ export class RedisKeyStore {
     return (await this.list('')).find((k) => k.name === name);
   }
 
+  /** Adds a key under a name no key has (checked in the same script): 'taken' when one has it, 'duplicate' when the secret exists. */
+  async createNamed(key: NewKey): Promise<CreateOutcome> {
+    const cmd = this.link.cmd as unknown as { szgCreateNamedKey(...args: (string | number)[]): Promise<number> };
+    const code = await cmd.szgCreateNamedKey(K.key(key.keyHash), K.ids, K.nextId, ...createArgs(key), PREFIX);
+    return code === 1 ? 'added' : code === 0 ? 'duplicate' : 'taken';
+  }
+
   /**
    * Revokes and renames `old` (`name~replaced-<id>`) and adds the new key under its name, in one
    * script: 'stale' when `old` no longer holds the name (another command replaced it meanwhile),
@@ -211,32 +249,10 @@ export class RedisKeyStore {
 
   /** Every key with this month's requests, by id. */
   async list(month: string): Promise<(ApiKeyRecord & { requests: number })[]> {
-    const byId = await this.link.cmd.hgetall(K.ids);
-    const out: (ApiKeyRecord & { requests: number })[] = [];
-    for (const [id, hash] of Object.entries(byId)) {
-      const h = await this.link.cmd.hgetall(K.key(hash));
-      const requests = Number((await this.link.cmd.get(K.usage(Number(id), month))) ?? 0);
-      out.push({
-        ...recordOf(
-          [
-            h.id!,
-            h.revokedAt ?? '',
-            h.monthlyQuota!,
-            h.ratePerSecond!,
-            h.scopes ?? '',
-            h.name ?? '',
-            h.plan ?? '',
-            h.createdAt ?? '',
-            h.origin ?? '',
-            h.revokedBy ?? '',
-            h.streams ?? '',
-          ],
-          hash,
-        ),
-        requests,
-      });
-    }
-    return out.sort((a, b) => a.id - b.id);
+    // One script: read key by key, a replace running meanwhile could hide a key (its old name gone, its new id not yet read).
+    const cmd = this.link.cmd as unknown as { szgListKeys(ids: string, prefix: string, month: string): Promise<string[][]> };
+    const rows = await cmd.szgListKeys(K.ids, PREFIX, month);
+    return rows.map(([hash, ...fields]) => ({ ...recordOf(fields.slice(0, 11), hash!), requests: Number(fields[11]) })).sort((a, b) => a.id - b.id);
   }
 
   /**

@@ -78,6 +78,8 @@ export const EnvSchema = z.object({
   REDIS_URL: z
     .string()
     .regex(/^(rediss?:\/\/|unix:\/\/\/)/, 'a redis://, rediss:// or unix:///path URL')
+    // Parsed here as the client will parse it: a bad port or host is this sentence, not a stack from the client.
+    .refine((url) => URL.canParse(url), { error: 'a URL that parses (a host, and a port from 1 to 65535)' })
     .optional(),
   REPLICA_ID: z.string().min(1).max(100).optional(),
   CLOCK_START: z.iso.datetime({ offset: true }).optional(),

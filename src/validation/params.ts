@@ -61,9 +61,15 @@ export function listOf<T extends z.ZodType>(item: T, max: number) {
   return schema;
 }
 
-const CONTROL = /\p{Cc}/u;
+// Control characters, and what a search never means: line and paragraph separators, invisible format characters (a BOM, bidi marks).
+const CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 // With the u flag a pair is one code point: only a surrogate without its pair matches.
 const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Spaces around a list's item or a name go (`a, b`); nothing else is trimmed unseen. */
+export const trimSpaces = (s: string) => s.replace(/^ +| +$/g, '');
+
+export const CONTROL_BOUND = 'free of control, format and line-separator characters (Unicode Cc, Cf, Zl, Zp)';
 
 /**
  * Text as a client means it: no control characters, checked before any trimming (a tab or a line
@@ -73,18 +79,15 @@ const LONE_SURROGATE = /\p{Cs}/u;
 export const plainText = () =>
   z
     .string()
-    .refine((s) => !CONTROL.test(s), { error: 'free of control characters (U+0000-U+001F, U+007F-U+009F)', abort: true })
+    .refine((s) => !CONTROL.test(s), { error: CONTROL_BOUND, abort: true })
     .refine((s) => !LONE_SURROGATE.test(s), { error: 'well-formed Unicode (no lone surrogates)', abort: true });
 
 /**
  * Words a client searches for (a resort's name, a region, a city): plain text, 1 to `max`
- * characters once spaces around it are trimmed. SQLite's LIKE stops reading at a NUL, so `q=%00`
+ * characters once spaces around it are trimmed (spaces only: zod's trim takes every kind of blank). SQLite's LIKE stops reading at a NUL, so `q=%00`
  * matched every resort.
  */
-export const searchText = (max: number) => plainText().trim().min(1).max(max);
-
-/** Spaces around a list's item or a name go (`a, b`); nothing else is trimmed unseen. */
-export const trimSpaces = (s: string) => s.replace(/^ +| +$/g, '');
+export const searchText = (max: number) => plainText().overwrite(trimSpaces).min(1).max(max);
 
 export const ZIP_BOUNDS = {
   radiusMiles: { default: 25, max: 200 },

@@ -62,6 +62,9 @@ export const REPLACED = '~replaced-';
 /** The name a key keeps once another is made under its name (`--replace`). */
 export const replacedName = (name: string, id: number) => `${name}${REPLACED}${id}`;
 
+/** What making a key under a name did (see KeyRepository.createNamed). */
+export type CreateOutcome = 'added' | 'duplicate' | 'taken';
+
 /** What replacing a key under its name did (see KeyRepository.replace). */
 export type ReplaceOutcome = 'added' | 'duplicate' | 'stale';
 
@@ -157,6 +160,11 @@ export class KeyRepository {
   /** Adds a key; a key whose hash exists already is left as it is. Returns whether it was added. */
   create(key: NewKey): boolean {
     return this.insert.run({ origin: 'cli', streams: null, ...key }).changes > 0;
+  }
+
+  /** Adds a key under a name no key has, checked in the same transaction (the keys command's `create`). */
+  createNamed(key: NewKey): CreateOutcome {
+    return this.db.transaction((): CreateOutcome => (this.findByName(key.name) ? 'taken' : this.create(key) ? 'added' : 'duplicate'))();
   }
 
   findByName(name: string): ApiKeyRecord | undefined {

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -110,6 +111,8 @@ const carried = (args: ExecutionArgs) => {
 const TRY_AGAIN_LATER = 1013;
 /** A reader that does not keep up, or a client that breaks the rules of a socket without a key. */
 const POLICY_VIOLATION = 1008;
+/** RFC 6455: a message whose data is not of its type (here, not UTF-8). */
+const INVALID_PAYLOAD = 1007;
 const SWEEP_MS = 250;
 /** Messages a socket may send before connection_ack (connection_init and a few pings), and how large each. */
 const MAX_EARLY_MESSAGES = 8;
@@ -473,6 +476,8 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
     if (spent) return { refused: spent };
     // Nested past the bound for JSON anywhere else: refused before anything parses it.
     if (nestsDeeperThan(data)) return { refused: [CloseCode.BadRequest, 'Invalid message received: JSON nested too deep'] };
+    // ws checks a text frame's UTF-8, not a binary frame's: bad bytes would be read as U+FFFD, another word.
+    if (!isUtf8(data)) return { refused: [INVALID_PAYLOAD, 'Invalid message received: not UTF-8'] };
     let message: unknown;
     try {
       message = JSON.parse(String(data));
