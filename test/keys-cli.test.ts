@@ -2,7 +2,9 @@ import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { privateDatabase } from './helpers/server.js';
+import { privateDatabase, testDir } from './helpers/server.js';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { cliCommand, runCommand } from './helpers/process.js';
 import { haveRedis, startRedis, type TestRedis } from './helpers/redis.js';
 import { KeyRepository } from '../src/data/repositories/keys.js';
@@ -240,6 +242,15 @@ describe('the keys command, on a server’s SQLite file', () => {
     expect(repository.findByHash('hash-c3')).toBeUndefined();
   });
 
+  it('commands started at once on a database not built yet: one builds it, the others wait, and every key made is kept', async () => {
+    const dbPath = path.join(testDir('gateway-keys-new-'), 'new.sqlite');
+    const runs = await Promise.all(['n1', 'n2', 'n3', 'n4'].map((name) => runCommand(dbPath, cliCommand('keys', 'create', '--name', name))));
+    for (const r of runs) expect(r.status, r.stderr).toBe(0);
+    const run = (...args: string[]) => runCommand(dbPath, cliCommand('keys', ...args));
+    expect(Object.keys(await states(run)).sort()).toEqual(['n1', 'n2', 'n3', 'n4']);
+    expect(existsSync(`${dbPath}-build-lock`)).toBe(false);
+  }, 120_000);
+
   it('a reader that stops early (keys list | head -1) ends the command quietly', async () => {
     const dbPath = privateDatabase('gateway-keys-cli-');
     for (let i = 0; i < 3; i++) expect((await runCommand(dbPath, cliCommand('keys', 'create', '--name', `k${i}`))).status).toBe(0);
@@ -357,10 +368,17 @@ describe.skipIf(!haveRedis)('the keys command, on the Redis replicas share', () 
   }, 60_000);
 
   it('a REDIS_URL that does not parse is a sentence naming it, not a stack', async () => {
-    for (const url of ['redis://127.0.0.1:99999', 'redis://[::1']) {
+    for (const url of [
+      'redis://127.0.0.1:99999',
+      'redis://[::1',
+      'redis://u:p%zz@127.0.0.1:6379',
+      'redis://127.0.0.1:6379/abc',
+      'redis://127.0.0.1:0',
+      'redis://',
+    ]) {
       const r = await runCommand(privateDatabase('gateway-keys-cli-'), cliCommand('keys', 'list'), { REDIS_URL: url });
       expect(r.status, url).toBe(2);
-      expect(r.stderr).toMatch(/REDIS_URL.*a URL that parses \(a host, and a port from 1 to 65535\)/);
+      expect(r.stderr).toMatch(/REDIS_URL.*a URL that parses \(a host, a port from 1 to 65535, user and password validly %-escaped, a database number\)/);
       expect(r.stderr).not.toMatch(/\n\s+at /);
     }
   }, 60_000);

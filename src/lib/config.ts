@@ -78,12 +78,28 @@ export const EnvSchema = z.object({
   REDIS_URL: z
     .string()
     .regex(/^(rediss?:\/\/|unix:\/\/\/)/, 'a redis://, rediss:// or unix:///path URL')
-    // Parsed here as the client will parse it: a bad port or host is this sentence, not a stack from the client.
-    .refine((url) => URL.canParse(url), { error: 'a URL that parses (a host, and a port from 1 to 65535)' })
+    // Parsed here as the client will parse it: a bad port, host, escape or database is this sentence, not a stack from the client.
+    .refine(redisUrlParses, { error: 'a URL that parses (a host, a port from 1 to 65535, user and password validly %-escaped, a database number)' })
     .optional(),
   REPLICA_ID: z.string().min(1).max(100).optional(),
   CLOCK_START: z.iso.datetime({ offset: true }).optional(),
 });
+
+/** What ioredis reads of a URL, read the same way first: it throws (a stack) where this says false. */
+function redisUrlParses(text: string): boolean {
+  if (text.startsWith('unix://')) return true;
+  if (!URL.canParse(text)) return false;
+  const url = new URL(text);
+  if (!url.hostname || url.port === '0') return false;
+  try {
+    decodeURIComponent(url.username);
+    decodeURIComponent(url.password);
+  } catch {
+    return false;
+  }
+  const db = url.searchParams.get('db') ?? url.pathname.slice(1);
+  return db === '' || /^\d{1,5}$/.test(db);
+}
 
 /** The shortest key the environment may give a production server. */
 export const MIN_KEY_CHARS = 16;

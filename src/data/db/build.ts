@@ -10,6 +10,7 @@ import type { BuildHooks } from './build-hooks.js';
 import { forgetTimeZoneTiles } from './sources/time-zones.js';
 import { writeZoneOffsets } from './zone-offsets.js';
 import { DatabaseInUseError, hold, holdersOf, isAlive } from './holders.js';
+import { withBuildLock } from './build-lock.js';
 
 export type { BuildHooks } from './build-hooks.js';
 
@@ -39,13 +40,22 @@ function readStamp(file: string): { version: number; fingerprint: string | null 
  * committed sources (the catalogue was edited). Returns whether it built.
  */
 export function ensureDatabase(file: string, hooks: BuildHooks = {}): boolean {
-  const stamp = readStamp(file);
-  if (stamp?.version === SCHEMA_VERSION && stamp.fingerprint === sourceFingerprint()) {
+  if (isCurrent(file)) {
     removeStaleTemporaries(file);
     return false;
   }
-  buildDatabase(file, hooks);
-  return true;
+  mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  // One builder at a time; whoever waited finds it built (and built from what the first kept).
+  return withBuildLock(file, () => {
+    if (isCurrent(file)) return false;
+    buildHeld(file, hooks);
+    return true;
+  });
+}
+
+function isCurrent(file: string): boolean {
+  const stamp = readStamp(file);
+  return stamp?.version === SCHEMA_VERSION && stamp.fingerprint === sourceFingerprint();
 }
 
 /**
@@ -55,6 +65,11 @@ export function ensureDatabase(file: string, hooks: BuildHooks = {}): boolean {
  */
 export function buildDatabase(file: string, hooks: BuildHooks = {}): void {
   mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  withBuildLock(file, () => buildHeld(file, hooks));
+}
+
+/** buildDatabase, the build lock held by the caller. */
+function buildHeld(file: string, hooks: BuildHooks): void {
   const servers = holdersOf(file).filter((h) => h.role === 'server');
   if (servers.length > 0) throw new DatabaseInUseError(file, servers);
   const release = hold(file, 'build');

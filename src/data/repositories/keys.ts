@@ -164,7 +164,8 @@ export class KeyRepository {
 
   /** Adds a key under a name no key has, checked in the same transaction (the keys command's `create`). */
   createNamed(key: NewKey): CreateOutcome {
-    return this.db.transaction((): CreateOutcome => (this.findByName(key.name) ? 'taken' : this.create(key) ? 'added' : 'duplicate'))();
+    // IMMEDIATE: a read then a write, and another process may write between them (WAL would refuse the upgrade at once: SQLITE_BUSY).
+    return this.db.transaction((): CreateOutcome => (this.findByName(key.name) ? 'taken' : this.create(key) ? 'added' : 'duplicate')).immediate();
   }
 
   findByName(name: string): ApiKeyRecord | undefined {
@@ -180,20 +181,22 @@ export class KeyRepository {
   replace(key: NewKey, at: string, old: ApiKeyRecord): ReplaceOutcome {
     let outcome: ReplaceOutcome = 'added';
     try {
-      this.db.transaction(() => {
-        if (this.findByName(key.name)?.id !== old.id) {
-          outcome = 'stale';
-          throw ROLL_BACK;
-        }
-        // A name of this form made before names were checked could hold it already: the next free one.
-        let name = replacedName(key.name, old.id);
-        for (let n = 2; this.findByName(name); n++) name = `${replacedName(key.name, old.id)}-${n}`;
-        this.renameStmt.run({ id: old.id, name, at });
-        if (!this.create(key)) {
-          outcome = 'duplicate';
-          throw ROLL_BACK;
-        }
-      })();
+      this.db
+        .transaction(() => {
+          if (this.findByName(key.name)?.id !== old.id) {
+            outcome = 'stale';
+            throw ROLL_BACK;
+          }
+          // A name of this form made before names were checked could hold it already: the next free one.
+          let name = replacedName(key.name, old.id);
+          for (let n = 2; this.findByName(name); n++) name = `${replacedName(key.name, old.id)}-${n}`;
+          this.renameStmt.run({ id: old.id, name, at });
+          if (!this.create(key)) {
+            outcome = 'duplicate';
+            throw ROLL_BACK;
+          }
+        })
+        .immediate();
     } catch (err) {
       if (err !== ROLL_BACK) throw err;
     }
@@ -224,10 +227,12 @@ export class KeyRepository {
   revoke(keys: readonly ApiKeyRecord[], at: string): ApiKeyRecord[] {
     const stale: ApiKeyRecord[] = [];
     try {
-      this.db.transaction(() => {
-        for (const k of keys) if (this.revokeStmt.run({ id: k.id, at }).changes === 0) stale.push(k);
-        if (stale.length > 0) throw ROLL_BACK;
-      })();
+      this.db
+        .transaction(() => {
+          for (const k of keys) if (this.revokeStmt.run({ id: k.id, at }).changes === 0) stale.push(k);
+          if (stale.length > 0) throw ROLL_BACK;
+        })
+        .immediate();
     } catch (err) {
       if (err !== ROLL_BACK) throw err;
     }

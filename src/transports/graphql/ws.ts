@@ -474,10 +474,10 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
   function admitted(conn: Connection, data: Buffer): { message: WsMessage } | { refused: [number, string] } {
     const spent = spend(conn, data.length);
     if (spent) return { refused: spent };
-    // Nested past the bound for JSON anywhere else: refused before anything parses it.
-    if (nestsDeeperThan(data)) return { refused: [CloseCode.BadRequest, 'Invalid message received: JSON nested too deep'] };
     // ws checks a text frame's UTF-8, not a binary frame's: bad bytes would be read as U+FFFD, another word.
     if (!isUtf8(data)) return { refused: [INVALID_PAYLOAD, 'Invalid message received: not UTF-8'] };
+    // Nested past the bound for JSON anywhere else: refused before anything parses it.
+    if (nestsDeeperThan(data)) return { refused: [CloseCode.BadRequest, 'Invalid message received: JSON nested too deep'] };
     let message: unknown;
     try {
       message = JSON.parse(String(data));
