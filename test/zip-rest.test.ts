@@ -224,6 +224,8 @@ describe.each(['', '/v1'])('ZIP REST paths under "%s"', (prefix) => {
     const bad = expectProblem(await getJson(app, `${prefix}/api/city/Springfield?state=ILL`), 400);
     expect(bad.errors![0]).toMatchObject({ name: 'state', value: 'ILL' });
     expectProblem(await getJson(app, `${prefix}/api/city/%20`), 400);
+    // No letter or digit (a lone no-break space): a bad request, as cities(prefix:) says, not an unknown city.
+    expect(expectProblem(await getJson(app, `${prefix}/api/city/%C2%A0`), 400).errors![0]).toMatchObject({ name: 'city', bound: 'a letter or digit' });
     expect(expectProblem(await getJson(app, `${prefix}/api/city/${'x'.repeat(101)}`), 400).errors![0]!.bound).toBe('at most 100 characters');
     expect((await getJson(app, `${prefix}/api/city/${'x'.repeat(100)}`)).status).toBe(404);
     expectProblem(await getJson(app, `${prefix}/api/city/%E0%A4%A`), 400);

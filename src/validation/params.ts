@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cityKey } from '../domain/city-key.js';
 
 /**
  * Every parameter of every documented path and GraphQL argument, declared once. REST passes raw
@@ -123,6 +124,7 @@ export const StatePaging = z.object({
 export const StateZipsParams = StateParams.extend(StatePaging.shape);
 
 export const CityParams = z.object({
-  city: searchText(ZIP_BOUNDS.cityMaxLength),
+  // As cities(prefix) reads it: a name of no letter or digit (a lone NBSP) is a bad request, not an unknown city.
+  city: searchText(ZIP_BOUNDS.cityMaxLength).refine((c) => c === '' || cityKey(c).length > 0, { error: 'a letter or digit' }),
   state: stateCode.optional(),
 });
