@@ -195,39 +195,24 @@ async function revokesOnceUnderRace(keys: Run): Promise<void> {
   }
 }
 
+/** The walks both stores must pass alike, each a test of its own in each store's block. */
+const IN_EVERY_STORE: [string, (keys: Run) => Promise<void>][] = [
+  ['revoke NAME… by name and revoke --id N… by id, each key printed with its name and id; an unknown argument revokes nothing', revokesExactlyWhatItIsTold],
+  ['a name with a control character, an ANSI escape or a bidi override is refused with a sentence', refusesUnprintableNames],
+  ['a command given an argument or option it does not take fails naming it, and changes nothing', takesOnlyItsOwnArguments],
+  ['--quota, --rate and --streams are whole numbers in digits within their bounds, or the command fails naming them', takesLimitsAsWritten],
+  ['a name of invisible characters, over 100 characters (code points), or in a replaced key’s form is refused', refusesInvisibleNames],
+  ['revokes racing each other revoke each key once; every other command revokes nothing and exits 2', revokesOnceUnderRace],
+  ['--replace racing itself revokes each old key once, said by the command that did; one key holds the name', replacesOnceUnderRace],
+];
+
 describe('the keys command, on a server’s SQLite file', () => {
   const sqlite = (): Run => {
     const dbPath = privateDatabase('gateway-keys-cli-');
     return (...args) => runCommand(dbPath, cliCommand('keys', ...args));
   };
 
-  it('revoke NAME… by name and revoke --id N… by id, each key printed with its name and id; an unknown argument revokes nothing', async () => {
-    await revokesExactlyWhatItIsTold(sqlite());
-  }, 60_000);
-
-  it('a name with a control character, an ANSI escape or a bidi override is refused with a sentence', async () => {
-    await refusesUnprintableNames(sqlite());
-  }, 60_000);
-
-  it('a command given an argument or option it does not take fails naming it, and changes nothing', async () => {
-    await takesOnlyItsOwnArguments(sqlite());
-  }, 60_000);
-
-  it('--quota, --rate and --streams are whole numbers in digits within their bounds, or the command fails naming them', async () => {
-    await takesLimitsAsWritten(sqlite());
-  }, 60_000);
-
-  it('a name of invisible characters, over 100 characters (code points), or in a replaced key’s form is refused', async () => {
-    await refusesInvisibleNames(sqlite());
-  }, 60_000);
-
-  it('revokes racing each other revoke each key once; every other command revokes nothing and exits 2', async () => {
-    await revokesOnceUnderRace(sqlite());
-  }, 60_000);
-
-  it('--replace racing itself revokes each old key once, said by the command that did; one key holds the name', async () => {
-    await replacesOnceUnderRace(sqlite());
-  }, 60_000);
+  for (const [title, walk] of IN_EVERY_STORE) it(title, () => walk(sqlite()), 60_000);
 
   it('replacing is all or nothing: a key replaced meanwhile, or a secret that exists, changes nothing', () => {
     const repository = new KeyRepository(openDatabase(privateDatabase('gateway-keys-cli-')));
@@ -316,10 +301,11 @@ describe.skipIf(!haveRedis)('the keys command, on the Redis replicas share', () 
   };
   const flush = async () => expect((await run('redis-cli', [...redis.cliArgs, 'FLUSHALL'])).stdout.trim()).toBe('OK');
 
-  it('revoke NAME… by name and revoke --id N… by id, each key printed with its name and id; an unknown argument revokes nothing', async () => {
-    await flush();
-    await revokesExactlyWhatItIsTold(inRedis());
-  }, 60_000);
+  for (const [title, walk] of IN_EVERY_STORE)
+    it(title, async () => {
+      await flush();
+      await walk(inRedis());
+    }, 60_000);
 
   it('a name two keys share (two commands creating it at once) is ambiguous: nothing revoked, the ids named', async () => {
     await flush();
@@ -335,36 +321,6 @@ describe.skipIf(!haveRedis)('the keys command, on the Redis replicas share', () 
     const byId = await keys('revoke', '--id', '2');
     expect(byId.stdout).toBe('revoked key "twin" (id 2)\n');
     expect((await keys('list')).stdout).toMatch(/^\s+1\s+twin\s.*\sactive\s/m);
-  }, 60_000);
-
-  it('a name with a control character, an ANSI escape or a bidi override is refused with a sentence', async () => {
-    await flush();
-    await refusesUnprintableNames(inRedis());
-  }, 60_000);
-
-  it('a command given an argument or option it does not take fails naming it, and changes nothing', async () => {
-    await flush();
-    await takesOnlyItsOwnArguments(inRedis());
-  }, 60_000);
-
-  it('--quota, --rate and --streams are whole numbers in digits within their bounds, or the command fails naming them', async () => {
-    await flush();
-    await takesLimitsAsWritten(inRedis());
-  }, 60_000);
-
-  it('a name of invisible characters, over 100 characters (code points), or in a replaced key’s form is refused', async () => {
-    await flush();
-    await refusesInvisibleNames(inRedis());
-  }, 60_000);
-
-  it('revokes racing each other revoke each key once; every other command revokes nothing and exits 2', async () => {
-    await flush();
-    await revokesOnceUnderRace(inRedis());
-  }, 60_000);
-
-  it('--replace racing itself revokes each old key once, said by the command that did; one key holds the name', async () => {
-    await flush();
-    await replacesOnceUnderRace(inRedis());
   }, 60_000);
 
   it('a REDIS_URL that does not parse is a sentence naming it, not a stack', async () => {

@@ -101,9 +101,9 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 
 const { positionals, values, tokens } = parse();
 // The last of two values would win unseen: `--name x --name y` is a typo, not a choice.
-const repeated = [...new Set(tokens.filter((t) => t.kind === 'option' && t.name !== 'scope').map((t) => (t as { name: string }).name))].filter(
-  (name) => tokens.filter((t) => t.kind === 'option' && t.name === name).length > 1,
-);
+const given = new Map<string, number>();
+for (const t of tokens) if (t.kind === 'option' && t.name !== 'scope') given.set(t.name, (given.get(t.name) ?? 0) + 1);
+const repeated = [...given].filter(([, times]) => times > 1).map(([name]) => name);
 if (repeated.length > 0) fail(`${repeated.map((o) => `--${o}`).join(', ')} given more than once`);
 checkArguments(positionals[0] ?? '', positionals.slice(1), Object.keys(values));
 
