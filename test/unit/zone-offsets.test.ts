@@ -50,6 +50,10 @@ describe('zone offsets', () => {
     expect(intlOffsetMinutes('Europe/London', jul)).toBe(60);
     expect(intlOffsetMinutes('America/Denver', jan)).toBe(-420);
     expect(intlOffsetMinutes('Asia/Kolkata', jan)).toBe(330);
+    expect(intlOffsetMinutes('Asia/Kathmandu', jan)).toBe(345);
+    expect(intlOffsetMinutes('America/St_Johns', jan)).toBe(-210);
+    // Local mean time before 1900 has seconds (-00:01:15 in London): whole minutes are kept.
+    expect(intlOffsetMinutes('Europe/London', Date.UTC(1800, 0, 1))).toBe(-1);
   });
 
   it('know where they end: outside the span the caller asks Intl', () => {
