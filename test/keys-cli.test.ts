@@ -236,6 +236,18 @@ describe('the keys command, on a server’s SQLite file', () => {
     expect(existsSync(`${dbPath}-build-lock`)).toBe(false);
   }, 120_000);
 
+  it("create's arguments are checked before the store is opened: a typo builds no database and is not hidden behind an unreachable Redis", async () => {
+    const dbPath = path.join(testDir('gateway-keys-new-'), 'new.sqlite');
+    const typo = await runCommand(dbPath, cliCommand('keys', 'create', '--name', 'a\tb'));
+    expect(typo.status).toBe(2);
+    expect(typo.stderr).toMatch(/^--name may hold visible, printable characters only/);
+    expect(existsSync(dbPath)).toBe(false);
+    // Nothing listens on port 1: the quota is what is wrong, and it is said at once.
+    const away = await runCommand(dbPath, cliCommand('keys', 'create', '--name', 'ok', '--quota', 'lots'), { REDIS_URL: 'redis://127.0.0.1:1' });
+    expect(away.status).toBe(2);
+    expect(away.stderr).toMatch(/^--quota must be a whole number from 0 to/);
+  });
+
   it('a reader that stops early (keys list | head -1) ends the command quietly', async () => {
     const dbPath = privateDatabase('gateway-keys-cli-');
     for (let i = 0; i < 3; i++) expect((await runCommand(dbPath, cliCommand('keys', 'create', '--name', `k${i}`))).status).toBe(0);

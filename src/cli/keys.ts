@@ -107,6 +107,26 @@ const repeated = [...given].filter(([, times]) => times > 1).map(([name]) => nam
 if (repeated.length > 0) fail(`${repeated.map((o) => `--${o}`).join(', ')} given more than once`);
 checkArguments(positionals[0] ?? '', positionals.slice(1), Object.keys(values));
 
+/**
+ * create's arguments, checked before the store is opened: a typo is told at once, not after a
+ * database build or a wait for Redis (nor hidden behind "Redis is unreachable").
+ */
+function createArguments() {
+  // As typed, in one normal form (NFC): "résumé" typed either way is one name. Nothing trimmed unseen.
+  const name = values.name?.normalize('NFC');
+  if (!name) fail('create needs --name');
+  const plan = (values.plan ?? 'free').normalize('NFC');
+  const textProblem = keyTextProblem('--name', name) ?? keyTextProblem('--plan', plan);
+  if (textProblem) fail(textProblem);
+  const quota = wholeNumber('--quota', values.quota ?? '10000', 0, LIMITS.quota);
+  const rate = wholeNumber('--rate', values.rate ?? '25', 1, LIMITS.rate);
+  const streams = values.streams === undefined ? null : wholeNumber('--streams', values.streams, 1, LIMITS.streams);
+  const scopes = [...new Set(values.scope ?? [])];
+  for (const s of scopes) if (!KNOWN_SCOPES.includes(s)) fail(`unknown scope ${s}; known: ${KNOWN_SCOPES.join(', ')}`);
+  return { name, plan, quota, rate, streams, scopes };
+}
+const creating = positionals[0] === 'create' ? createArguments() : null;
+
 let config: ReturnType<typeof loadConfig>;
 try {
   config = loadConfig();
@@ -185,17 +205,7 @@ async function attempt<T>(what: string, run: () => T | Promise<T>): Promise<T> {
 
 switch (positionals[0]) {
   case 'create': {
-    // As typed, in one normal form (NFC): "résumé" typed either way is one name. Nothing trimmed unseen.
-    const name = values.name?.normalize('NFC');
-    if (!name) fail('create needs --name');
-    const plan = (values.plan ?? 'free').normalize('NFC');
-    const textProblem = keyTextProblem('--name', name) ?? keyTextProblem('--plan', plan);
-    if (textProblem) fail(textProblem);
-    const quota = wholeNumber('--quota', values.quota ?? '10000', 0, LIMITS.quota);
-    const rate = wholeNumber('--rate', values.rate ?? '25', 1, LIMITS.rate);
-    const streams = values.streams === undefined ? null : wholeNumber('--streams', values.streams, 1, LIMITS.streams);
-    const scopes = [...new Set(values.scope ?? [])];
-    for (const s of scopes) if (!KNOWN_SCOPES.includes(s)) fail(`unknown scope ${s}; known: ${KNOWN_SCOPES.join(', ')}`);
+    const { name, plan, quota, rate, streams, scopes } = creating!;
     const taken = await attempt('read the keys', () => keys.findByName(name));
     if (taken && !values.replace) {
       fail(
