@@ -9,7 +9,7 @@ import WebSocket from 'ws';
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
 import { spawnServer, type ServerProcess } from './helpers/process.js';
 import { haveRedis, startRedis, type TestRedis } from './helpers/redis.js';
-import { privateDatabase } from './helpers/server.js';
+import { privateDatabase, SYNC_RESORTS } from './helpers/server.js';
 import { runNow } from './helpers/clock.js';
 import { resultQueue, type ResultStream } from './helpers/live.js';
 import { isoDate } from '../src/domain/dates.js';
@@ -37,7 +37,7 @@ beforeAll(async () => {
   redis = await startRedis();
   fake = await startFakeUpstream({ today: isoDate(runNow()) });
   replicas = [0, 1].map((i) =>
-    spawnServer(privateDatabase('gateway-live-replica-'), {
+    spawnServer(privateDatabase('gateway-live-replica-', { resorts: SYNC_RESORTS }), {
       REDIS_URL: redis.url,
       REPLICA_ID: `live-${i}`,
       API_ADMIN_KEYS: ADMIN,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app/start.js';
 import { loadConfig } from '../src/lib/config.js';
-import { getJson, privateDatabase, startTestServer, TEST_KEY, type TestServerOptions } from './helpers/server.js';
+import { getJson, privateDatabase, startTestServer, SYNC_RESORTS, TEST_KEY, type TestServerOptions } from './helpers/server.js';
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
 import { httpSubscription, wsSubscription, type ResultStream } from './helpers/live.js';
 import { TRANSPORTS } from './helpers/transports.js';
@@ -35,7 +35,7 @@ beforeAll(async () => {
     liftie: { enabled: true, url: `${fake.url}/liftie` },
     streams: { perKey: 50, total: 200, maxLifetimeMs: 3_600_000 },
   };
-  app = await startTestServer({ dbPath: privateDatabase('gateway-live-', { weather: false }), now: () => new Date(t), config });
+  app = await startTestServer({ dbPath: privateDatabase('gateway-live-', { weather: false, resorts: SYNC_RESORTS }), now: () => new Date(t), config });
   await syncRun();
 });
 afterAll(async () => {

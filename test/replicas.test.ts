@@ -6,7 +6,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
 import { cliCommand, spawnServer, type ServerProcess } from './helpers/process.js';
 import { haveRedis, startRedis, type TestRedis } from './helpers/redis.js';
-import { privateDatabase } from './helpers/server.js';
+import { privateDatabase, SYNC_RESORTS } from './helpers/server.js';
+
+/** Resorts each replica's database has, and a run updates. */
+const N = SYNC_RESORTS.length;
 import { clockEnv, runNow } from './helpers/clock.js';
 import { isoDate } from '../src/domain/dates.js';
 import { readEvents, until } from './helpers/wait.js';
@@ -66,7 +69,7 @@ async function stopReplicas() {
 async function startReplicas(n: number, env: Record<string, string> = {}, { weather = true } = {}): Promise<string[]> {
   for (let i = 0; i < n; i++) {
     replicas.push(
-      spawnServer(privateDatabase('gateway-replica-', { weather }), {
+      spawnServer(privateDatabase('gateway-replica-', { weather, resorts: SYNC_RESORTS }), {
         REDIS_URL: redis.url,
         REPLICA_ID: `replica-${i}`,
         API_ADMIN_KEYS: ADMIN,
@@ -88,13 +91,11 @@ const call = (url: string, p: string, key = ADMIN, init: RequestInit = {}) => fe
 const json = async (url: string, p: string, key = ADMIN, init: RequestInit = {}) => (await call(url, p, key, init)).json();
 
 /**
- * Two replicas on a slow provider (0.1 s an answer), and a run under way on the leader; the
- * follower has served the simulated window (and so has seen the key, which it then takes while
- * Redis is away).
+ * Two replicas, and a run under way on the leader: the provider has answered for five resorts and
+ * holds the rest until `release`. The follower has served the simulated window (and so has seen
+ * the key, which it then takes while Redis is away).
  */
-async function runUnderWayOnTwo(): Promise<{ leader: number; follower: string }> {
-  fake.mode = 'slow';
-  fake.delayMs = 100;
+async function runUnderWayOnTwo(): Promise<{ leader: number; follower: string; release: () => void }> {
   const urls = await startReplicas(2);
   const leader = await until(
     async () => replicas.findIndex((r) => r.output().includes('this replica is now the sync leader')),
@@ -102,12 +103,13 @@ async function runUnderWayOnTwo(): Promise<{ leader: number; follower: string }>
   );
   const follower = urls[1 - leader]!;
   expect((await json(follower, '/api/resorts/vail')).source).toBe('simulated');
+  const release = fake.hold(5);
   await json(urls[leader]!, '/api/sync/run', ADMIN, { method: 'POST' });
   await until(
     () => json(urls[leader]!, '/api/sync/status'),
-    (x) => x.state === 'RUNNING' && x.progress.done >= 5,
+    (x) => x.state === 'RUNNING' && x.progress.done === 5,
   );
-  return { leader, follower };
+  return { leader, follower, release };
 }
 
 /** A `syncProgress` subscription over SSE on one replica, with these fields. */
@@ -167,9 +169,10 @@ describe.skipIf(!haveRedis)('three replicas sharing one Redis', () => {
   it('two replicas asked to sync at once start one run; every replica then serves the new window with the same ETag', async () => {
     // Whatever ran before this test on these replicas: this test counts from there.
     const runsBefore = (await json(urls[0]!, '/api/sync/history')).runs as { id: number }[];
-    fake.mode = 'slow';
-    fake.delayMs = 20;
+    // The provider answers nothing until both are answered: the run is surely still going on.
+    const release = fake.hold();
     const [a, b] = await Promise.all([json(urls[0]!, '/api/sync/run', ADMIN, { method: 'POST' }), json(urls[1]!, '/api/sync/run', ADMIN, { method: 'POST' })]);
+    release();
     expect([a.state, b.state]).toEqual(['RUNNING', 'RUNNING']);
     await until(
       () => json(urls[2]!, '/api/sync/status'),
@@ -178,10 +181,10 @@ describe.skipIf(!haveRedis)('three replicas sharing one Redis', () => {
     for (const url of urls) {
       const history = await json(url, '/api/sync/history');
       expect(history.runs).toHaveLength(runsBefore.length + 1);
-      expect(history.runs[0]).toMatchObject({ status: 'SUCCEEDED', trigger: 'MANUAL', resortsUpdated: 241 });
+      expect(history.runs[0]).toMatchObject({ status: 'SUCCEEDED', trigger: 'MANUAL', resortsUpdated: N });
     }
     // One run's worth of provider calls, not one per replica.
-    expect(fake.requests.filter((r) => r.startsWith('/v1/forecast')).length).toBe(241);
+    expect(fake.requests.filter((r) => r.startsWith('/v1/forecast')).length).toBe(N);
     const answers = await until(
       () =>
         Promise.all(
@@ -220,9 +223,9 @@ describe.skipIf(!haveRedis)('three replicas sharing one Redis', () => {
       clearTimeout(timer);
       controller.abort();
     }
+    // Every resort's step, in order: the leader publishes each change, and the follower passes each on.
     const running = events.filter((e) => e.state === 'RUNNING');
-    expect(running.length).toBeGreaterThan(10);
-    expect(running.at(-1)!.progress.done).toBe(241);
+    expect(running.map((e) => e.progress.done).filter((done) => done > 0)).toEqual(Array.from({ length: N }, (_, i) => i + 1));
     // This run, too, went on on the leader alone.
     const started = replicas.map((r, i) => r.output().split('sync run started').length - startedBefore[i]!);
     expect(started.filter((_n, i) => i !== leader)).toEqual([0, 0]);
@@ -269,8 +272,8 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
   afterEach(stopReplicas);
 
   it('the leader killed mid-run: the run ends FAILED, another replica leads, and the next scheduled run succeeds', async () => {
-    fake.mode = 'slow';
-    fake.delayMs = 150;
+    // The provider answers for five resorts, then holds the rest: the run is under way when the leader dies.
+    const release = fake.hold(5);
     // A real provider and no data: the leader starts a run as soon as it takes the lease.
     const urls = await startReplicas(2, { SYNC_INTERVAL_MINUTES: '0.15', UPSTREAM_CONCURRENCY: '2' }, { weather: false });
     const leaderIndex = await until(
@@ -280,11 +283,11 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
     const survivor = urls[1 - leaderIndex]!;
     await until(
       () => json(survivor, '/api/sync/status'),
-      (s) => s.state === 'RUNNING' && s.progress.done >= 5,
+      (s) => s.state === 'RUNNING' && s.progress.done === 5,
     );
     replicas[leaderIndex]!.child.kill('SIGKILL');
     await replicas[leaderIndex]!.exited;
-    fake.mode = 'ok';
+    release();
     await leaseRunsOut();
     // The survivor takes the lease at its next tick, fails the orphaned run, and schedules on.
     const history = await until(
@@ -369,10 +372,10 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
   }, 60_000);
 
   it('a run that finishes while Redis is away is shared once it is back: its window, its status and its record', async () => {
-    const { leader, follower } = await runUnderWayOnTwo();
-    // Redis goes, and the provider speeds up: the run ends well inside the lease the leader keeps.
+    const { leader, follower, release } = await runUnderWayOnTwo();
+    // Redis goes, and the provider answers the rest: the run ends well inside the lease the leader keeps.
     await redis.stop();
-    fake.delayMs = 0;
+    release();
     try {
       await until(
         async () => replicas[leader]!.output(),
@@ -391,13 +394,13 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
       () => json(follower, '/api/sync/status'),
       (x) => x.state === 'IDLE' && x.lastRun !== null,
     );
-    expect(status.lastRun).toMatchObject({ status: 'SUCCEEDED', resortsUpdated: 241 });
+    expect(status.lastRun).toMatchObject({ status: 'SUCCEEDED', resortsUpdated: N });
     expect((await json(follower, '/api/sync/history')).runs).toEqual([status.lastRun]);
-    expect(fake.requests.filter((r) => r.startsWith('/v1/forecast')).length).toBe(241);
+    expect(fake.requests.filter((r) => r.startsWith('/v1/forecast')).length).toBe(N);
   }, 60_000);
 
   it('a leader paused past its lease finishes its run: its outcome replaces the FAILED the next leader put on record', async () => {
-    const { leader, follower } = await runUnderWayOnTwo();
+    const { leader, follower, release } = await runUnderWayOnTwo();
     // A stalled process (a long pause, a frozen VM): its lease runs out and the other replica leads.
     replicas[leader]!.child.kill('SIGSTOP');
     let runId: number;
@@ -411,7 +414,7 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
       expect(marked).toMatchObject([{ status: 'FAILED', error: expect.stringContaining('interrupted') }]);
       runId = marked[0].id;
     } finally {
-      fake.delayMs = 0;
+      release();
       replicas[leader]!.child.kill('SIGCONT');
     }
     const history = await until(
@@ -419,7 +422,7 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
       (h) => h.runs[0]?.status !== 'FAILED',
     );
     expect(history.runs).toHaveLength(1);
-    expect(history.runs[0]).toMatchObject({ id: runId!, status: 'SUCCEEDED', resortsUpdated: 241 });
+    expect(history.runs[0]).toMatchObject({ id: runId!, status: 'SUCCEEDED', resortsUpdated: N });
     expect((await json(follower, '/api/sync/status')).lastRun).toEqual(history.runs[0]);
     await until(
       () => json(follower, '/api/resorts/vail'),

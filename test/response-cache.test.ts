@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app/start.js';
 import type { Config } from '../src/lib/config.js';
-import { expectProblem, getJson, startTestServer, privateDatabase } from './helpers/server.js';
+import { expectProblem, getJson, startTestServer, privateDatabase, SYNC_RESORTS } from './helpers/server.js';
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
 import { until } from './helpers/wait.js';
 import { cliCommand } from './helpers/process.js';
@@ -195,7 +195,8 @@ describe('data versions that come from outside the request', () => {
       // Time-outs no busy machine reaches: this test is about the publish, and every resort must be in it.
       upstream: { timeoutMs: 60_000, retries: 0, concurrency: 8, backoffMs: 5, resetTimeoutMs: 60_000, maxBytes: 8_000_000 },
     };
-    const dbPath = privateDb();
+    // The resorts a sync needs: this test is about the publish, not the catalogue's size.
+    const dbPath = privateDatabase('gateway-cache-', { resorts: SYNC_RESORTS });
     // The simulated window for the day first: the data the run replaces.
     await (await startTestServer({ dbPath, now: () => new Date(`${DAY}T12:00:00Z`) })).close();
     const app = await startTestServer({ dbPath, now: () => new Date(`${DAY}T12:00:00Z`), config: meteo });

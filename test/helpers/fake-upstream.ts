@@ -36,8 +36,11 @@ export interface FakeUpstream {
   today: string;
   /** What Liftie says of every resort's lifts, by lift name (Liftie's statuses: open, hold, scheduled, closed). */
   liftStatus: Record<string, string>;
-  /** Holds every request until the returned function is called (a provider that has not answered yet). */
-  hold(): () => void;
+  /**
+   * Holds every request after the next `pass` until the returned function is called (a provider
+   * that has not answered yet): a run stays under way, at a known point, however fast the machine.
+   */
+  hold(pass?: number): () => void;
   /** Requests whose connection is still open (a cancelled call closes its own). */
   inFlight(): number;
   close(): Promise<void>;
@@ -137,6 +140,8 @@ export async function startFakeUpstream(options: { today: string }): Promise<Fak
   let inFlight = 0;
   const answers = new Map<string, string>();
   let gate: Promise<void> | null = null;
+  /** Requests the gate still lets through. */
+  let passing = 0;
   const state: Omit<FakeUpstream, 'close' | 'url' | 'hold' | 'inFlight'> = {
     mode: 'ok',
     delayMs: 0,
@@ -150,7 +155,7 @@ export async function startFakeUpstream(options: { today: string }): Promise<Fak
     inFlight++;
     state.maxInFlight = Math.max(state.maxInFlight, inFlight);
     res.on('close', () => inFlight--);
-    if (gate !== null) await gate;
+    if (gate !== null && passing-- <= 0) await gate;
     const url = new URL(req.url ?? '/', 'http://fake');
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
@@ -232,7 +237,8 @@ export async function startFakeUpstream(options: { today: string }): Promise<Fak
   const { port } = server.address() as AddressInfo;
   const fake = state as FakeUpstream;
   fake.url = `http://127.0.0.1:${port}`;
-  fake.hold = () => {
+  fake.hold = (pass = 0) => {
+    passing = pass;
     let release!: () => void;
     gate = new Promise<void>((r) => (release = r));
     return () => {
