@@ -1,12 +1,12 @@
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadResortCatalogue, RESORT_CATALOGUE } from '../src/data/db/sources/resort-source.js';
 import { generateLifts, generateTrails } from '../src/domain/inventory.js';
 import { haversineMiles, KM_PER_MILE } from '../src/domain/geo.js';
+import { SHARED_DATA_ABSENT, sharedFile } from './helpers/shared-data.js';
 
 const resorts = loadResortCatalogue();
-const SHARED = path.resolve(import.meta.dirname, '..', '..', 'shared', 'data', 'openskistats-ski-areas.json');
+const SHARED = sharedFile('openskistats-ski-areas.json');
 
 describe('curated resort catalogue', () => {
   it('has at least 200 real resorts on every skiing continent', () => {
@@ -37,7 +37,7 @@ describe('curated resort catalogue', () => {
 
   // OpenSkiStats' ski areas (ODbL) are reference data for this check only, never copied.
   it('puts every resort within 10 km of an OpenSkiMap ski area with a plausible summit', (ctx) => {
-    if (!existsSync(SHARED)) ctx.skip('../shared/data is absent (third-party reference data; see ../shared/README.md)');
+    if (!SHARED) return ctx.skip(SHARED_DATA_ABSENT);
     const areas = (
       JSON.parse(readFileSync(SHARED, 'utf8')) as { ski_areas: { latitude: number | null; longitude: number | null; max_elevation: number | null }[] }
     ).ski_areas.filter((a) => a.latitude !== null && a.longitude !== null);
@@ -56,7 +56,7 @@ describe('curated resort catalogue', () => {
   // Base and summit are the lift-served bottom and top: within 150 m of a nearby OpenSkiMap area's
   // min and max elevation, or the catalogue says why not (`elevationNote`).
   it('has base and summit within 150 m of OpenSkiMap’s lift-served range, or a documented exception', (ctx) => {
-    if (!existsSync(SHARED)) ctx.skip('../shared/data is absent (third-party reference data; see ../shared/README.md)');
+    if (!SHARED) return ctx.skip(SHARED_DATA_ABSENT);
     const notes = new Map((JSON.parse(readFileSync(RESORT_CATALOGUE, 'utf8')) as { id: string; elevationNote?: string }[]).map((e) => [e.id, e.elevationNote]));
     const areas = (
       JSON.parse(readFileSync(SHARED, 'utf8')) as {

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -12,10 +12,11 @@ import { getJson, startTestServer, privateDatabase, TEST_KEY, testDir } from './
 import { everyDocumentedPath } from './helpers/paths.js';
 import { cliCommand } from './helpers/process.js';
 import { until } from './helpers/wait.js';
+import { SHARED_DATA_ABSENT, sharedFile } from './helpers/shared-data.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'openskimap');
-const SHARED = path.resolve(ROOT, '..', 'shared', 'data', 'openskistats-ski-areas.json');
+const SHARED = sharedFile('openskistats-ski-areas.json');
 
 const freshDb = (): string => privateDatabase('gateway-import-');
 
@@ -247,8 +248,9 @@ describe('npm run import', () => {
   });
 });
 
-describe.skipIf(!existsSync(SHARED))('the shared OpenSkiStats file at full scale (../shared/data)', () => {
-  it('imports all 6,990 areas and every endpoint keeps working', async () => {
+describe('the shared OpenSkiStats file at full scale (../shared/data)', () => {
+  it('imports all 6,990 areas and every endpoint keeps working', async (ctx) => {
+    if (!SHARED) return ctx.skip(SHARED_DATA_ABSENT);
     const dbPath = freshDb();
     const r = importCli(dbPath, SHARED);
     expect(r.status, r.out).toBe(0);

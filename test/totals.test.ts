@@ -29,10 +29,17 @@ function script(args: string[], env: Record<string, string>, ci = false) {
 }
 
 const NO_SHARED_DATA = path.join(dir, 'no-such-shared-data');
+/** The words the fixture's shared-data test skips with, as a floor file names them. */
+const FIXTURE_SKIP = '../shared/data is absent (third-party reference data)';
+/** A floor file's content: its history (a count alone is a history of one), the skip reason allowed. */
+const floorOf = (floor: number | { tests: number; removed?: unknown[] }[]) => ({
+  sharedDataAbsent: FIXTURE_SKIP,
+  history: typeof floor === 'number' ? [{ tests: floor }] : floor,
+});
 
-function closingLine(totals: string, floor: number | Record<string, unknown>, env: Record<string, string> = {}) {
+function closingLine(totals: string, floor: number | { tests: number; removed?: unknown[] }[], env: Record<string, string> = {}) {
   const floorFile = path.join(dir, `floor-${JSON.stringify(floor).replace(/\W/g, '')}.json`);
-  writeFileSync(floorFile, JSON.stringify(typeof floor === 'number' ? { tests: floor } : floor));
+  writeFileSync(floorFile, JSON.stringify(floorOf(floor)));
   return script([totals], {
     TEST_TOTALS_PARTIAL: '',
     TEST_TOTALS_DIR: 'test/fixtures/totals',
@@ -84,38 +91,57 @@ describe('the closing line', () => {
     expect(script([totals, checks], { TEST_TOTALS_PARTIAL: '1' }).last).toBe('1 passed, 0 failed');
   });
 
-  it('the floor is the count of tests: more than it fails too (raise it), and lowering it must name what was removed', () => {
+  it('the floor is the count of tests: more than it fails too (add an entry), and lowering it must name what was removed', () => {
     const totals = path.join(dir, 'floor.json');
     runFixtures(totals);
+    const floorLines = (floor: Parameters<typeof closingLine>[1], env: Record<string, string> = {}) =>
+      closingLine(totals, floor, env).lines.filter((l) => /floor/.test(l));
     // 2 ran and 3 skipped: 5 tests exist.
-    expect(closingLine(totals, 4).lines).toContain('5 tests exist; test/floor.json says 4: raise it to 5');
-    expect(closingLine(totals, 5).lines.filter((l) => /floor/.test(l))).toEqual([]);
+    expect(floorLines(4)).toEqual(['5 tests exist; test/floor.json says 4: add { "tests": 5 } at the end of its history']);
+    expect(floorLines(5)).toEqual([]);
+    const two = [
+      { test: 'a.test.ts › one', why: 'merged into two' },
+      { test: 'a.test.ts › three', why: 'the feature went' },
+    ];
+    // Lowered with no word, or with one test named of two: refused. Both named: a floor of 5.
+    const lowering = 'test/floor.json\'s history goes from 7 to 5: that entry\'s "removed" must name each of the 2 tests removed, with why';
+    expect(floorLines([{ tests: 7 }, { tests: 5 }])).toEqual([lowering]);
+    expect(floorLines([{ tests: 7 }, { tests: 5, removed: two.slice(1) }])).toEqual([lowering]);
+    expect(floorLines([{ tests: 7 }, { tests: 5, removed: [two[0], { test: 'a.test.ts › three', why: '' }] }])).toEqual([lowering]);
+    expect(floorLines([{ tests: 7 }, { tests: 5, removed: two }])).toEqual([]);
+    // A lowering's names count for it alone: a later lowering names its own.
+    expect(floorLines([{ tests: 7 }, { tests: 5, removed: two }, { tests: 7 }, { tests: 5 }])).toEqual([lowering]);
+    expect(floorLines([{ tests: 4 }, { tests: 5, removed: two.slice(1) }])).toEqual([
+      "test/floor.json's entry of 5 names removed tests, but it lowers nothing: a lowering names only its own",
+    ]);
+    // Where git has the last commit's file, its history stays: an entry changed or dropped is refused.
     const previous = path.join(dir, 'previous-floor.json');
-    writeFileSync(previous, JSON.stringify({ tests: 7 }));
-    expect(closingLine(totals, 5, { TEST_TOTALS_PREVIOUS_FLOOR: previous }).lines).toContain(
-      'test/floor.json went from 7 to 5: name each removed test and why in its "removed" list',
-    );
-    const named = {
-      tests: 5,
-      removed: [
-        { test: 'a.test.ts › one', why: 'merged into two' },
-        { test: 'a.test.ts › three', why: 'the feature went' },
-      ],
-    };
-    expect(closingLine(totals, named, { TEST_TOTALS_PREVIOUS_FLOOR: previous }).lines.filter((l) => /floor/.test(l))).toEqual([]);
+    writeFileSync(previous, JSON.stringify(floorOf([{ tests: 7 }, { tests: 9 }])));
+    const rewritten = "test/floor.json's history was rewritten: the last commit's entries must stay as they were, new ones after them";
+    expect(floorLines([{ tests: 5 }], { TEST_TOTALS_PREVIOUS_FLOOR: previous })).toEqual([rewritten]);
+    expect(
+      floorLines([{ tests: 7 }, { tests: 8 }, { tests: 5, removed: [...two, { test: 'a.test.ts › four', why: 'moved' }] }], {
+        TEST_TOTALS_PREVIOUS_FLOOR: previous,
+      }),
+    ).toEqual([rewritten]);
+    expect(floorLines([{ tests: 7 }, { tests: 9 }, { tests: 5, removed: [...two, ...two] }], { TEST_TOTALS_PREVIOUS_FLOOR: previous })).toEqual([]);
+    // A floor file with no history names what it needs.
+    expect(floorLines([])).toEqual(['test/floor.json needs a "history" of entries { "tests": N }, the last one the count of tests']);
   });
 
   it('a test skipped for want of ../shared/data fails while ../shared/data is there', () => {
     const totals = path.join(dir, 'shared.json');
     runFixtures(totals, ['test/fixtures/totals/shared-data.check.ts', 'test/fixtures/totals/passes.check.ts']);
     const there = mkdtempSync(path.join(dir, 'shared-data-'));
-    const r = script([totals], { TEST_TOTALS_PARTIAL: '1', TEST_TOTALS_SHARED_DATA: there });
+    const floor = path.join(dir, 'floor-shared.json');
+    writeFileSync(floor, JSON.stringify(floorOf(2)));
+    const r = script([totals], { TEST_TOTALS_PARTIAL: '1', TEST_TOTALS_SHARED_DATA: there, TEST_TOTALS_FLOOR: floor });
     expect(r.lines).toEqual([
       'skipped while ../shared/data is there: test/fixtures/totals/shared-data.check.ts › reads the shared data',
       '1 passed, 1 failed, 1 skipped',
     ]);
     expect(r.status).toBe(1);
-    expect(script([totals], { TEST_TOTALS_PARTIAL: '1', TEST_TOTALS_SHARED_DATA: NO_SHARED_DATA }).status).toBe(0);
+    expect(script([totals], { TEST_TOTALS_PARTIAL: '1', TEST_TOTALS_SHARED_DATA: NO_SHARED_DATA, TEST_TOTALS_FLOOR: floor }).status).toBe(0);
   });
 
   it('under CI=true no variable loosens it: a partial run of the fixtures is a run with the whole suite missing', () => {
@@ -125,6 +151,14 @@ describe('the closing line', () => {
     expect(r.status).toBe(1);
     expect(r.lines).toContain('never ran: test/totals.test.ts');
     expect(r.lines.some((l) => l.startsWith('only 1 tests'))).toBe(true);
+  });
+
+  it("under CI=true a skip is allowed only with the floor file's exact words for an absent ../shared/data, not any that mention it", () => {
+    const totals = path.join(dir, 'ci-skip.json');
+    runFixtures(totals, ['test/fixtures/totals/shared-data.check.ts']);
+    const r = script([totals], {}, true);
+    expect(r.lines).toContain(`skipped under CI: test/fixtures/totals/shared-data.check.ts › reads the shared data — ${FIXTURE_SKIP}`);
+    expect(r.status).toBe(1);
   });
 
   it('fails when the suite wrote no totals at all', () => {
