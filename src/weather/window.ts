@@ -4,10 +4,13 @@ import type { ConditionsProvider } from '../providers/provider.js';
 import type { ResortRecord, ResortRepository } from '../data/repositories/resorts.js';
 import type { StoredDay, WeatherRepository } from '../data/repositories/weather.js';
 import type { Logger } from '../lib/logger.js';
-import { nextTurn } from '../lib/turn.js';
+import { nextTurn, turnSpent } from '../lib/turn.js';
 
-/** Resorts simulated and written per slice; the event loop serves requests between slices. */
-const SLICE = 25;
+/**
+ * The longest a turn of the event loop spends simulating and writing the window (ms); requests are
+ * served between turns. (A slice of 25 resorts held the loop for 60–160 ms at the turn of a day.)
+ */
+const TURN_BUDGET_MS = 8;
 
 /**
  * Keeps the stored weather window (the last 60 days and the next 7) current for the clock's
@@ -93,10 +96,20 @@ export class WeatherWindow {
     const started = performance.now();
     const total = fill.pending.size;
     while (fill.pending.size > 0 && !this.stopped) {
-      const slice = [...fill.pending].slice(0, SLICE);
-      for (const id of slice) fill.pending.delete(id);
-      await this.write(this.resorts.findByIds(slice), fill.today);
-      // Let requests in between slices.
+      // Resorts one at a time while the turn's budget lasts, written together; then requests get a
+      // turn. Each stays pending until written: a request about it meanwhile writes it itself.
+      const rows: StoredDay[] = [];
+      const done: string[] = [];
+      turnSpent(TURN_BUDGET_MS);
+      for (const id of fill.pending) {
+        const [resort] = this.resorts.findByIds([id]);
+        if (resort) rows.push(...(await this.daysOf(resort, fill.today)));
+        done.push(id);
+        if (turnSpent(TURN_BUDGET_MS)) break;
+      }
+      if (this.stopped) break;
+      this.weather.write(rows);
+      for (const id of done) fill.pending.delete(id);
       await nextTurn();
     }
     // A fill that finished after the day changed is not the current one: it prunes nothing (the
@@ -114,13 +127,16 @@ export class WeatherWindow {
   }
 
   private async write(resorts: readonly ResortRecord[], today: string): Promise<void> {
-    const { from, to } = windowFor(today);
     const rows: StoredDay[] = [];
-    for (const resort of resorts) {
-      const days = await this.provider.daily(resort, from, to, today);
-      const syncedAt = this.now().toISOString();
-      for (const day of days) rows.push({ ...day, resortId: resort.id, source: this.provider.name, syncedAt });
-    }
+    for (const resort of resorts) rows.push(...(await this.daysOf(resort, today)));
     if (!this.stopped) this.weather.write(rows);
+  }
+
+  /** A resort's window as the provider makes it, as stored rows. */
+  private async daysOf(resort: ResortRecord, today: string): Promise<StoredDay[]> {
+    const { from, to } = windowFor(today);
+    const days = await this.provider.daily(resort, from, to, today);
+    const syncedAt = this.now().toISOString();
+    return days.map((day) => ({ ...day, resortId: resort.id, source: this.provider.name, syncedAt }));
   }
 }
