@@ -114,6 +114,8 @@ const POLICY_VIOLATION = 1008;
 /** RFC 6455: a message whose data is not of its type (here, not UTF-8). */
 const INVALID_PAYLOAD = 1007;
 const SWEEP_MS = 250;
+/** Why an operation's signal aborts when it ends (it answered, or the client completed it). */
+const ENDED = Symbol('operation ended');
 /** Messages a socket may send before connection_ack (connection_init and a few pings), and how large each. */
 const MAX_EARLY_MESSAGES = 8;
 const MAX_EARLY_MESSAGE_BYTES = 4096;
@@ -299,7 +301,8 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
     conn.operations.delete(id);
     conn.activeAt = clock();
     deps.deadlines.done(running.deadline);
-    running.abort.abort();
+    // A reason of its own: abort() with none makes a DOMException, stack and all, for every operation that ends.
+    running.abort.abort(ENDED);
     const lease = running.lease;
     if (!lease) return;
     // The last stream on an open socket leaves its place to the socket; any other is given back.
@@ -333,19 +336,24 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
       variables: payload.variables,
       extensions: payload.extensions,
     };
+    let answered = false;
     const timedOut = new Promise<Outcome>((resolve) =>
       abort.signal.addEventListener(
         'abort',
-        () =>
+        () => {
+          // Every operation's end aborts it too: the error (and its stack) is made only for one still running.
+          if (answered) return;
           resolve({
             kind: 'refused',
             status: 503,
             errors: [new GraphQLError(`The operation took longer than the ${deps.deadlines.ms} ms execution limit.`, { extensions: { code: 'TIMEOUT' } })],
-          }),
+          });
+        },
         { once: true },
       ),
     );
     const outcome = await Promise.race([deps.pipeline.run(request, TRANSPORTS.ws, ctx), timedOut]);
+    answered = true;
     if (outcome.kind === 'stream' && !outcome.incremental) deps.deadlines.done(deadline);
     return outcome;
   }
