@@ -272,11 +272,16 @@ describe('AUTH=off', () => {
       logger,
     });
     try {
-      expect((await getJson(app, '/api/stats', { apiKey: null })).status).toBe(200);
-      const warning = lines.map((l) => JSON.parse(l)).find((l) => l.level === 40 && /AUTH=off/.test(l.msg));
-      expect(warning).toBeDefined();
-      const request = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'request');
-      expect(request.reqId).toBeTruthy();
+      const stats = await getJson(app, '/api/stats', { apiKey: null });
+      expect(stats.status).toBe(200);
+      const logged = lines.map((l) => JSON.parse(l));
+      expect(logged.filter((l) => /AUTH=off/.test(l.msg)).map((l) => [l.level, l.msg])).toEqual([
+        [40, 'AUTH=off: API keys are NOT checked. Never run like this outside local development.'],
+      ]);
+      // The request is still logged, under the id its answer carries.
+      const requests = logged.filter((l) => l.msg === 'request');
+      expect(requests.map((l) => [l.url, l.status, l.reqId])).toEqual([['/api/stats', 200, stats.headers.get('x-request-id')]]);
+      expect(stats.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     } finally {
       await app.close();
     }

@@ -5,6 +5,8 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { VERSION_CHECK_MS } from '../src/auth/guard.js';
+import { movableClock, runNow } from './helpers/clock.js';
 import { privateDatabase, startTestServer, TEST_KEY } from './helpers/server.js';
 import { cliCommand, keysCli, runCommand, spawnServer, type ServerProcess } from './helpers/process.js';
 import { haveRedis, startRedis } from './helpers/redis.js';
@@ -40,20 +42,23 @@ const usageOf = (dbPath: string, name: string) => {
 describe('a rebuild never strands a running server', () => {
   it('npm run build:db refuses while a server holds the database, naming its process; keys created and revoked afterwards take effect on it', async () => {
     const dbPath = privateDatabase('gateway-rebuild-');
-    const server = spawnServer(dbPath);
+    // In this process, on a clock the test moves: the server looks for another writer's changes
+    // (a revocation) every VERSION_CHECK_MS of its clock, not whenever the CLI happened to take that long.
+    const clock = movableClock(runNow().toISOString());
+    const app = await startTestServer({ dbPath, now: clock.now });
     try {
-      const base = await server.url;
       const refused = await buildDb(dbPath);
       expect(refused.status).toBe(2);
-      expect(refused.stderr).toContain(`served by process ${server.child.pid}`);
+      expect(refused.stderr).toContain(`served by process ${process.pid}`);
       expect(refused.stderr).toMatch(/Stop the server first/);
       // The server still reads the file the commands write: a key made now answers, and a revocation holds.
       const key = keyOf((await keysCli(dbPath, 'create', '--name', 'after-rebuild')).stdout);
-      expect(await zip(base, key)).toBe(200);
+      expect(await zip(app.url, key)).toBe(200);
       expect((await keysCli(dbPath, 'revoke', 'after-rebuild')).status).toBe(0);
-      expect(await zip(base, key)).toBe(401);
+      clock.advance(VERSION_CHECK_MS);
+      expect(await zip(app.url, key)).toBe(401);
     } finally {
-      await stop(server);
+      await app.close();
     }
   }, 60_000);
 
@@ -261,7 +266,7 @@ describe('the keys command tells the truth', () => {
 });
 
 describe.skipIf(!haveRedis)('the keys command and replicas', () => {
-  it("against a replica's database without REDIS_URL it refuses and says why; with it, it succeeds and says nothing else", async () => {
+  it("against a replica's database without REDIS_URL it refuses and says why; with it, it succeeds, says nothing else, and a replica accepts the key it made", async () => {
     const redis = await startRedis();
     const dbPath = privateDatabase('gateway-keys-replica-');
     try {
@@ -275,6 +280,13 @@ describe.skipIf(!haveRedis)('the keys command and replicas', () => {
       expect(made.status, made.stderr).toBe(0);
       expect(made.stderr).toBe('');
       expect(made.stdout).toMatch(/created key "partner"/);
+      // The key it made is one a replica accepts (it checks keys in Redis).
+      const again = spawnServer(dbPath, { REDIS_URL: redis.url, API_KEYS: TEST_KEY });
+      try {
+        expect(await zip(await again.url, keyOf(made.stdout))).toBe(200);
+      } finally {
+        await stop(again);
+      }
     } finally {
       await redis.stop();
     }

@@ -23,6 +23,8 @@ const FIELDS = `id name elevation { base summit }
     date updatedAt snowDepthBase snowDepthMid snowDepthSummit newSnow24h newSnow48h newSnow72h newSnow7d seasonSnowfall
     lastSnowfall { date amount }
   }
+  metric: conditions(units: METRIC) { lastSnowfall { date amount } }
+  imperial: conditions(units: IMPERIAL) { lastSnowfall { date amount } }
   forecast(units: $units) { date base { elevation tempMin tempMax } mid { elevation tempMin tempMax snowfall windSpeed windGust } summit { elevation tempMin tempMax } }`;
 
 interface Report {
@@ -39,6 +41,9 @@ interface Report {
     newSnow7d: number;
     lastSnowfall: { date: string; amount: number } | null;
   };
+  /** The last snowfall in each unit system, whichever the report was asked in. */
+  metric: { lastSnowfall: { date: string; amount: number } | null };
+  imperial: { lastSnowfall: { date: string; amount: number } | null };
   forecast: {
     base: { elevation: number; tempMin: number; tempMax: number };
     mid: { elevation: number; tempMin: number; tempMax: number };
@@ -75,12 +80,12 @@ describe('the fuller snow report, over every resort', () => {
     const south = new Map<string, boolean>(
       ((await getJson(app, '/api/resorts?limit=200')).body.resorts as { id: string; location: { lat: number } }[]).map((r) => [r.id, r.location.lat < 0]),
     );
+    let snowfalls = 0;
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: 150 * 24 }), fc.constantFrom('METRIC' as const, 'IMPERIAL' as const), async (hours, units) => {
         now = Date.parse('2026-11-01T00:00:00Z') + hours * 3_600_000;
         const reports = await everyResort(units);
         expect(reports.length).toBeGreaterThanOrEqual(241);
-        const snowfallThreshold = units === 'METRIC' ? 0.25 : 0.1;
         for (const r of reports) {
           const c = r.conditions;
           expect(c.newSnow24h, r.id).toBeLessThanOrEqual(c.newSnow48h);
@@ -91,8 +96,18 @@ describe('the fuller snow report, over every resort', () => {
           if (c.lastSnowfall) {
             expect(c.lastSnowfall.date <= c.date, r.id).toBe(true);
             expect(c.lastSnowfall.date >= seasonStart(c.date, south.get(r.id) ?? false), r.id).toBe(true);
-            expect(c.lastSnowfall.amount, r.id).toBeGreaterThanOrEqual(snowfallThreshold - 0.05);
           }
+          // The units asked for are one of the two systems; in both, the same day, at least
+          // measurable (0.25 cm, 0.1 in), the inches the centimetres / 2.54 (each rounded to 0.1).
+          expect(c.lastSnowfall, r.id).toEqual((units === 'METRIC' ? r.metric : r.imperial).lastSnowfall);
+          const [cm, inches] = [r.metric.lastSnowfall, r.imperial.lastSnowfall];
+          if (cm && inches) {
+            snowfalls++;
+            expect(inches.date, r.id).toBe(cm.date);
+            expect(cm.amount, r.id).toBeGreaterThanOrEqual(0.25);
+            expect(inches.amount, r.id).toBeGreaterThanOrEqual(0.1);
+            expect(Math.abs(inches.amount - cm.amount / 2.54), r.id).toBeLessThanOrEqual(0.05 + 0.05 / 2.54 + 1e-9);
+          } else expect([cm, inches], r.id).toEqual([null, null]);
           // Snow in the last 24 hours is snow on one of the last two days: the last snowfall is no older.
           if (c.newSnow24h >= 1) expect(c.lastSnowfall, r.id).not.toBeNull();
           for (const d of r.forecast) {
@@ -107,6 +122,8 @@ describe('the fuller snow report, over every resort', () => {
       }),
       { numRuns: 12 },
     );
+    // The conversion above was checked, not skipped for want of snow.
+    expect(snowfalls).toBeGreaterThan(0);
   }, 120_000);
 
   it('REST’s detail, weather and compare carry the same numbers as GraphQL, in both unit systems', async () => {

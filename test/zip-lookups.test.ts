@@ -35,6 +35,15 @@ function cosineMiles(lat1: number, lng1: number, lat2: number, lng2: number): nu
   return 3958.8 * Math.acos(Math.min(1, Math.max(-1, c)));
 }
 
+/** The `limit` records nearest to a point within `radius` miles, by the test's own formula: nearest first, one place's ZIPs by code. */
+function nearestByBruteForce(lat: number, lng: number, radius: number, limit: number) {
+  return all
+    .map((z) => ({ zip: z.zip, lat: z.lat, lng: z.lng, miles: cosineMiles(lat, lng, z.lat, z.lng) }))
+    .filter((z) => z.miles <= radius)
+    .sort((a, b) => a.miles - b.miles || (a.zip < b.zip ? -1 : 1))
+    .slice(0, limit);
+}
+
 const ask = async (query: string) =>
   (await getJson(app, '/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) })).body;
 
@@ -149,6 +158,7 @@ describe('a list parameter', () => {
 
 describe('reverse lookup', () => {
   it('the nearest ZIPs to any point in the 50 states, nearest first: a brute force over every record agrees', async () => {
+    const byZip = new Map(all.map((z) => [z.zip, z]));
     await fc.assert(
       fc.asyncProperty(
         fc.nat(all.length - 1),
@@ -161,20 +171,40 @@ describe('reverse lookup', () => {
           expect(r.status).toBe(200);
           expect(r.body.center).toEqual({ lat, lng });
           expect(r.body.radiusMiles).toBe(20);
-          const brute = all
-            .map((z) => ({ zip: z.zip, miles: cosineMiles(lat, lng, z.lat, z.lng) }))
-            .filter((z) => z.miles <= 20)
-            .sort((a, b) => a.miles - b.miles)
-            .slice(0, 10);
+          const brute = nearestByBruteForce(lat, lng, 20, 10);
           const got = r.body.results as { zip: string; distanceMiles: number }[];
           expect(got).toHaveLength(brute.length);
           for (const [k, z] of got.entries()) expect(Math.abs(z.distanceMiles - brute[k]!.miles)).toBeLessThan(0.011);
+          // The ZIPs themselves, in the brute force's order: the ZIPs of one place (an exact tie) by
+          // code. Two different places equally far to within the formulas' rounding may come either way.
+          const nearTie = (zip: string, want: (typeof brute)[number]) => {
+            const z = byZip.get(zip);
+            return z !== undefined && (z.lat !== want.lat || z.lng !== want.lng) && Math.abs(cosineMiles(lat, lng, z.lat, z.lng) - want.miles) < 1e-6;
+          };
+          expect(got.map((z) => z.zip)).toEqual(brute.map((w, k) => (nearTie(got[k]!.zip, w) ? got[k]!.zip : w.zip)));
           const g = await ask(`{ zipsNear(lat: ${lat}, lng: ${lng}, radiusMiles: 20, limit: 10) { zip distanceMiles } }`);
           expect(g.data.zipsNear).toEqual(got.map((z) => ({ zip: z.zip, distanceMiles: z.distanceMiles })));
         },
       ),
       { numRuns: 40 },
     );
+  });
+
+  it('ZIPs at one spot are an exact tie, answered by code, wherever the limit cuts through them', async () => {
+    // Six Honolulu ZIPs share one centroid, 0.0001° south of the point asked about.
+    const spot = all.filter((z) => z.lat === 21.3062 && z.lng === -157.8585).map((z) => z.zip);
+    expect(spot).toEqual(['96805', '96806', '96807', '96808', '96809', '96810']);
+    const want = nearestByBruteForce(21.3063, -157.8585, 1, 8);
+    expect(want.slice(0, 6).map((z) => z.zip)).toEqual(spot);
+    for (let limit = 1; limit <= 8; limit++) {
+      const r = await getJson(app, `/api/zips/near?lat=21.3063&lng=-157.8585&radiusMiles=1&limit=${limit}`);
+      expect(
+        r.body.results.map((z: { zip: string }) => z.zip),
+        `limit ${limit}`,
+      ).toEqual(want.slice(0, limit).map((z) => z.zip));
+      const g = await ask(`{ zipsNear(lat: 21.3063, lng: -157.8585, radiusMiles: 1, limit: ${limit}) { zip } }`);
+      expect(g.data.zipsNear, `limit ${limit}`).toEqual(want.slice(0, limit).map((z) => ({ zip: z.zip })));
+    }
   });
 
   it('a point outside −90..90 / −180..180, or no point, is a 400 naming it', async () => {

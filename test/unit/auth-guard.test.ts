@@ -378,12 +378,15 @@ describe('the key a request presents', () => {
 });
 
 describe('the cost budget', () => {
-  /** The budget's clock: a noon, moved by the tests. */
-  let t = Date.parse('2027-01-15T12:00:00Z');
-  const clock = () => t;
+  /** A budget's clock (ms), each test's own: it stands still until the test moves it. */
+  const clockAt = (iso: string) => {
+    let t = Date.parse(iso);
+    return { now: () => t, advance: (ms: number) => void (t += ms) };
+  };
 
   it('a key may spend rate × units × window; over it is 429 with the headers, and a refusal spends nothing', async () => {
-    const budget = new CostBudget(100, 1, clock);
+    const clock = clockAt('2027-01-15T12:00:00Z');
+    const budget = new CostBudget(100, 1, clock.now);
     const holder = { id: 1, ratePerSecond: 2 };
     expect(budget.budgetOf(holder)).toBe(200);
     expect(await budget.charge(holder, 150)).toBeNull();
@@ -397,7 +400,8 @@ describe('the cost budget', () => {
   });
 
   it('small charges are drawn from a slice of 1 % taken ahead: settled at once, and still no more than the budget', async () => {
-    const budget = new CostBudget(100, 60, clock);
+    const clock = clockAt('2027-01-15T12:00:00Z');
+    const budget = new CostBudget(100, 60, clock.now);
     const holder = { id: 7, ratePerSecond: 10 };
     expect(budget.budgetOf(holder)).toBe(60_000);
     // The first small charge draws a slice of 600 (a promise); the next 599 units need none.
@@ -416,8 +420,9 @@ describe('the cost budget', () => {
   });
 
   it('a budget that is not a whole number of slices: the part left after the last slice is still spent, charge by charge', async () => {
+    const clock = clockAt('2027-01-15T12:00:00Z');
     // 1,201 x 1 x 50 = 60,050 units: 100 slices of 600, then 50 that no slice fits.
-    const budget = new CostBudget(1201, 50, clock);
+    const budget = new CostBudget(1201, 50, clock.now);
     const holder = { id: 9, ratePerSecond: 1 };
     let allowed = 0;
     for (;;) {
@@ -428,7 +433,8 @@ describe('the cost budget', () => {
   });
 
   it('keys spend their own budgets; no key or no cost is not counted', async () => {
-    const budget = new CostBudget(10, 60, clock);
+    const clock = clockAt('2027-01-15T12:00:00Z');
+    const budget = new CostBudget(10, 60, clock.now);
     expect(await budget.charge({ id: 1, ratePerSecond: 1 }, 600)).toBeNull();
     expect(await budget.charge({ id: 2, ratePerSecond: 1 }, 600)).toBeNull();
     // Nothing to count: answered at once, no slice drawn.
@@ -437,14 +443,14 @@ describe('the cost budget', () => {
     const r = await budget.charge({ id: 1, ratePerSecond: 1 }, 1);
     // Windows are whole minutes of the server's clock: at noon sharp, the next is 60 s away.
     expect(r!.headers[1]).toBe('60');
-    t += 45_000;
+    clock.advance(45_000);
     expect((await budget.charge({ id: 1, ratePerSecond: 1 }, 1))!.headers[1]).toBe('15');
   });
 
   it('status: the budget, what is left of it now (the window and the unspent slice), and the rate it comes back at', async () => {
-    t = Date.parse('2027-01-15T14:00:00Z');
+    const clock = clockAt('2027-01-15T14:00:00Z');
     // 10 requests/s x 100 units x 60 s: 60,000 a minute, 1,000 a second back.
-    const budget = new CostBudget(100, 60, clock);
+    const budget = new CostBudget(100, 60, clock.now);
     const holder = { id: 21, ratePerSecond: 10 };
     expect(budget.status(holder)).toEqual({ maximumAvailable: 60_000, currentlyAvailable: 60_000, restoreRate: 1000 });
     // More than a slice (600): counted exactly.
@@ -454,26 +460,26 @@ describe('the cost budget', () => {
     expect(await budget.charge(holder, 1)).toBeNull();
     expect(budget.status(holder).currentlyAvailable).toBe(58_999);
     // The window ends (a minute of the clock): the whole budget is back, the slice gone with it.
-    t += 60_000;
+    clock.advance(60_000);
     expect(budget.status(holder).currentlyAvailable).toBe(60_000);
   });
 
   it("a slice drawn in a new window starts empty: what the last window's slice left, up to its very end, is not carried over", async () => {
-    t = Date.parse('2027-01-15T15:00:00Z');
-    const budget = new CostBudget(100, 60, clock);
+    const clock = clockAt('2027-01-15T15:00:00Z');
+    const budget = new CostBudget(100, 60, clock.now);
     const holder = { id: 31, ratePerSecond: 10 };
     // A slice of 600 drawn at the window's start, 599 of it unspent when the window ends.
     expect(await budget.charge(holder, 1)).toBeNull();
     expect(budget.status(holder).currentlyAvailable).toBe(59_999);
     // The first instant of the next window (the slice's end): a new slice of 600, 599 left of it, nothing of the old one.
-    t += 60_000;
+    clock.advance(60_000);
     expect(await budget.charge(holder, 1)).toBeNull();
     expect(budget.status(holder).currentlyAvailable).toBe(59_999);
   });
 
   it('when the window ends the whole budget is back, and a slice drawn in the last window is not spent in the next', async () => {
-    t = Date.parse('2027-01-15T13:00:00Z');
-    const budget = new CostBudget(100, 60, clock);
+    const clock = clockAt('2027-01-15T13:00:00Z');
+    const budget = new CostBudget(100, 60, clock.now);
     const holder = { id: 11, ratePerSecond: 10 };
     // 60,000 units a minute: spend them all (a slice of 600 drawn by the first, its rest spent last).
     expect(await budget.charge(holder, 1)).toBeNull();
@@ -482,14 +488,14 @@ describe('the cost budget', () => {
     expect(budget.charge(holder, 599)).toBeNull();
     expect(budget.status(holder).currentlyAvailable).toBe(0);
     expect(await budget.charge(holder, 1)).not.toBeNull();
-    t += 60_000;
+    clock.advance(60_000);
     expect(budget.status(holder).currentlyAvailable).toBe(60_000);
     // A slice of the past window (drawn again just before it ended) is no use after it: the charge asks the limiter.
-    t -= 1;
+    clock.advance(-1);
     const holder2 = { id: 12, ratePerSecond: 10 };
     expect(await budget.charge(holder2, 1)).toBeNull();
     expect(budget.charge(holder2, 1)).toBeNull();
-    t += 1;
+    clock.advance(1);
     expect(budget.charge(holder2, 1)).toBeInstanceOf(Promise);
     expect(await budget.charge(holder, 60_000)).toBeNull();
   });

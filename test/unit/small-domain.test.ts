@@ -198,6 +198,21 @@ describe('the point index', () => {
     for (const limit of [1, 3, 10, 40, 299]) expect(big.nearby(10, 10, 5, limit).map((x) => x.item.key)).toEqual(many.slice(0, limit).map((x) => x.key));
   });
 
+  it('a limit that cuts through equally distant items away from the center keeps the first by key', () => {
+    // The crowd's distance is not 0 here: the one after the last kept ties with it exactly (the
+    // same bits), and the tree, asked for limit + 1, may hand over any few of the crowd.
+    const many = Array.from({ length: 300 }, (_, i) => p(`m${String(i).padStart(3, '0')}`, 10, 10));
+    const big = PointIndex.of(many, (x) => x.key);
+    for (const limit of [1, 3, 10, 40, 299]) {
+      const got = big.nearby(10.001, 10, 5, limit);
+      expect(
+        got.map((x) => x.item.key),
+        `limit ${limit}`,
+      ).toEqual(many.slice(0, limit).map((x) => x.key));
+      expect(new Set(got.map((x) => x.distanceMiles))).toEqual(new Set([0.07]));
+    }
+  });
+
   it('a smaller limit answers the start of a larger one’s answer, where equal distances straddle the cut', () => {
     // Honolulu's 96812 sits between two groups of ZIP centroids 0.0001° north and south: equally far
     // in exact arithmetic, a few bits apart in haversine's. A walk that handed over part of a group
@@ -350,6 +365,42 @@ describe('the point index', () => {
     const exact = (e[0]! - q[0]!) * (e[0]! - q[0]!) + (e[1]! - q[1]!) * (e[1]! - q[1]!) + (e[2]! - q[2]!) * (e[2]! - q[2]!);
     const tree = new SphereTree([10, 10.5, 11], [20, 20.25, 21]);
     expect(tree.nearest(10, 20, 5, exact, -1).sort()).toEqual([0, 1]);
+  });
+
+  it("the sphere tree's radius is inclusive across a split too: a side whose plane lies exactly at the bound is walked", () => {
+    // 21 copies of one point beside 20 others (41 points: the root splits on x, its sides are
+    // leaves). The copies hold the extreme x, so one is the root's median and the rest lie on one
+    // side of it; the center is their mirror through x = 0, so a copy's squared chord is the
+    // squared distance to the splitting plane, bit for bit. With the bound there, that side holds
+    // points exactly on it and must be walked, on either side of the median.
+    const unit = (lat: number, lng: number) => [
+      Math.cos(lat * RAD_PER_DEG) * Math.cos(lng * RAD_PER_DEG),
+      Math.cos(lat * RAD_PER_DEG) * Math.sin(lng * RAD_PER_DEG),
+      Math.sin(lat * RAD_PER_DEG),
+    ];
+    const chord2 = (a: number[], b: number[]) => (a[0]! - b[0]!) * (a[0]! - b[0]!) + (a[1]! - b[1]!) * (a[1]! - b[1]!) + (a[2]! - b[2]!) * (a[2]! - b[2]!);
+    const others = Array.from({ length: 20 }, (_, i) => ({ lat: 50, lng: -171 + 18 * i }));
+    // Copies at the largest x (lng 0: the median and the side after it), then at the smallest (lng 180: before it).
+    for (const [copyLng, centerLng] of [
+      [0, 180],
+      [180, 0],
+    ] as const) {
+      const points = [...others, ...Array.from({ length: 21 }, () => ({ lat: 10, lng: copyLng }))];
+      const tree = new SphereTree(
+        points.map((x) => x.lat),
+        points.map((x) => x.lng),
+      );
+      const [q, copy] = [unit(10, centerLng), unit(10, copyLng)];
+      const bound = chord2(copy, q);
+      // The case itself: the copy's squared chord is the squared distance to the plane x = copy's x.
+      expect((q[0]! - copy[0]!) * (q[0]! - copy[0]!), `copies at ${copyLng}`).toBe(bound);
+      const within = points.map((_, i) => i).filter((i) => chord2(unit(points[i]!.lat, points[i]!.lng), q) <= bound);
+      expect(within.filter((i) => i >= 20)).toHaveLength(21);
+      expect(
+        tree.nearest(10, centerLng, Infinity, bound, -1).sort((a, b) => a - b),
+        `copies at ${copyLng}`,
+      ).toEqual(within);
+    }
   });
 
   it('finds items by key, and refuses unsorted or duplicate keys', () => {
