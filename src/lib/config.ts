@@ -29,6 +29,7 @@ export const EnvSchema = z.object({
   GRAPHQL_BATCH_MAX: z.coerce.number().int().min(1).max(100).default(10),
   GRAPHQL_WS_INIT_TIMEOUT_MS: z.coerce.number().int().min(100).default(3_000),
   GRAPHQL_WS_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
+  LIVE_CHECK_MS: z.coerce.number().int().min(100).max(3_600_000).default(1000),
   NODE_ENV: z.string().default('development'),
   MAX_CONNECTIONS: z.coerce.number().int().min(2).default(4096),
   HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
@@ -258,7 +259,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       wsInitTimeoutMs: e.GRAPHQL_WS_INIT_TIMEOUT_MS,
       wsIdleTimeoutMs: e.GRAPHQL_WS_IDLE_TIMEOUT_MS,
       heartbeatMs: 12_000,
-      liveCheckMs: 1000,
+      liveCheckMs: e.LIVE_CHECK_MS,
     },
     maxBodyBytes: e.MAX_BODY_BYTES,
     connections: {
