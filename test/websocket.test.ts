@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ApolloClient, InMemoryCache, gql } from '@apollo/client';
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import WebSocket from 'ws';
@@ -7,8 +7,9 @@ import { privateDatabase, startTestServer, TEST_KEY } from './helpers/server.js'
 import { keysCli } from './helpers/process.js';
 import { wsClient } from './helpers/transports.js';
 import { until } from './helpers/wait.js';
-import { rawSocket } from './helpers/raw-socket.js';
+import { rawSocket, type RawSocket } from './helpers/raw-socket.js';
 import { movableClock } from './helpers/clock.js';
+import { VERSION_CHECK_MS } from '../src/auth/guard.js';
 
 /**
  * GraphQL over WebSocket (graphql-transport-ws) against the bundle: clients nobody here wrote
@@ -19,15 +20,36 @@ import { movableClock } from './helpers/clock.js';
 
 const wsUrl = (app: RunningApp) => `${app.url.replace(/^http/, 'ws')}/graphql`;
 
-describe('GraphQL over WebSocket', () => {
-  let app: RunningApp;
-  const clock = movableClock('2027-01-15T12:00:00Z');
-  beforeAll(async () => {
-    app = await startTestServer({ privateDb: true, now: clock.now, config: { streams: { perKey: 2, total: 50, maxLifetimeMs: 3_600_000 } } });
+/** `promise`, or a failure saying what did not happen: a close or an answer that never comes fails the test instead of holding it. */
+async function within<T>(promise: Promise<T>, what: () => string, ms = 20_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not within ${ms} ms: ${what()}`)), ms);
   });
-  afterAll(() => app.close());
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
+/** How a raw socket closed, waited for within the bound above. */
+const closing = (s: RawSocket) => within(s.closed, () => `the socket to close; it received ${JSON.stringify(s.messages).slice(0, 300)}`);
+
+/**
+ * A server of the test's own: its own clock (moved only by the test), its own cap of two streams
+ * per key, and no socket of another test still counted against it.
+ */
+async function wsServer() {
+  const clock = movableClock('2027-01-15T12:00:00Z');
+  const app = await startTestServer({ privateDb: true, now: clock.now, config: { streams: { perKey: 2, total: 50, maxLifetimeMs: 3_600_000 } } });
+  onTestFinished(() => app.close());
+  return { app, clock };
+}
+
+describe('GraphQL over WebSocket', () => {
   it("Apollo Client's GraphQLWsLink: a query, and a subscription that hears the sync run a mutation over the same socket starts", async () => {
+    const { app } = await wsServer();
     const client = new ApolloClient({ link: new GraphQLWsLink(wsClient(app)), cache: new InMemoryCache() });
     const zip = await client.query({ query: gql`query { zip(zip: "05401") { city } }` });
     expect(zip.data).toEqual({ zip: { __typename: 'Zip', city: 'Burlington' } });
@@ -47,13 +69,14 @@ describe('GraphQL over WebSocket', () => {
         error: reject,
       });
     });
-    await heard;
+    await within(heard, () => `the run heard to its end; states so far ${JSON.stringify(states)}`);
     expect(states[0]).toBe('IDLE');
     expect(states).toContain('RUNNING');
     await client.stop();
   });
 
   it('the key may come in the upgrade request’s header instead of connectionParams', async () => {
+    const { app } = await wsServer();
     const headerClient = (await import('graphql-ws')).createClient({
       url: wsUrl(app),
       webSocketImpl: class extends WebSocket {
@@ -63,19 +86,27 @@ describe('GraphQL over WebSocket', () => {
       },
       retryAttempts: 0,
     });
-    const result = await new Promise((resolve, reject) =>
-      headerClient.subscribe({ query: '{ zip(zip: "90210") { city } }' }, { next: resolve, error: reject, complete: () => undefined }),
+    const result = await within(
+      new Promise((resolve, reject) =>
+        headerClient.subscribe(
+          { query: '{ zip(zip: "90210") { city } }' },
+          // A completion with no result first is a failure (after one, a no-op).
+          { next: resolve, error: reject, complete: () => reject(new Error('completed without a result')) },
+        ),
+      ),
+      () => 'an answer over the socket',
     );
     expect(result).toMatchObject({ data: { zip: { city: 'Beverly Hills' } } });
     await headerClient.dispose();
   });
 
   it('no key, or a wrong one: closed with 4403 before connection_ack', async () => {
+    const { app } = await wsServer();
     for (const connectionParams of [{}, { 'x-api-key': 'szg_not_a_key_anybody_has' }]) {
       const s = rawSocket(app);
       await s.opened;
       s.send({ type: 'connection_init', payload: connectionParams });
-      const { code, reason } = await s.closed;
+      const { code, reason } = await closing(s);
       expect(code).toBe(4403);
       expect(reason).toMatch(/API key/);
       expect(s.messages.filter((m) => m.type === 'connection_ack')).toEqual([]);
@@ -83,20 +114,23 @@ describe('GraphQL over WebSocket', () => {
   });
 
   it('a subscribe before connection_ack is 4401', async () => {
+    const { app } = await wsServer();
     const s = rawSocket(app);
     await s.opened;
     s.send({ id: '1', type: 'subscribe', payload: { query: '{ __typename }' } });
-    expect((await s.closed).code).toBe(4401);
+    expect((await closing(s)).code).toBe(4401);
   });
 
   it('a socket that does not send connection_init in time is closed with 4408 (on the server’s clock)', async () => {
+    const { app, clock } = await wsServer();
     const s = rawSocket(app);
     await s.opened;
     clock.advance(3_001);
-    expect((await s.closed).code).toBe(4408);
+    expect((await closing(s)).code).toBe(4408);
   });
 
   it('an acknowledged socket with nothing running is closed as idle (1000) after the idle time-out; one with a subscription is not', async () => {
+    const { app, clock } = await wsServer();
     const idle = rawSocket(app);
     const busy = rawSocket(app);
     await Promise.all([idle.opened, busy.opened]);
@@ -111,12 +145,13 @@ describe('GraphQL over WebSocket', () => {
       (n) => n > 0,
     );
     clock.advance(60_001);
-    expect((await idle.closed).code).toBe(1000);
+    expect((await closing(idle)).code).toBe(1000);
     expect(busy.socket.readyState).toBe(WebSocket.OPEN);
     busy.socket.close();
   });
 
   it('each socket counts against its key’s streams with SSE: over the cap, closed with 1013', async () => {
+    const { app } = await wsServer();
     const sse = await fetch(`${app.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': TEST_KEY },
@@ -134,7 +169,7 @@ describe('GraphQL over WebSocket', () => {
     const second = rawSocket(app);
     await second.opened;
     second.send({ type: 'connection_init', payload: { 'x-api-key': TEST_KEY } });
-    const { code, reason } = await second.closed;
+    const { code, reason } = await closing(second);
     expect(code).toBe(1013);
     expect(reason).toMatch(/streams/);
     await sse.body!.cancel();
@@ -162,7 +197,8 @@ describe('a WebSocket holds no key past its revocation, and counts every operati
     const dbPath = privateDatabase('gateway-ws-');
     const created = await keysCli(dbPath, 'create', '--name', 'ws-client');
     const key = created.stdout.match(/szg_[\w-]+/)![0];
-    const app = await startTestServer({ dbPath });
+    const clock = movableClock('2027-01-15T12:00:00Z');
+    const app = await startTestServer({ dbPath, now: clock.now });
     try {
       const s = rawSocket(app);
       await s.opened;
@@ -178,8 +214,11 @@ describe('a WebSocket holds no key past its revocation, and counts every operati
       );
       expect(s.messages.find((m) => m.type === 'next').payload.data).toEqual({ zip: { city: 'Beverly Hills' } });
       expect((await keysCli(dbPath, 'revoke', 'ws-client')).status).toBe(0);
+      // The server looks for other processes' writes every VERSION_CHECK_MS of its clock: that much
+      // has passed, however fast the command ran.
+      clock.advance(VERSION_CHECK_MS);
       s.send({ id: 'b', type: 'subscribe', payload: { query: '{ zip(zip: "90210") { city } }' } });
-      const { code } = await s.closed;
+      const { code } = await closing(s);
       expect(code).toBe(4403);
       expect(s.messages.filter((m) => m.id === 'b' && m.type === 'next')).toEqual([]);
     } finally {

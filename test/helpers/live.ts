@@ -1,45 +1,50 @@
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 
-/** A subscription's results as they arrive, each with the moment it was read (Date.now()). */
+/** How long `take` waits for the results it asks for before failing (below the test's own limit). */
+export const TAKE_MS = 20_000;
+
+/** A subscription's results as they arrive. */
 export interface ResultStream<T = any> {
-  /** The next `n` results, waiting for them (bounded by the stream's own signal). */
-  take(n: number): Promise<T[]>;
-  /** When each result taken so far arrived, in order. */
-  readonly arrivals: number[];
-  /** Results that came and were not taken yet. */
-  pending(): number;
+  /**
+   * The next `n` results, waiting for them: fails, naming how many came, when the stream ends
+   * first or `ms` pass (a missing update is a failure, never a hang).
+   */
+  take(n: number, ms?: number): Promise<T[]>;
   close(): void;
 }
 
 /** A queue a reader fills and `take` empties; `fail` ends every wait with the stream's error. */
 export function resultQueue<T>(close: () => void): ResultStream<T> & { push(value: T): void; fail(err: Error): void } {
-  const items: { value: T; at: number }[] = [];
-  const arrivals: number[] = [];
+  const items: T[] = [];
   let waiter: (() => void) | null = null;
   let failure: Error | null = null;
   return {
-    arrivals,
     push(value) {
-      items.push({ value, at: Date.now() });
+      items.push(value);
       waiter?.();
     },
     fail(err) {
       failure = err;
       waiter?.();
     },
-    pending: () => items.length,
-    async take(n) {
+    async take(n, ms = TAKE_MS) {
       const out: T[] = [];
+      const deadline = Date.now() + ms;
       while (out.length < n) {
-        const item = items.shift();
-        if (item) {
-          out.push(item.value);
-          arrivals.push(item.at);
+        if (items.length > 0) {
+          out.push(items.shift()!);
           continue;
         }
         if (failure) throw new Error(`the stream ended after ${out.length} of ${n} results: ${failure.message}`);
-        await new Promise<void>((resolve) => (waiter = resolve));
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`${out.length} of ${n} results came within ${ms} ms: ${JSON.stringify(out).slice(0, 300)}`);
+        let timer: NodeJS.Timeout | undefined;
+        await new Promise<void>((resolve) => {
+          waiter = resolve;
+          timer = setTimeout(resolve, left);
+        });
+        clearTimeout(timer);
         waiter = null;
       }
       return out;
@@ -50,7 +55,8 @@ export function resultQueue<T>(close: () => void): ResultStream<T> & { push(valu
 
 /**
  * A subscription over HTTP: SSE (text/event-stream) or multipart/mixed, each result parsed as it
- * arrives (multipart's empty `{}` parts are heartbeats, skipped). `signal` bounds the whole stream.
+ * arrives (multipart's empty `{}` parts are heartbeats, skipped). `signal` bounds the whole stream,
+ * `take` each wait.
  */
 export async function httpSubscription(
   url: string,

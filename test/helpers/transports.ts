@@ -37,6 +37,20 @@ export interface Transport {
   send(app: RunningApp, request: GqlRequest, options?: SendOptions): Promise<GqlAnswer>;
 }
 
+/** How long a transport waits for an answer before failing, naming itself (below the test's own limit). */
+export const ANSWER_MS = 20_000;
+
+/** An HTTP exchange bounded by ANSWER_MS: one whose (first) answer does not come fails instead of waiting on. */
+async function bounded<T>(name: string, exchange: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const signal = AbortSignal.timeout(ANSWER_MS);
+  try {
+    return await exchange(signal);
+  } catch (err) {
+    if (signal.aborted) throw new Error(`${name}: no answer within ${ANSWER_MS} ms`);
+    throw err;
+  }
+}
+
 const keyHeader = (options: SendOptions): Record<string, string> => (options.key === null ? {} : { 'x-api-key': options.key ?? TEST_KEY });
 
 function searchOf(request: GqlRequest): string {
@@ -91,13 +105,16 @@ const post = (contentType: string, accept: string, body: (r: GqlRequest) => stri
   name,
   get: false,
   params: contentType !== 'application/graphql',
-  async send(app, request, options = {}) {
-    const res = await fetch(`${app.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': contentType, accept, ...keyHeader(options), ...options.headers },
-      body: body(request),
+  send(app, request, options = {}) {
+    return bounded(name, async (signal) => {
+      const res = await fetch(`${app.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': contentType, accept, ...keyHeader(options), ...options.headers },
+        body: body(request),
+        signal,
+      });
+      return firstResult(res);
     });
-    return firstResult(res);
   },
 });
 
@@ -105,9 +122,11 @@ const get = (accept: string, name: string): Transport => ({
   name,
   get: true,
   params: true,
-  async send(app, request, options = {}) {
-    const res = await fetch(`${app.url}/graphql?${searchOf(request)}`, { headers: { accept, ...keyHeader(options), ...options.headers } });
-    return firstResult(res);
+  send(app, request, options = {}) {
+    return bounded(name, async (signal) => {
+      const res = await fetch(`${app.url}/graphql?${searchOf(request)}`, { headers: { accept, ...keyHeader(options), ...options.headers }, signal });
+      return firstResult(res);
+    });
   },
 });
 
@@ -130,9 +149,18 @@ const webSocket: Transport = {
   send(app, request, options = {}) {
     return new Promise<GqlAnswer>((resolve, reject) => {
       let closed: number | undefined;
+      let settled = false;
       const client = wsClient(app, options.key === undefined ? TEST_KEY : options.key, {
         on: { closed: (event) => void (closed = (event as { code: number }).code) },
       });
+      const settle = (answer: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        void client.dispose();
+        answer();
+      };
+      const timer = setTimeout(() => settle(() => reject(new Error(`${webSocket.name}: no answer within ${ANSWER_MS} ms`))), ANSWER_MS);
       // graphql-ws requires a query text; a document named by hash or id sends an empty one.
       const payload = {
         query: request.query ?? '',
@@ -144,17 +172,22 @@ const webSocket: Transport = {
       const stop = client.subscribe(payload as never, {
         next: (result) => {
           stop();
-          void client.dispose();
-          resolve({ status: null, body: result as GqlAnswer['body'] });
+          settle(() => resolve({ status: null, body: result as GqlAnswer['body'] }));
         },
-        error: (err) => {
-          void client.dispose();
-          if (Array.isArray(err)) resolve({ status: null, body: { errors: err } });
-          else if (closed !== undefined || (err as { code?: number }).code !== undefined)
-            resolve({ status: null, body: {}, closed: closed ?? (err as { code: number }).code });
-          else reject(err);
-        },
-        complete: () => undefined,
+        error: (err) =>
+          settle(() => {
+            if (Array.isArray(err)) resolve({ status: null, body: { errors: err } });
+            else if (closed !== undefined || (err as { code?: number }).code !== undefined)
+              resolve({ status: null, body: {}, closed: closed ?? (err as { code: number }).code });
+            else reject(err);
+          }),
+        // Completed with no result first (after a result it is a no-op): the answer is missing, not late.
+        complete: () =>
+          settle(() =>
+            closed !== undefined
+              ? resolve({ status: null, body: {}, closed })
+              : reject(new Error(`${webSocket.name}: the server completed the operation without a result`)),
+          ),
       });
     });
   },
@@ -164,15 +197,18 @@ const batch: Transport = {
   name: 'batch (JSON array)',
   get: false,
   params: true,
-  async send(app, request, options = {}) {
-    const res = await fetch(`${app.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...keyHeader(options), ...options.headers },
-      body: JSON.stringify([request, { query: '{ __typename }' }]),
+  send(app, request, options = {}) {
+    return bounded(batch.name, async (signal) => {
+      const res = await fetch(`${app.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...keyHeader(options), ...options.headers },
+        body: JSON.stringify([request, { query: '{ __typename }' }]),
+        signal,
+      });
+      const body = JSON.parse(await res.text());
+      // An operation of a batch has no status of its own: the batch is 200 unless it was refused whole.
+      return Array.isArray(body) ? { status: null, body: body[0] } : { status: res.status, body };
     });
-    const body = JSON.parse(await res.text());
-    // An operation of a batch has no status of its own: the batch is 200 unless it was refused whole.
-    return Array.isArray(body) ? { status: null, body: body[0] } : { status: res.status, body };
   },
 };
 
