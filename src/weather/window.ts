@@ -88,6 +88,8 @@ export class WeatherWindow {
       if (this.filling === fill) this.filling = null;
       throw err;
     });
+    // Those who wait for the fill hear its failure; nobody waiting is no unhandled rejection (it is logged).
+    fill.done.catch(() => {});
     this.filling = fill;
     return fill;
   }
@@ -102,6 +104,7 @@ export class WeatherWindow {
       const done: string[] = [];
       turnSpent(TURN_BUDGET_MS);
       for (const id of fill.pending) {
+        if (this.stopped) break;
         const [resort] = this.resorts.findByIds([id]);
         if (resort) rows.push(...(await this.daysOf(resort, fill.today)));
         done.push(id);
@@ -112,13 +115,15 @@ export class WeatherWindow {
       for (const id of done) fill.pending.delete(id);
       await nextTurn();
     }
+    // Stopped (the server is closing its database): what was written stays, nothing more is done.
+    if (this.stopped) return;
     // A fill that finished after the day changed is not the current one: it prunes nothing (the
     // current day's fill does), so it never drops rows that day's window needs.
     if (total > 0 && this.today() === fill.today) {
       this.weather.prune(addDays(windowFor(fill.today).from, -30));
       this.logger.info({ today: fill.today, resorts: total, ms: Math.round(performance.now() - started) }, 'weather window written');
     }
-    if (this.today() === fill.today && !this.stopped) this.coveredFor = fill.today;
+    if (this.today() === fill.today) this.coveredFor = fill.today;
   }
 
   /** Stops a fill going on (at shutdown); what it wrote stays, the rest is filled at the next start. */
