@@ -5,6 +5,7 @@ import type { Config } from '../src/lib/config.js';
 import { clockAt, expectProblem, getJson, startTestServer, TEST_KEY } from './helpers/server.js';
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
 import { until } from './helpers/wait.js';
+import { TRANSPORTS } from './helpers/transports.js';
 
 /**
  * No request can hold the server: each case is what an attacker with an ordinary key would try,
@@ -160,6 +161,18 @@ describe('deadlines', () => {
     expect(g.body.errors[0].extensions.code).toBe('TIMEOUT');
     expect(g.body.extensions.requestId).toBeTruthy();
   });
+
+  // The deadline is one rule of the pipeline: every way into /graphql answers a TIMEOUT error, never
+  // another failure. (Which of the two cut-offs, the sweep's 503 or a resolver's field error in a
+  // 200, comes first is not fixed: see the note on issue 58.)
+  for (const transport of TRANSPORTS)
+    it(`work past the deadline is a TIMEOUT error over ${transport.name}`, async () => {
+      const answer = await transport.send(app, { query: '{ resort(id: "alta") { history(days: 90, years: 10, radiusKm: 31.5) { current { snowfall } } } }' });
+      expect(answer.body.errors?.map((e) => e.extensions?.code)).toEqual(['TIMEOUT']);
+      expect(answer.body.data?.resort?.history ?? null).toBeNull();
+      if (transport.name.startsWith('WebSocket')) expect(answer.status).toBeNull();
+      else expect([200, 503]).toContain(answer.status);
+    });
 });
 
 describe('upstreams are bounded', () => {
