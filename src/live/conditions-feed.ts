@@ -48,6 +48,8 @@ interface Topic {
  * budget is spent); topics whose reports are made in one turn (the views of snapshots built).
  */
 export const FAN_OUT_SLICE = 200;
+/** Subscribers told before their updates are let run and be written (a wait of its own for each cost more than their writes). */
+const TOLD_BETWEEN_WRITES = 8;
 /** Resorts whose snapshots are read and built in one turn when reports are made. */
 const SNAPSHOTS_PER_TURN = 8;
 /** The longest a turn of the event loop spends on live updates before the rest wait for the next (ms). */
@@ -273,10 +275,11 @@ export class ConditionsFeed {
           push(s, mine.last!.update);
           this.queued++;
         }
-        // Its updates are executed and written (the microtasks they set going) before the next
-        // subscriber is told, so the turn's budget counts them, and they leave in one write.
+        // A few subscribers' updates are executed and written (the microtasks they set going)
+        // before more are told, so the turn's budget counts them; each socket's leave in one write.
+        if (++toldInTurn % TOLD_BETWEEN_WRITES !== 0) continue;
         await afterMicrotasks();
-        if (++toldInTurn >= FAN_OUT_SLICE || turnSpent(TURN_BUDGET_MS)) {
+        if (toldInTurn >= FAN_OUT_SLICE || turnSpent(TURN_BUDGET_MS)) {
           toldInTurn = 0;
           await nextTurn();
         }

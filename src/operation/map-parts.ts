@@ -1,5 +1,3 @@
-import { GraphQLError, type ExecutionResult } from 'graphql';
-
 /*
  * Streams of parts as small classes, not objects of closures: a live subscription's stream waits
  * for its next part for hours, through every layer, and each layer's next() runs for every update
@@ -44,39 +42,4 @@ class MappedParts<T, U> implements AsyncIterableIterator<U> {
 
 export function mapParts<T, U>(source: AsyncIterable<T>, map: (part: T) => U): AsyncIterableIterator<U> {
   return new MappedParts(source, map);
-}
-
-/**
- * A subscription's stream whose source may fail (a live feed cutting a slow reader): the failure
- * becomes its last part, an error result (masked by finalize unless it is one of ours), and the
- * stream ends, on every transport alike, instead of breaking the connection it runs on.
- */
-class PartsEndingOnError implements AsyncIterableIterator<ExecutionResult> {
-  private readonly source: AsyncIterator<ExecutionResult>;
-  private failed = false;
-  private readonly lastPart = (err: unknown): IteratorResult<ExecutionResult> => {
-    this.failed = true;
-    const error = err instanceof GraphQLError ? err : new GraphQLError('a subscription failed', { originalError: err as Error });
-    return { done: false, value: { errors: [error] } };
-  };
-
-  constructor(source: AsyncIterable<ExecutionResult>) {
-    this.source = source[Symbol.asyncIterator]();
-  }
-
-  next(): Promise<IteratorResult<ExecutionResult>> {
-    return this.failed ? Promise.resolve(DONE) : this.source.next().catch(this.lastPart);
-  }
-
-  return(): Promise<IteratorResult<ExecutionResult>> {
-    return Promise.resolve(this.source.return?.()).then(() => DONE);
-  }
-
-  [Symbol.asyncIterator](): AsyncIterableIterator<ExecutionResult> {
-    return this;
-  }
-}
-
-export function endingOnError(source: AsyncIterable<ExecutionResult>): AsyncIterableIterator<ExecutionResult> {
-  return new PartsEndingOnError(source);
 }

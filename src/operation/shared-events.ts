@@ -1,6 +1,7 @@
 import {
   createSourceEventStream,
   execute,
+  GraphQLError,
   Kind,
   visit,
   type DocumentNode,
@@ -106,12 +107,22 @@ function selectionVariables(document: DocumentNode, definition: OperationDefinit
 
 /**
  * Each event of the source as its result, awaited when its execution awaited something; `ended`
- * hears the end. One layer of promises a part, its handler made once (a class, as map-parts.ts
- * says why): this runs for every subscriber of every event.
+ * hears the end. A source that fails (a live feed cutting a slow reader) gives its failure as the
+ * last part, an error result (masked by finalize unless it is one of ours), and the stream ends,
+ * on every transport alike, instead of breaking the connection it runs on. One layer of promises
+ * a part, its handlers made once (a class, as map-parts.ts says why): this runs for every
+ * subscriber of every event.
  */
 class ExecutedParts implements AsyncIterableIterator<ExecutionResult> {
   private readonly events: AsyncIterator<unknown>;
   private readonly executed: (r: IteratorResult<unknown>) => IteratorResult<ExecutionResult> | Promise<IteratorResult<ExecutionResult>>;
+  private failed = false;
+  private readonly lastPart = (err: unknown): IteratorResult<ExecutionResult> => {
+    this.failed = true;
+    this.ended?.();
+    const error = err instanceof GraphQLError ? err : new GraphQLError('a subscription failed', { originalError: err as Error });
+    return { done: false, value: { errors: [error] } };
+  };
 
   constructor(
     source: AsyncIterable<unknown>,
@@ -130,7 +141,7 @@ class ExecutedParts implements AsyncIterableIterator<ExecutionResult> {
   }
 
   next(): Promise<IteratorResult<ExecutionResult>> {
-    return this.events.next().then(this.executed);
+    return this.failed ? Promise.resolve(DONE) : this.events.next().then(this.executed, this.lastPart);
   }
 
   return(): Promise<IteratorResult<ExecutionResult>> {

@@ -2,7 +2,6 @@ import { BREAK, execute, visit, type DocumentNode, type ExecutionArgs, type Exec
 import type { CompiledQuery } from 'graphql-jit';
 import { traced, tracingOn } from '../../telemetry/trace.js';
 import { cutAtDeadline, type IncrementalPart } from '../incremental.js';
-import { endingOnError } from '../map-parts.js';
 import { mayDisableLeafSerialization } from '../leaf-serialization.js';
 import { subscribeShared } from '../shared-events.js';
 import type { Operation, Outcome, Step } from '../operation.js';
@@ -105,7 +104,7 @@ function settle(result: Streamed | Promise<Streamed>, incremental: boolean, sign
   return {
     kind: 'stream',
     incremental,
-    parts: incremental ? cutAtDeadline(result as AsyncIterable<IncrementalPart>, signal) : endingOnError(result as AsyncIterable<ExecutionResult>),
+    parts: incremental ? cutAtDeadline(result as AsyncIterable<IncrementalPart>, signal) : (result as AsyncIterable<ExecutionResult>),
   };
 }
 
