@@ -1,5 +1,5 @@
 /**
- * What replicas share through Redis, as one module: app.ts loads it only when REDIS_URL is set,
+ * What replicas share through Redis, as one module: app/start.ts loads it only when REDIS_URL is set,
  * so a single process never loads ioredis (a quarter of a megabyte of code to parse at start-up).
  */
 export { connectRedis, waitUntilUp } from './redis.js';

@@ -12,7 +12,7 @@ import { sliced } from './cost-directives.js';
  * One builder for the whole schema. Every field declares what it costs (the complexity plugin's
  * `complexity` option): a list weighs what its `limit` asks for, so a few nested lists cannot
  * multiply into millions of resolutions. The cost of an operation is computed once per request,
- * before execution, by graphql/cost.ts, for /graphql and the REST shims alike; the plugin's own
+ * before execution, by operation/steps/cost.ts, for /graphql and the REST shims alike; the plugin's own
  * per-resolve check is off, so the same analysis never runs twice.
  *
  * A complexity function reads numeric arguments only (limits, days, years, radii): cost.ts keys
@@ -20,7 +20,7 @@ import { sliced } from './cost-directives.js';
  *
  * Arguments are validated where they are declared (Pothos' validation plugin) with the shared zod
  * schemas the REST shims parse their parameters with (validation/). DataLoaders live in the request
- * context (graphql/loaders.ts).
+ * context (data/loaders.ts).
  *
  * A field that shows its parent's property of the same name is `t.expose…`, not a `resolve`
  * function: Pothos leaves such a field without one, and graphql-jit then reads the property inline,

@@ -38,6 +38,6 @@ const stream = new GraphQLDirective({
 
 /**
  * `@defer` and `@stream` are part of it: a client asking for multipart/mixed gets the deferred
- * parts as they are ready (graphql/executor.ts); any other client gets the whole answer at once.
+ * parts as they are ready (operation/incremental.ts); any other client gets the whole answer at once.
  */
 export const schema = builder.toSchema({ sortSchema: false, directives: [...specifiedDirectives, defer, stream, costDirective, listSizeDirective] });

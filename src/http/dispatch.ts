@@ -203,7 +203,7 @@ export function createDispatcher({ guard, handlers, deadlines, metrics, corsOrig
    */
   function timeOut(ex: Exchange): void {
     if (ex.answered) {
-      // An answer in parts has started: the parts still to come are cut (graphql/executor.ts).
+      // An answer in parts has started: the parts still to come are cut (operation/incremental.ts).
       if (ex.incremental) ex.expire();
       return;
     }

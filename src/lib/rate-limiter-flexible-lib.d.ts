@@ -1,4 +1,4 @@
-// The classes src/rate-limiter.ts (and src/cluster/) import from rate-limiter-flexible's own files (CommonJS,
+// The classes src/lib/rate-limiter.ts (and src/cluster/) import from rate-limiter-flexible's own files (CommonJS,
 // each file's module.exports is the class), typed as the package's index types them.
 declare module 'rate-limiter-flexible/lib/RateLimiterMemory.js' {
   import { RateLimiterMemory } from 'rate-limiter-flexible';

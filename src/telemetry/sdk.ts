@@ -6,7 +6,7 @@ import { useTracer } from './trace.js';
 
 /**
  * The OpenTelemetry SDK, started only when OTEL_* configure an exporter (config.ts), and loaded
- * only then (app.ts imports this module dynamically). Everything else is the standard variables,
+ * only then (app/start.ts imports this module dynamically). Everything else is the standard variables,
  * read by the SDK itself: OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (and
  * _HEADERS, _TIMEOUT), OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_SAMPLER and
  * OTEL_TRACES_SAMPLER_ARG, OTEL_BSP_* for batching. Spans go out over OTLP/HTTP (JSON), in batches;

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -117,5 +117,39 @@ describe('the tree', () => {
       });
     expect(files.some((f) => folderOf(f) === 'domain')).toBe(true);
     expect(offences).toEqual([]);
+  });
+});
+
+describe('comments', () => {
+  const ROOT = path.resolve(SRC, '..');
+  const COMMENT = /\/\/[^\n]*|\/\*[\s\S]*?\*\//g;
+  const NAMED_FILE = /(?<![\w@/.-])((?:[\w-]+\/)*[\w.-]+\.(?:ts|js|mjs|cjs|md|json|graphql))\b/g;
+  // Names of what is not in the tree: the build's output, and the manifest codegen writes for a client.
+  const NOT_IN_THE_TREE = [/^dist\//, /^persisted-documents\.json$/];
+  const everything = (dir: string): string[] =>
+    readdirSync(dir).flatMap((name) => (statSync(path.join(dir, name)).isDirectory() ? everything(path.join(dir, name)) : [path.join(dir, name)]));
+  const sources = everything(SRC);
+
+  /** A file named in a comment: from the project's root, or by the end of its path under src/ (a .js for its .ts). */
+  const exists = (named: string) =>
+    NOT_IN_THE_TREE.some((re) => re.test(named)) ||
+    existsSync(path.join(ROOT, named)) ||
+    sources.some((f) => `/${path.relative(SRC, f)}`.replace(/\.ts$/, '.js').endsWith(`/${named.replace(/^src\//, '').replace(/\.ts$/, '.js')}`));
+
+  it('every file a comment in src/ names exists (a comment that points at a moved file misleads)', () => {
+    const stale = sources
+      .filter((f) => f.endsWith('.ts'))
+      .flatMap((f) =>
+        [...readFileSync(f, 'utf8').matchAll(COMMENT)].flatMap(([comment]) =>
+          [...comment.matchAll(NAMED_FILE)].map(([, named]) => named!).filter((named) => !exists(named)).map((named) => `${rel(f)}: ${named}`),
+        ),
+      );
+    expect(stale).toEqual([]);
+  });
+
+  it('the check sees a stale name (the control)', () => {
+    expect(exists('graphql/executor.ts')).toBe(false);
+    expect(exists('operation/incremental.ts')).toBe(true);
+    expect(exists('data/resorts.json')).toBe(true);
   });
 });
