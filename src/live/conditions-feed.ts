@@ -48,8 +48,10 @@ interface Topic {
  * budget is spent); topics whose reports are made in one turn (the views of snapshots built).
  */
 export const FAN_OUT_SLICE = 200;
-/** Subscribers told before their updates are let run and be written (a wait of its own for each cost more than their writes). */
-const TOLD_BETWEEN_WRITES = 8;
+/** The most subscribers told before their updates are let run and be written. */
+const MAX_GROUP = 8;
+/** A subscriber whose updates ran and were written in less than this is cheap: the next group may be larger (ms). */
+const CHEAP_SUBSCRIBER_MS = 0.2;
 /** Resorts whose snapshots are read and built in one turn when reports are made. */
 const SNAPSHOTS_PER_TURN = 8;
 /** The longest a turn of the event loop spends on live updates before the rest wait for the next (ms). */
@@ -264,21 +266,32 @@ export class ConditionsFeed {
       changed.push(t);
     }
     let toldInTurn = 0;
+    // Subscribers told before the updates they were given are executed and written (the
+    // microtasks those set going), and when the group was started.
+    let group = 1;
+    let inGroup = 0;
+    let groupStartedAt = 0;
     for (const t of changed) {
       for (const s of t.subscribers) {
         if (s.toldIn === round) continue;
         s.toldIn = round;
         // The turn's clock starts before its first subscriber's work, not after.
         if (toldInTurn === 0) turnSpent(TURN_BUDGET_MS);
+        if (inGroup === 0) groupStartedAt = performance.now();
         for (const mine of s.topics) {
           if (mine.changedIn !== round) continue;
           push(s, mine.last!.update);
           this.queued++;
         }
-        // A few subscribers' updates are executed and written (the microtasks they set going)
-        // before more are told, so the turn's budget counts them; each socket's leave in one write.
-        if (++toldInTurn % TOLD_BETWEEN_WRITES !== 0) continue;
+        toldInTurn++;
+        if (++inGroup < group && toldInTurn < FAN_OUT_SLICE) continue;
+        // Their updates run before more are told, so the turn's budget counts them; each socket's
+        // leave in one write.
         await afterMicrotasks();
+        // Cheap subscribers are told a few at a time (a wait of its own each cost more than their
+        // writes), costly ones (a large selection, each its own) one at a time, so a turn keeps to its budget.
+        group = (performance.now() - groupStartedAt) / inGroup < CHEAP_SUBSCRIBER_MS ? Math.min(2 * group, MAX_GROUP) : 1;
+        inGroup = 0;
         if (toldInTurn >= FAN_OUT_SLICE || turnSpent(TURN_BUDGET_MS)) {
           toldInTurn = 0;
           await nextTurn();

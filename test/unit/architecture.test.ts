@@ -141,7 +141,10 @@ describe('comments', () => {
       .filter((f) => f.endsWith('.ts'))
       .flatMap((f) =>
         [...readFileSync(f, 'utf8').matchAll(COMMENT)].flatMap(([comment]) =>
-          [...comment.matchAll(NAMED_FILE)].map(([, named]) => named!).filter((named) => !exists(named)).map((named) => `${rel(f)}: ${named}`),
+          [...comment.matchAll(NAMED_FILE)]
+            .map(([, named]) => named!)
+            .filter((named) => !exists(named))
+            .map((named) => `${rel(f)}: ${named}`),
         ),
       );
     expect(stale).toEqual([]);
