@@ -42,7 +42,7 @@ import { type ParseError, unparsedProblem } from '../http/unparsed.js';
 import { Deadlines } from '../http/deadline.js';
 import { ResponseCache } from '../http/response-cache.js';
 import { rawProblemResponse } from '../http/problem.js';
-import { limitConnections } from '../http/connections.js';
+import { answerOn, limitConnections } from '../http/connections.js';
 import { StreamLimiter } from '../http/streams.js';
 import { PendingSockets } from '../http/pending-sockets.js';
 import { endStreamsOfRefusedKeys } from '../http/stream-keys.js';
@@ -142,6 +142,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const providers = createProviders(config, logger, (provider, outcome) => metrics?.upstreamCall(provider, outcome));
   // The offline generator fills the window itself (in the background if it must); real providers by sync runs.
   const weatherWindow = new WeatherWindow(repos.resorts, repos.weather, providers.conditions, now, logger, providers.conditions === simulatedProvider);
+  // A failed fill is logged by the window itself; requests then fill what they need.
   void weatherWindow.ensureCurrent().catch(() => {});
   // Background writers (usage counts, sync runs) get their own connection, so their statements
   // never interleave with a request's (and never count in a request's statement budget).
@@ -333,8 +334,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   server.on('clientError', (err: NodeJS.ErrnoException & ParseError, socket) => {
     // A request whose answer has begun can only be cut; one still being read (a body that
     // trickles past REQUEST_TIMEOUT_MS) is told why, as node itself would.
-    const answering = (socket as unknown as { _httpMessage?: { headersSent: boolean } })._httpMessage;
-    if (!socket.writable || answering?.headersSent) return socket.destroy();
+    if (!socket.writable || answerOn(socket)?.headersSent) return socket.destroy();
     // Then close for good: a client still trickling bytes must not keep a half-closed socket open.
     socket.end(rawProblemResponse(unparsedProblem(err), randomUUID()), () => socket.destroy());
   });

@@ -83,7 +83,10 @@ export class ClusterSync implements SyncService {
   async join(): Promise<void> {
     const { sub } = this.deps.link;
     sub.on('message', (channel: string, message: string) => this.onMessage(channel, message));
-    await sub.subscribe(K.statusChannel, K.commandChannel, K.publishedChannel).catch(() => {});
+    // Redis down at start: the subscriber subscribes again once it is back ('ready' below).
+    await sub
+      .subscribe(K.statusChannel, K.commandChannel, K.publishedChannel)
+      .catch((err: unknown) => this.deps.logger.warn({ err }, 'could not subscribe to sync news yet: runs elsewhere are heard once Redis is back'));
     // After Redis comes back, or the subscriber reconnects: catch up with what was published meanwhile.
     this.deps.link.cmd.on('ready', () => void this.applyLatest());
     sub.on('ready', () => void this.resubscribed());
@@ -148,7 +151,10 @@ export class ClusterSync implements SyncService {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
-    if (this.leader) await this.deps.link.cmd.del(K.leader).catch(() => {});
+    if (this.leader)
+      await this.deps.link.cmd
+        .del(K.leader)
+        .catch((err: unknown) => this.deps.logger.warn({ err }, 'the sync lease could not be given up: another replica takes it when it expires'));
     this.leader = false;
   }
 

@@ -76,7 +76,11 @@ export class EnvKeyLease {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
-    await this.link.cmd.del(L.lease(this.replicaId)).catch(() => {});
+    await this.link.cmd
+      .del(L.lease(this.replicaId))
+      .catch((err: unknown) =>
+        this.logger.warn({ err, replica: this.replicaId }, "this replica's lease on its API_KEYS could not be ended: it runs out by itself"),
+      );
   }
 
   private async writeLease(): Promise<void> {

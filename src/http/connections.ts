@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Logger } from '../lib/logger.js';
 
 export interface ConnectionLimits {
@@ -29,10 +30,15 @@ export function markEstablished(socket: Socket): void {
   if (!established.has(socket)) established.add(socket);
 }
 
-/** Whether a connection is idle: no answer being written (node:http attaches it to its socket), no WebSocket operation running. */
+/** The answer node:http is writing on a socket, if any (it attaches it there, under a private name). */
+export function answerOn(socket: Duplex): { headersSent: boolean } | undefined {
+  return (socket as unknown as { _httpMessage?: { headersSent: boolean } })._httpMessage;
+}
+
+/** Whether a connection is idle: no answer being written, no WebSocket operation running. */
 function isIdle(socket: Socket): boolean {
   const busy = upgraded.get(socket);
-  return busy ? !busy() : !(socket as unknown as { _httpMessage?: unknown })._httpMessage;
+  return busy ? !busy() : !answerOn(socket);
 }
 
 /**

@@ -6,7 +6,7 @@ import { BodyTooLargeError } from './body.js';
 import type { Deadlines } from './deadline.js';
 import { Exchange } from './exchange.js';
 import { sendProblem } from './problem.js';
-import type { Problem } from '../lib/errors.js';
+import { timeoutMessage, type Problem } from '../lib/errors.js';
 import { CACHE_NONE } from './headers.js';
 import type { Metrics } from './metrics.js';
 import { endRequestSpan, runIn, startRequestSpan, traced } from '../telemetry/trace.js';
@@ -209,7 +209,7 @@ export function createDispatcher({ guard, handlers, deadlines, metrics, corsOrig
     }
     ex.expire();
     logger.warn({ reqId: ex.requestId, url: ex.url, ms: deadlines.ms }, 'request deadline passed');
-    const detail = `The request took longer than the ${deadlines.ms} ms execution limit.`;
+    const detail = timeoutMessage(deadlines.ms);
     // GraphQL clients get a GraphQL error (code TIMEOUT); REST clients problem+json. Both 503.
     if (ex.path === '/graphql') {
       const body = JSON.stringify({ errors: [{ message: detail, extensions: { code: 'TIMEOUT' } }], extensions: { requestId: ex.requestId } });

@@ -94,10 +94,13 @@ export class UpstreamFailedError extends GraphQLError {
   }
 }
 
+/** What a client past its deadline is told, on every transport. */
+export const timeoutMessage = (ms: number) => `The request took longer than the ${ms} ms execution limit.`;
+
 /** The request's deadline passed before its work was done: 503, try again. */
 export class TimeoutError extends GraphQLError {
   constructor(ms?: number) {
-    super(ms ? `The request took longer than the ${ms} ms execution limit.` : 'The request ran out of time.', {
+    super(ms ? timeoutMessage(ms) : 'The request ran out of time.', {
       extensions: { code: 'TIMEOUT', status: 503 },
     });
   }

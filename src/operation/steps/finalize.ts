@@ -5,6 +5,8 @@ import { mapParts } from '../map-parts.js';
 import type { Operation, Outcome, Step } from '../operation.js';
 
 export const UNEXPECTED_MESSAGE = 'Unexpected error.';
+/** A stream that failed in a way nobody planned for ends with this part (its cause goes to the log). */
+export const UNEXPECTED_RESULT = { errors: [{ message: UNEXPECTED_MESSAGE, extensions: { code: 'INTERNAL_SERVER_ERROR' } }] } as const;
 
 const SUGGESTION = /\s*Did you mean [^?]*\?/g;
 

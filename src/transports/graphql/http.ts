@@ -13,7 +13,7 @@ import { answerHolder, isRefusal, type StreamLimiter } from '../../http/streams.
 import { CACHE_NONE } from '../../http/headers.js';
 import { TRANSPORTS, type OperationRequest, type Refused } from '../../operation/operation.js';
 import type { Pipeline } from '../../operation/pipeline.js';
-import { UNEXPECTED_MESSAGE } from '../../operation/steps/finalize.js';
+import { UNEXPECTED_RESULT } from '../../operation/steps/finalize.js';
 import { contentTypeFor, refusalBody, sendAnswer } from './answer.js';
 import { negotiate, writeStream, type Wanted } from './event-stream.js';
 
@@ -225,7 +225,7 @@ async function* oneResult(result: unknown): AsyncGenerator<unknown> {
 
 function streamFailed(ctx: GraphQLContext, err: unknown): unknown {
   ctx.logger.error({ err }, 'a stream failed');
-  return { errors: [{ message: UNEXPECTED_MESSAGE, extensions: { code: 'INTERNAL_SERVER_ERROR' } }] };
+  return UNEXPECTED_RESULT;
 }
 
 function mediaTypeOf(req: IncomingMessage): string {

@@ -16,11 +16,11 @@ import type { PendingLease, PendingSockets } from '../../http/pending-sockets.js
 import { rawProblemResponse } from '../../http/problem.js';
 import { allowsOrigin } from '../../http/security.js';
 import { isRefusal, type StreamHolder, type StreamLease, type StreamLimiter } from '../../http/streams.js';
-import { ClientError, type Problem } from '../../lib/errors.js';
+import { ClientError, timeoutMessage, type Problem } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import { TRANSPORTS, type Outcome } from '../../operation/operation.js';
 import type { Pipeline } from '../../operation/pipeline.js';
-import { UNEXPECTED_MESSAGE } from '../../operation/steps/finalize.js';
+import { UNEXPECTED_RESULT } from '../../operation/steps/finalize.js';
 import { partJson } from './part-json.js';
 
 export interface GraphQLWsDeps {
@@ -346,7 +346,7 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
           resolve({
             kind: 'refused',
             status: 503,
-            errors: [new GraphQLError(`The operation took longer than the ${deps.deadlines.ms} ms execution limit.`, { extensions: { code: 'TIMEOUT' } })],
+            errors: [new GraphQLError(timeoutMessage(deps.deadlines.ms), { extensions: { code: 'TIMEOUT' } })],
           });
         },
         { once: true },
@@ -380,7 +380,7 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
         },
         (err: unknown) => {
           deps.logger.error({ err, connection: conn.id }, 'a stream failed');
-          write(conn, `${prefix}${JSON.stringify({ errors: [{ message: UNEXPECTED_MESSAGE, extensions: { code: 'INTERNAL_SERVER_ERROR' } }] })}}`);
+          write(conn, `${prefix}${JSON.stringify(UNEXPECTED_RESULT)}}`);
           finish();
         },
       );
