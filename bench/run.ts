@@ -30,6 +30,8 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 10;
 const KEY = 'szg_bench_key_0123456789';
+/** Reads /metrics (the response cache's counts per workload); never sends a measured request. */
+const ADMIN_KEY = 'szg_bench_admin_key_0123456789';
 
 await buildOnce();
 /**
@@ -151,6 +153,11 @@ async function warmUp(server: ServerProcess, kinds: readonly ('rest' | 'graphql'
 const GQL_ZIP = 'query Zip($zip: String!) { zip(zip: $zip) { zip city stateCode stateName county countyFips lat lng lastUpdated } }';
 
 const zipLookup: RequestOf = (i) => ({ path: `/api/zip/${zips[i % zips.length]}` });
+/** A bulk client: every ZIP of the rows again and again, in the same order (more than any cache holds). */
+const bulkZips: RequestOf = zipLookup;
+/** A popular app: a tenth of the ZIPs get nine requests in ten, the rest one in ten, spread over all. */
+const popular = zips.slice(0, Math.ceil(zips.length / 10));
+const skewedZips: RequestOf = (i) => ({ path: `/api/zip/${i % 10 === 0 ? zips[(i * 7919) % zips.length] : popular[(i * 104_729) % popular.length]}` });
 const gqlOf = (zip: string): autocannon.Request => ({
   path: '/graphql',
   method: 'POST',
@@ -247,6 +254,7 @@ const settings = {
   LOG_LEVEL: 'silent',
   NODE_ENV: 'production',
   API_KEYS: KEY,
+  API_ADMIN_KEYS: ADMIN_KEY,
   API_KEYS_QUOTA: '1000000000',
   API_KEYS_RATE: '1000000',
   SYNC_INTERVAL_MINUTES: '0',
@@ -269,6 +277,14 @@ if (BASELINE) {
  * functions were optimized costs 8-10 µs more per REST ZIP lookup than one warmed on 404s only
  * (BENCHMARKS.md, 2026-11-25), so a before and an after are only comparable after the same steps.
  */
+/** The response cache's lookups by result (hit, miss, stored, declined), from /metrics. */
+async function cacheCounts(server: ServerProcess): Promise<Record<string, number>> {
+  const text = await (await fetch(`${server.url}/metrics`, { headers: { 'x-api-key': ADMIN_KEY } })).text();
+  return Object.fromEntries([...text.matchAll(/^response_cache_lookups\{result="(\w+)"\} (\d+)/gm)].map(([, result, n]) => [result!, Number(n)]));
+}
+/** What the cache did in each workload's row, one line each, printed with the tables. */
+const cacheLines: string[] = [];
+
 async function recordRequestPath(who: 'ours' | 'baseline', server: ServerProcess) {
   for (;;) {
     if ((await fetch(`${server.url}/readyz`)).ok) break;
@@ -281,6 +297,19 @@ async function recordRequestPath(who: 'ours' | 'baseline', server: ServerProcess
   );
   await warmUp(server, ['rest', 'graphql']);
   record(`${who}: REST /api/zip/{zip} with a key`, await measure(server, zipLookup, zips.length), server);
+  for (const [workload, request] of [
+    ['a bulk client (every ZIP cycled)', bulkZips],
+    ['a popular app (a tenth of the ZIPs get 90 %)', skewedZips],
+  ] as const) {
+    const before = await cacheCounts(server);
+    record(`${who}: REST /api/zip/{zip}, ${workload}`, await measure(server, request), server);
+    const after = await cacheCounts(server);
+    cacheLines.push(
+      `${who}, ${workload}: ${Object.entries(after)
+        .map(([k, v]) => `${k} ${v - (before[k] ?? 0)}`)
+        .join(', ')}`,
+    );
+  }
   record(`${who}: GraphQL ZIP lookup with variables and a key`, await measure(server, gqlLookup), server);
   record(`${who}: REST /api/zip/{zip}/nearby (25 mi, limit 50), every center different`, await measure(server, nearby, zips.length), server);
   record(`${who}: REST /api/resorts/{id}`, await measure(server, resortDetail), server);
@@ -321,6 +350,8 @@ for (let run = 0; run < RUNS; run++) {
   const floor = await startFloor();
   await warmUp(floor, ['rest']);
   record('floor: bare node:http + better-sqlite3, JSON.stringify', await measure(floor, zipLookup, zips.length), floor);
+  record('floor: a bulk client (every ZIP cycled)', await measure(floor, bulkZips), floor);
+  record('floor: a popular app (a tenth of the ZIPs get 90 %)', await measure(floor, skewedZips), floor);
   await floor.stop();
 
   for (const [data, row] of [
@@ -572,4 +603,6 @@ if (viaHive && oursGraphQL)
   console.log(
     `The same lookup through Hive Gateway over our OpenAPI document costs ${(viaHive / oursGraphQL).toFixed(2)}× the CPU of our /graphql (gateway and upstream together).`,
   );
+if (cacheLines.length > 0)
+  console.log(`\nThe response cache in each workload's row (lookups by result, every run):\n${cacheLines.map((l) => `- ${l}`).join('\n')}`);
 rmSync(dir, { recursive: true, force: true });

@@ -4,7 +4,7 @@ type PromClient = typeof import('prom-client');
 
 export interface MetricSources {
   /** Response cache lookups so far. */
-  cache(): { hits: number; misses: number; stored: number; bytes: number };
+  cache(): { hits: number; misses: number; stored: number; declined: number; bytes: number };
   /** Each provider's circuit: open or not. */
   breakers(): { provider: string; open: boolean }[];
   /** Requests per key this month (in memory, written to SQLite once a second). */
@@ -96,7 +96,7 @@ function liveMetrics({ Counter, Gauge, Registry, collectDefaultMetrics }: PromCl
   });
   new Gauge({
     name: 'response_cache_lookups',
-    help: 'Response cache lookups since start, by result (hit, miss) and answers stored.',
+    help: 'Response cache lookups since start, by result (hit, miss), and answers stored or declined by admission (asked for too rarely).',
     labelNames: ['result'],
     registers: [registry],
     collect() {
@@ -104,6 +104,7 @@ function liveMetrics({ Counter, Gauge, Registry, collectDefaultMetrics }: PromCl
       this.set({ result: 'hit' }, c.hits);
       this.set({ result: 'miss' }, c.misses);
       this.set({ result: 'stored' }, c.stored);
+      this.set({ result: 'declined' }, c.declined);
     },
   });
   new Gauge({

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../../src/http/metrics.js';
 
 const sources = {
-  cache: () => ({ hits: 0, misses: 0, stored: 0, bytes: 0 }),
+  cache: () => ({ hits: 0, misses: 0, stored: 0, declined: 0, bytes: 0 }),
   breakers: () => [],
   usage: () => [],
   live: () => ({ subscribers: 3, topics: 2, updates: 17, fanOutCpuSeconds: 0.25 }),
