@@ -3,12 +3,12 @@ import { FrequencySketch, fnv1a } from '../../src/http/frequency-sketch.js';
 import { ResponseCache } from '../../src/http/response-cache.js';
 
 describe('the frequency sketch', () => {
-  it('counts each ask, never below the true count, mostly exactly, and stops at 15', () => {
+  it('counts each ask, never below the true count, mostly exactly, and stops at its top', () => {
     const sketch = new FrequencySketch(4096, 1_000_000);
     const truth = new Map<string, number>();
     for (let i = 0; i < 20_000; i++) {
       const key = `/api/zip/${String((i * 7919) % 1000).padStart(5, '0')}`;
-      const n = Math.min(15, (truth.get(key) ?? 0) + 1);
+      const n = Math.min(FrequencySketch.MAX, (truth.get(key) ?? 0) + 1);
       truth.set(key, n);
       expect(sketch.increment(fnv1a(key))).toBeGreaterThanOrEqual(n);
     }
@@ -25,13 +25,29 @@ describe('the frequency sketch', () => {
     expect(sketch.frequency(hot)).toBe(FrequencySketch.MAX);
   });
 
-  it('halves every count after its sample of increments: old asks count for less', () => {
+  it('halves every count after its sample of asks, the doorkeeper emptied: old asks count for less', () => {
     const sketch = new FrequencySketch(1024, 100);
     const old = fnv1a('old');
     for (let i = 0; i < 12; i++) sketch.increment(old);
+    // The first ask in the doorkeeper, eleven in the counters.
     expect(sketch.frequency(old)).toBe(12);
-    for (let i = 0; i < 88; i++) sketch.increment(fnv1a(`other ${i}`));
-    expect(sketch.frequency(old)).toBe(6);
+    for (let i = 0; i < 87; i++) sketch.increment(fnv1a(`other ${i}`));
+    expect(sketch.frequency(old)).toBe(12);
+    sketch.increment(fnv1a('the hundredth'));
+    // Eleven counted, halved to five; the doorkeeper emptied.
+    expect(sketch.frequency(old)).toBe(5);
+  });
+
+  it('a key asked for once is in the doorkeeper only: many one-off keys leave the counters empty', () => {
+    const sketch = new FrequencySketch(16_384, 1_000_000);
+    let once = 0;
+    for (let i = 0; i < 50_000; i++) if (sketch.increment(fnv1a(`once ${i}`)) === 1) once++;
+    // Three one-off keys to a counter, yet nearly all of them are seen as asked for once (those
+    // that are not share a doorkeeper bit with another: about one in twenty).
+    expect(once / 50_000).toBeGreaterThan(0.93);
+    const twice = fnv1a('twice');
+    sketch.increment(twice);
+    expect(sketch.increment(twice)).toBe(2);
   });
 });
 
