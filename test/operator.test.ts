@@ -164,6 +164,23 @@ describe('what a start leaves beside the database', () => {
     }
     expect(holders(dbPath)).toEqual([]);
   }, 60_000);
+
+  it('a start that cannot listen (its port taken) closes what it opened: no holder file stays, and the next start serves', async () => {
+    const dbPath = privateDatabase('gateway-leaves-');
+    const taken = await startTestServer();
+    try {
+      await expect(startTestServer({ dbPath, config: { port: taken.port } })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+      expect(holders(dbPath)).toEqual([]);
+      const app = await startTestServer({ dbPath });
+      try {
+        expect((await fetch(`${app.url}/api/zip/90210`, { headers: { 'x-api-key': TEST_KEY } })).status).toBe(200);
+      } finally {
+        await app.close();
+      }
+    } finally {
+      await taken.close();
+    }
+  }, 60_000);
 });
 
 describe('keys from the environment live while it names them', () => {

@@ -1,4 +1,5 @@
-import type { GraphQLContext, RequestInfo } from '../graphql/context.js';
+import type { GraphQLContext, RequestInfo, Services } from '../graphql/context.js';
+import { routes } from '../transports/rest/routes.js';
 import type { DocumentNode } from 'graphql';
 import { TRANSPORTS } from '../operation/operation.js';
 import type { Pipeline } from '../operation/pipeline.js';
@@ -60,4 +61,57 @@ async function warmUpRound(routes: readonly RestRoute[], pipeline: Pipeline, con
     await pipeline.run({ own: route.operation as DocumentNode, variables }, TRANSPORTS.warmUp, context);
     await nextTurn();
   }
+}
+
+/**
+ * Once the server listens (a moment later, so the first requests are not kept waiting), what only
+ * some requests need, a piece per turn of the event loop: graphql-jit and prom-client loaded, the
+ * tables and indexes built, today's weather window, and `rounds` of every route's operation.
+ * With no rounds, nothing is built ahead: tables, indexes and operations are built by the first
+ * request that needs them (a server that only answers resorts never reads the ZIPs).
+ */
+export async function warmAfterListening(
+  {
+    pipeline,
+    newContext,
+    services,
+    loadMetrics,
+  }: { pipeline: Pipeline; newContext: (request: RequestInfo) => GraphQLContext; services: Services; loadMetrics: () => Promise<unknown> },
+  delayMs: number,
+  rounds: number,
+): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
+  await pipeline.loadCompiler();
+  await loadMetrics();
+  if (rounds === 0) {
+    await services.weatherWindow.ensureCurrent();
+    return;
+  }
+  const { repos } = services;
+  repos.zips.warm();
+  await nextTurn();
+  services.zipIndex.warm();
+  await nextTurn();
+  services.resortIndex.warm();
+  await services.weatherWindow.ensureCurrent();
+  const zips = repos.zips.table();
+  const resorts = repos.resorts.all();
+  const samplesOf = (round: number): WarmUpSamples => {
+    const row = (round * 997) % zips.size;
+    const other = (row + 4999) % zips.size;
+    const resort = resorts[round % resorts.length]!;
+    return {
+      zip: zips.zipAt(row),
+      state: zips.stateCodeAt(row),
+      city: zips.cityAt(row),
+      id: resort.id,
+      with: resorts[(round + 1) % resorts.length]!.id,
+      from: zips.zipAt(row),
+      to: zips.zipAt(other),
+      codes: `${zips.zipAt(row)},${zips.zipAt(other)}`,
+      lat: resort.lat,
+      lng: resort.lng,
+    };
+  };
+  if (zips.size > 0 && resorts.length > 1) await warmUp(routes, pipeline, newContext, samplesOf, rounds);
 }

@@ -77,6 +77,8 @@ export class ClusterSync implements SyncService {
     this.events.setMaxListeners(0);
     this.redis = defineSyncScripts(deps.link.cmd);
     deps.runner.onStatus((status) => this.shareStatus(status));
+    // Runs are numbered across the cluster, and only the leader runs the schedule.
+    deps.runner.coordinate(this);
   }
 
   /** Subscribes, applies the latest published window, and starts seeking the lease. */
@@ -96,7 +98,8 @@ export class ClusterSync implements SyncService {
     this.timer.unref();
   }
 
-  get isLeader(): boolean {
+  /** Only the sync leader runs the schedule. */
+  mayRunScheduled(): boolean {
     return this.leader;
   }
 

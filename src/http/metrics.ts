@@ -15,6 +15,16 @@ export interface MetricSources {
   windowAt(): Date | null;
 }
 
+const NOTHING_YET: MetricSources = {
+  cache: () => ({ hits: 0, misses: 0, stored: 0, declined: 0, bytes: 0 }),
+  breakers: () => [],
+  usage: () => [],
+  live: () => ({ subscribers: 0, topics: 0, updates: 0, fanOutCpuSeconds: 0 }),
+  windowAt: () => null,
+};
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
 /**
  * Prometheus metrics (prom-client), served at /metrics to keys with the admin scope: requests by
  * route and status with latency histograms, response cache hits, sync runs and their outcome,
@@ -26,7 +36,9 @@ export interface MetricSources {
  * first answer: its import and the default collectors are a measurable part of start-up (BENCHMARKS.md, design figures: start-up). Sync runs
  * and upstream calls before it is there (a few at most) are kept in order and counted once it is.
  */
-export function createMetrics(sources: MetricSources) {
+export function createMetrics(given: Partial<MetricSources> = {}) {
+  // What the parts of the server report, each added by the part that has it (observe); until then, nothing.
+  const sources: MetricSources = { ...NOTHING_YET, ...given };
   const tally = new RequestTally();
   let live: LiveMetrics | null = null;
   let loading: Promise<LiveMetrics> | null = null;
@@ -46,6 +58,8 @@ export function createMetrics(sources: MetricSources) {
     }));
 
   return {
+    /** Adds what a part of the server reports (read when Prometheus scrapes). */
+    observe: (more: Partial<MetricSources>): void => void Object.assign(sources, more),
     /** Loads prom-client now (the server calls it once it listens). */
     load: (): Promise<unknown> => load(),
     /** What Prometheus reads: the content type and the text. */
@@ -175,8 +189,6 @@ function liveMetrics({ Counter, Gauge, Registry, collectDefaultMetrics }: PromCl
     upstreamCall: (provider: string, outcome: string) => upstreamCalls.inc({ provider, outcome }),
   };
 }
-
-export type Metrics = ReturnType<typeof createMetrics>;
 
 const LATENCY = 'http_request_duration_seconds';
 

@@ -33,14 +33,16 @@ export interface SyncDeps {
   concurrency: number;
   /** The longest a run may take; resorts not fetched by then fail with "run budget exceeded". */
   runBudgetMs: number;
-  /** Called after a run published data (its id and window), so caches of derived conditions are dropped. */
-  onPublished: (runId: number, window: { from: string; to: string }) => void;
   /** Told every finished run's status (for /metrics). */
   onFinished?: (status: SyncRunStatus) => void;
+}
+
+/** How replicas share runs (cluster-sync.ts): one numbering, one schedule. */
+export interface SyncCoordination {
   /** The lowest id the next run may take (replicas number runs across the cluster). */
-  nextRunId?: () => number;
+  nextRunId(): number;
   /** Whether this process runs the schedule now (with replicas: only the sync leader does). */
-  mayRunScheduled?: () => boolean;
+  mayRunScheduled(): boolean;
 }
 
 /** What the API asks of sync: this process's runner, or the cluster's (src/cluster/cluster-sync.ts). */
@@ -91,8 +93,16 @@ export class SyncRunner implements SyncService {
   /** Cancels the run going on (at shutdown). */
   private stopRun: (() => void) | null = null;
 
+  /** Set when replicas share runs; alone, a process numbers its own and runs its schedule. */
+  private coordination: SyncCoordination | null = null;
+
   constructor(private readonly deps: SyncDeps) {
     this.events.setMaxListeners(0);
+  }
+
+  /** Shares runs with other replicas from now on (the cluster's sync, once it exists). */
+  coordinate(by: SyncCoordination): void {
+    this.coordination = by;
   }
 
   /** Marks runs a dead process left RUNNING as FAILED; call once at start-up. */
@@ -122,7 +132,7 @@ export class SyncRunner implements SyncService {
     if (this.running) return this.status();
     const resorts = this.deps.resorts.all();
     const startedAt = this.deps.now().toISOString();
-    const id = this.deps.runs.startRun(trigger, this.deps.conditions.name, startedAt, resorts.length, this.deps.nextRunId?.() ?? 1);
+    const id = this.deps.runs.startRun(trigger, this.deps.conditions.name, startedAt, resorts.length, this.coordination?.nextRunId() ?? 1);
     const run = { id, trigger, startedAt, done: 0, total: resorts.length, promise: Promise.resolve() };
     this.running = run;
     // Traced: the run as one span (under the request that started it, if one did; it may outlive it).
@@ -163,7 +173,7 @@ export class SyncRunner implements SyncService {
     this.nextRunAt = new Date(this.deps.now().getTime() + ms);
     this.timer = setInterval(() => {
       this.nextRunAt = new Date(this.deps.now().getTime() + ms);
-      if (this.deps.mayRunScheduled?.() ?? true) this.start('SCHEDULED');
+      if (this.coordination?.mayRunScheduled() ?? true) this.start('SCHEDULED');
     }, ms);
     this.timer.unref();
   }
@@ -180,6 +190,11 @@ export class SyncRunner implements SyncService {
   /** Every status change, as it happens (the cluster shares them). */
   onStatus(listener: (status: SyncStatus) => void): void {
     this.events.on('status', listener);
+  }
+
+  /** Each run that published data (its id and window): what is derived from the data is made again. */
+  onPublished(listener: (runId: number, window: { from: string; to: string }) => void): void {
+    this.events.on('published', listener);
   }
 
   /** When the next scheduled run starts (null without a schedule). */
@@ -268,7 +283,7 @@ export class SyncRunner implements SyncService {
     }
     deps.runs.publish(run.id, addDays(from, -30), deps.lifts?.name ?? 'none', finishedAt);
     deps.runs.finish(run.id, finishedAt, failed > 0 ? 'PARTIAL' : 'SUCCEEDED', updated, failed, failed > 0 ? firstError : null);
-    deps.onPublished(run.id, { from, to });
+    this.events.emit('published', run.id, { from, to });
     log.info({ updated, failed }, 'sync run published');
   }
 }

@@ -20,7 +20,6 @@ describe('sync status updates (what syncProgress subscribers read)', () => {
       logger: pino({ level: 'silent' }),
       concurrency: 4,
       runBudgetMs: 60_000,
-      onPublished: () => {},
     });
     try {
       const updates = runner.updates();
