@@ -92,6 +92,54 @@ describe('sockets without a key: a small pool per address and in all', () => {
     bearer.socket.close();
   });
 
+  it('an upgrade enters by the same door as a request: the refusal names the client’s request id, and upgrades with a wrong key count in the same flood limit as requests', async () => {
+    const own = await startTestServer({ privateDb: true, now: movableClock('2027-01-15T12:00:00Z').now });
+    try {
+      const named = rawSocket(own, { headers: { 'x-api-key': 'szg_not_a_key_anybody_has', 'x-request-id': 'door-test-1' }, from: '127.0.0.7' });
+      const refused = await named.opened.then(
+        () => null,
+        (err) => err,
+      );
+      expect(refused).toMatchObject({ status: 401, body: { code: 'UNAUTHENTICATED', requestId: 'door-test-1' } });
+      // The rest of an address's allowance of requests without a valid key, spent over HTTP
+      // (1,000 in a window on the server's clock, which does not move here)...
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 8, localAddress: '127.0.0.7' });
+      const refusals = await Promise.all(
+        Array.from(
+          { length: 999 },
+          () =>
+            new Promise<number>((resolve, reject) =>
+              http
+                .get(`${own.url}/api/zip/05401`, { agent, headers: { 'x-api-key': 'szg_not_a_key_anybody_has' } }, (res) => {
+                  res.resume();
+                  res.on('end', () => resolve(res.statusCode!));
+                })
+                .on('error', reject),
+            ),
+        ),
+      );
+      agent.destroy();
+      expect(new Set(refusals)).toEqual(new Set([401]));
+      // ...then the next upgrade with a wrong key from the address is the flood's 429, as a request would be.
+      const flooding = rawSocket(own, { headers: { 'x-api-key': 'szg_not_a_key_anybody_has' }, from: '127.0.0.7' });
+      const flood = await flooding.opened.then(
+        () => null,
+        (err) => err,
+      );
+      expect(flood).toMatchObject({ status: 429, body: { code: 'RATE_LIMITED' } });
+      // Another address is not held for it.
+      const other = rawSocket(own, { headers: { 'x-api-key': 'szg_not_a_key_anybody_has' }, from: '127.0.0.8' });
+      expect(
+        await other.opened.then(
+          () => null,
+          (err) => err.status,
+        ),
+      ).toBe(401);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('before connection_ack a socket may send a few messages (pings included), then it is closed with 1008', async () => {
     const s = rawSocket(app);
     await s.opened;

@@ -81,6 +81,28 @@ export async function startHttp({ config, logger, now, services, guard, usage, m
     versionOf: (freshness) => dataVersion.of(freshness),
     cacheControlOf: (freshness) => dataVersion.cacheControl(freshness),
   });
+  // GraphQL over WebSocket, loaded with the first upgrade request.
+  let ws: Promise<ReturnType<typeof createGraphQLWs>> | null = null;
+  const loadWs = () =>
+    (ws ??= import('../transports/graphql/ws.js').then((m) =>
+      m.createGraphQLWs({
+        pipeline,
+        schema,
+        newContext,
+        guard,
+        streams,
+        pending: new PendingSockets(config.pendingSockets),
+        deadlines,
+        logger,
+        maxMessageBytes: config.maxBodyBytes,
+        maxBufferedBytes: config.streams.maxBufferedBytes,
+        initTimeoutMs: config.graphql.wsInitTimeoutMs,
+        idleTimeoutMs: config.graphql.wsIdleTimeoutMs,
+        heartbeatMs: config.graphql.heartbeatMs,
+        now,
+        newId: randomUUID,
+      }),
+    ));
   const dispatch = createDispatcher({
     guard,
     deadlines,
@@ -112,45 +134,22 @@ export async function startHttp({ config, logger, now, services, guard, usage, m
         },
       }),
       rest: rest.handle,
+      webSocket: (req, socket, head, admitted) => loadWs().then((w) => w.upgrade(req, socket, head, admitted)),
     },
   });
 
   // Time-outs are checked every second (node's default is 30 s, which let a slowloris live 39 s).
   const server: Server = createServer({ connectionsCheckingInterval: 1000 }, dispatch);
   const connections = limitConnections(server, config.connections, logger, streams);
-  // GraphQL over WebSocket, loaded with the first upgrade request.
-  let ws: Promise<ReturnType<typeof createGraphQLWs>> | null = null;
-  const loadWs = () =>
-    (ws ??= import('../transports/graphql/ws.js').then((m) =>
-      m.createGraphQLWs({
-        pipeline,
-        schema,
-        newContext,
-        guard,
-        streams,
-        pending: new PendingSockets(config.pendingSockets),
-        deadlines,
-        logger,
-        corsOrigins: config.corsOrigins,
-        maxMessageBytes: config.maxBodyBytes,
-        maxBufferedBytes: config.streams.maxBufferedBytes,
-        initTimeoutMs: config.graphql.wsInitTimeoutMs,
-        idleTimeoutMs: config.graphql.wsIdleTimeoutMs,
-        heartbeatMs: config.graphql.heartbeatMs,
-        now,
-        newId: randomUUID,
-      }),
-    ));
   server.on('upgrade', (req, socket, head) => {
     // node:http lets go of an upgraded socket: a client that resets it before the WebSocket
     // library takes it (while its key is checked, or as it is refused) must not end the process.
     socket.on('error', (err) => logger.debug({ err }, 'a socket being upgraded failed'));
-    loadWs()
-      .then((w) => w.upgrade(req, socket, head))
-      .catch((err: unknown) => {
-        logger.error({ err }, 'a WebSocket upgrade failed');
-        socket.destroy();
-      });
+    // The same door as every request (http/dispatch.ts), then the WebSocket adapter.
+    dispatch.upgrade(req, socket, head).catch((err: unknown) => {
+      logger.error({ err }, 'a WebSocket upgrade failed');
+      socket.destroy();
+    });
   });
   // Requests node:http cannot parse (oversized headers or URL, broken syntax) never reach a
   // handler: answer them as problem+json too, instead of node's bare status line.

@@ -1,18 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Logger } from '../lib/logger.js';
 import type { GuardResult } from '../auth/guard-answers.js';
 import { BodyTooLargeError } from './body.js';
 import type { Deadlines } from './deadline.js';
 import { Exchange } from './exchange.js';
-import { sendProblem } from './problem.js';
+import { rawProblemResponse, sendProblem } from './problem.js';
 import { timeoutMessage, type Problem } from '../lib/errors.js';
 import { CACHE_NONE } from './headers.js';
 import type { Metrics } from './metrics.js';
 import { endRequestSpan, runIn, startRequestSpan, traced } from '../telemetry/trace.js';
 import { hasScope } from '../auth/scopes.js';
 import { presentedKey } from '../auth/presented-key.js';
-import { corsHeaders, preflight } from './security.js';
+import { allowsOrigin, corsHeaders, preflight, sameOrigin } from './security.js';
 import { identityOf } from './identity.js';
 import { markEstablished } from './connections.js';
 import { WindowLimiter } from '../lib/window-limiter.js';
@@ -28,6 +30,15 @@ export interface Handlers {
   graphql: { handle(ex: Exchange): Promise<void> | void };
   /** The REST route table; false when no route matches. */
   rest(ex: Exchange): Promise<boolean>;
+  /** GraphQL over WebSocket: an upgrade the door let in, to shake hands with and speak the protocol on. */
+  webSocket(req: IncomingMessage, socket: Duplex, head: Buffer, admitted: AdmittedUpgrade): Promise<void>;
+}
+
+/** An upgrade to /graphql as the door let it in: its request id, and its key's verdict when it sent one. */
+export interface AdmittedUpgrade {
+  requestId: string;
+  /** The key in the upgrade's own headers and its verdict; null when it sent none (it may in connection_init). */
+  key: { presented: string | undefined; verdict: GuardResult & { ok: true } } | null;
 }
 
 export interface DispatchDeps {
@@ -53,6 +64,20 @@ const KEYLESS_FLOOD: Problem = {
 };
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** The client's request id when it sent a usable one, else a new one. */
+function requestIdOf(req: IncomingMessage): string {
+  const header = req.headers['x-request-id'];
+  return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
+}
+
+/** A request's path and query; the hosted address carries /v1 before the documented paths, and both are served. */
+function pathOf(rawUrl: string): { path: string; query: string } {
+  const q = rawUrl.indexOf('?');
+  let path = q === -1 ? rawUrl : rawUrl.slice(0, q);
+  if (path === '/v1' || path.startsWith('/v1/')) path = path.slice(3) || '/';
+  return { path, query: q === -1 ? '' : rawUrl.slice(q + 1) };
+}
 
 /**
  * The one path every request takes: request id → CORS → key check and usage count → /graphql or
@@ -139,15 +164,36 @@ export function createDispatcher({ guard, handlers, deadlines, metrics, corsOrig
     else ex.endStarted();
   }
 
-  return function dispatch(req: IncomingMessage, res: ServerResponse): void {
-    const header = req.headers['x-request-id'];
-    const requestId = typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
+  /**
+   * The same door for an upgrade: request id, the path, the origin, the key when the upgrade
+   * carries one (its refusal, and the keyless flood's, as for any request), then the WebSocket
+   * adapter, which only speaks the protocol. Refusals are problem+json before the handshake.
+   */
+  async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const requestId = requestIdOf(req);
+    const refuse = (problem: Problem) => void socket.end(rawProblemResponse(problem, requestId), () => socket.destroy());
+    const { path } = pathOf(req.url ?? '/');
+    if (path !== '/graphql') return refuse({ status: 404, code: 'NOT_FOUND', detail: `No WebSocket at ${path}: GraphQL over WebSocket is at /graphql.` });
+    // A browser sends its page's origin: one CORS_ORIGINS allows, or this server's own (GraphiQL).
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowsOrigin(origin, corsOrigins) && !sameOrigin(origin, req.headers.host))
+      return refuse({ status: 403, code: 'FORBIDDEN', detail: `The origin ${origin} may not open a WebSocket here (CORS_ORIGINS).` });
+    const presented = presentedKey(req.headers);
+    if (presented === undefined) return handlers.webSocket(req, socket, head, { requestId, key: null });
+    const verdict = await guard.check(presented);
+    if (socket.destroyed) return;
+    if (!verdict.ok) {
+      if (verdict.problem.status === 401 && keyless.exceeded((socket as Socket).remoteAddress ?? '')) return refuse(KEYLESS_FLOOD);
+      return refuse(verdict.problem);
+    }
+    return handlers.webSocket(req, socket, head, { requestId, key: { presented: typeof presented === 'string' ? presented : undefined, verdict } });
+  }
+
+  function dispatch(req: IncomingMessage, res: ServerResponse): void {
+    const requestId = requestIdOf(req);
+    const { path, query } = pathOf(req.url ?? '/');
     const rawUrl = req.url ?? '/';
-    const q = rawUrl.indexOf('?');
-    let path = q === -1 ? rawUrl : rawUrl.slice(0, q);
-    // The hosted address carries /v1 before the documented paths; serve both.
-    if (path === '/v1' || path.startsWith('/v1/')) path = path.slice(3) || '/';
-    const ex = new Exchange(req, res, requestId, path, q === -1 ? '' : rawUrl.slice(q + 1));
+    const ex = new Exchange(req, res, requestId, path, query);
     if (req.headers.origin) ex.headers.push(...corsHeaders(req.headers.origin, corsOrigins));
     // Traced (OTEL_* set): the request's span continues the caller's trace, and every answer
     // carries its traceparent, so a client can find its request in the traces.
@@ -183,7 +229,9 @@ export function createDispatcher({ guard, handlers, deadlines, metrics, corsOrig
         finished(ex);
       },
     );
-  };
+  }
+
+  return Object.assign(dispatch, { upgrade });
 
   function finished(ex: Exchange): void {
     deadlines.done(ex);

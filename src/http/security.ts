@@ -37,3 +37,12 @@ export function preflight(ex: Exchange, origins: readonly string[]): void {
       : [],
   );
 }
+
+/** Whether a browser's Origin is this server's own (a page it served, such as GraphiQL). */
+export function sameOrigin(origin: string, host: string | undefined): boolean {
+  try {
+    return host !== undefined && new URL(origin).host === host;
+  } catch {
+    return false;
+  }
+}

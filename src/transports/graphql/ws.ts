@@ -6,7 +6,7 @@ import { parse, GraphQLError, type ExecutionArgs, type GraphQLSchema } from 'gra
 import { CloseCode, handleProtocols, makeServer, type SubscribePayload } from 'graphql-ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { GuardResult } from '../../auth/guard-answers.js';
-import { bearer, presentedKey } from '../../auth/presented-key.js';
+import { bearer } from '../../auth/presented-key.js';
 import type { GraphQLContext, RequestInfo } from '../../graphql/context.js';
 import { markEstablished, markUpgraded } from '../../http/connections.js';
 import type { Deadlines, Tracked } from '../../http/deadline.js';
@@ -14,7 +14,7 @@ import { identityOf, type Identity } from '../../http/identity.js';
 import { nestsDeeperThan } from '../../http/json-guard.js';
 import type { PendingLease, PendingSockets } from '../../http/pending-sockets.js';
 import { rawProblemResponse } from '../../http/problem.js';
-import { allowsOrigin } from '../../http/security.js';
+import type { AdmittedUpgrade } from '../../http/dispatch.js';
 import { isRefusal, type StreamHolder, type StreamLease, type StreamLimiter } from '../../http/streams.js';
 import { ClientError, timeoutMessage, type Problem } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
@@ -33,7 +33,6 @@ export interface GraphQLWsDeps {
   pending: PendingSockets;
   deadlines: Deadlines;
   logger: Logger;
-  corsOrigins: readonly string[];
   /** Largest message read (MAX_BODY_BYTES). */
   maxMessageBytes: number;
   /** A socket with more unsent bytes than this is closed (1008): its reader does not keep up. */
@@ -157,8 +156,9 @@ const PULL_AHEAD_BYTES = 64 * 1024;
  *   update (part-json.ts), the next pulled once the last has gone out;
  * - a socket idle (nothing running) past the idle time-out is closed with 1000, one that does not
  *   answer pings is dropped, one whose unsent bytes pass STREAM_MAX_BUFFERED_BYTES is closed with
- *   1008; pongs are never queued behind an unread one and echo small payloads only; the Origin of
- *   the handshake must be one CORS_ORIGINS allows.
+ *   1008; pongs are never queued behind an unread one and echo small payloads only.
+ * The handshake's path, Origin and key are checked at the same door as every request
+ * (http/dispatch.ts) before it reaches this adapter.
  */
 export function createGraphQLWs(deps: GraphQLWsDeps) {
   const wss = new WebSocketServer({
@@ -590,21 +590,18 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
   }
 
   return {
-    /** Takes an upgrade request for /graphql; anything else, or anything over a bound, is refused before the handshake. */
-    async upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-      const path = (request.url ?? '').split('?', 1)[0];
-      if (path !== '/graphql' && path !== '/v1/graphql')
-        return refuse(socket, { status: 404, code: 'NOT_FOUND', detail: `No WebSocket at ${path}: GraphQL over WebSocket is at /graphql.` });
-      // A browser sends its page's origin: one CORS_ORIGINS allows, or this server's own (GraphiQL).
-      const origin = request.headers.origin;
-      if (origin !== undefined && !allowsOrigin(origin, deps.corsOrigins) && !sameOrigin(origin, request.headers.host))
-        return refuse(socket, { status: 403, code: 'FORBIDDEN', detail: `The origin ${origin} may not open a WebSocket here (CORS_ORIGINS).` });
+    /**
+     * Takes an upgrade to /graphql the door let in (http/dispatch.ts: path, origin, the key in its
+     * headers): it counts against its key, or waits in the pool of sockets without one, then
+     * shakes hands; past a bound it is refused before the handshake.
+     */
+    async upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, admitted: AdmittedUpgrade): Promise<void> {
       const now = clock();
       const conn: Connection = {
         socket: null,
         request,
         address: (socket as Socket).remoteAddress ?? '',
-        id: deps.newId(),
+        id: admitted.requestId,
         openedAt: now,
         activeAt: now,
         acknowledged: false,
@@ -627,14 +624,10 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
       };
       // Whatever the handshake comes to, what it holds is given back when the socket closes.
       socket.once('close', () => releaseAll(conn));
-      const presented = presentedKey(request.headers);
-      if (presented !== undefined) {
-        // A key in the upgrade's own headers: checked before the handshake, as on every path.
-        const verdict = await deps.guard.check(presented);
-        if (socket.destroyed) return;
-        if (!verdict.ok) return refuse(socket, verdict.problem);
-        conn.presented = typeof presented === 'string' ? presented : undefined;
-        const refused = identify(conn, identityOf(verdict));
+      if (admitted.key) {
+        // A key in the upgrade's own headers, checked at the door: the socket counts against it.
+        conn.presented = admitted.key.presented;
+        const refused = identify(conn, identityOf(admitted.key.verdict));
         if (refused) return refuse(socket, refused);
       } else {
         // The pool may make room by closing the oldest socket of the address holding the most.
@@ -684,14 +677,6 @@ const NOTHING: AsyncIterableIterator<never> = {
 
 /** A refusal as an operation's error (no stack: it is the client's, not ours). */
 const errorOf = (problem: Problem) => new ClientError(problem.detail, { extensions: { code: problem.code } });
-
-function sameOrigin(origin: string, host: string | undefined): boolean {
-  try {
-    return host !== undefined && new URL(origin).host === host;
-  } catch {
-    return false;
-  }
-}
 
 /** A close frame's reason is at most 123 bytes. */
 function closeReason(detail: string): string {
