@@ -139,9 +139,13 @@ const PULL_AHEAD_BYTES = 64 * 1024;
 
 /**
  * GraphQL over WebSocket at /graphql (the graphql-transport-ws protocol, with the graphql-ws
- * library), as an adapter onto the operation pipeline:
- * - a key in the upgrade request's headers is checked before the handshake (401, 429 as on every
- *   path); a socket without one joins a small pool per client address and in all, and must send
+ * library), as an adapter onto the operation pipeline. graphql-ws' `makeServer` speaks the
+ * protocol; its `useServer` wiring for ws is not used, because this one adds what it leaves out:
+ * pings answered only to a socket that reads (no pong queued behind unread bytes), bytes in and
+ * out bounded per socket, the keyless pool, idle eviction at the connection cap, and the request
+ * deadline per operation.
+ * - a key in the upgrade request's headers is checked at the door before the handshake (401, 429
+ *   as on every path); a socket without one joins a small pool per client address and in all, and must send
  *   its key in connection_init's payload (`x-api-key`, or `authorization: Bearer …`) within the
  *   init time-out (4408); past the pool's bounds the upgrade is refused (429, 503);
  * - a missing, unknown or revoked key closes the socket with 4403 before connection_ack; a key
