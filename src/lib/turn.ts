@@ -96,3 +96,51 @@ export function turnSpent(budgetMs: number): boolean {
   }
   return now - turnStartedAt > budgetMs;
 }
+
+/**
+ * The longest a turn of the event loop spends on streamed work (live updates told, parts of
+ * streams pulled and written) before the rest waits for a later turn (ms).
+ */
+export const STREAM_TURN_BUDGET_MS = 4;
+
+/**
+ * Resolves once the microtasks queued so far, and those they queue, have run (ticks come after
+ * them); a reader waiting on its socket (a slow client) is not waited for.
+ */
+export const afterMicrotasks = () => new Promise<void>((resolve) => process.nextTick(resolve));
+
+/** Streams' next parts waiting for a turn with budget left, first come first served. */
+const nextParts: (() => void)[] = [];
+let partsScheduled = false;
+
+/**
+ * Pulls a stream's next part now while this turn's budget for streamed work lasts, else in a
+ * later turn. A stream's parts may come back to back (a subscriber's queued updates, each
+ * executed as it is pulled, or a socket's written callback releasing many streams at once); this
+ * way no turn runs more than the budget and one part, whatever the parts cost, and the waiting
+ * ones run as many a turn as the budget allows.
+ */
+export function pullWhileTurnLasts(next: () => void): void {
+  if (!partsScheduled && !turnSpent(STREAM_TURN_BUDGET_MS)) {
+    next();
+    return;
+  }
+  nextParts.push(next);
+  if (!partsScheduled) {
+    partsScheduled = true;
+    void nextTurn().then(pullWaitingParts);
+  }
+}
+
+async function pullWaitingParts(): Promise<void> {
+  while (nextParts.length > 0) {
+    turnSpent(STREAM_TURN_BUDGET_MS);
+    // Each part's work (its execution, its write) runs before the budget is asked again.
+    while (nextParts.length > 0 && !turnSpent(STREAM_TURN_BUDGET_MS)) {
+      nextParts.shift()!();
+      await afterMicrotasks();
+    }
+    if (nextParts.length > 0) await nextTurn();
+  }
+  partsScheduled = false;
+}

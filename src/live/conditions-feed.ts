@@ -3,7 +3,7 @@ import type { Logger } from '../lib/logger.js';
 import type { Units } from '../domain/units.js';
 import type { ResortSnapshot } from '../data/snapshots/snapshot.js';
 import { conditionsView, type ConditionsView } from '../data/snapshots/views.js';
-import { nextTurn, turnSpent } from '../lib/turn.js';
+import { afterMicrotasks, nextTurn, STREAM_TURN_BUDGET_MS, turnSpent } from '../lib/turn.js';
 
 /** Why an update was sent: declared once, for the schema and the feed. */
 export const CONDITIONS_CHANGE_REASONS = ['INITIAL', 'SYNC', 'HOUR', 'LIFTS'] as const;
@@ -54,8 +54,6 @@ const MAX_GROUP = 8;
 const CHEAP_SUBSCRIBER_MS = 0.2;
 /** Resorts whose snapshots are read and built in one turn when reports are made. */
 const SNAPSHOTS_PER_TURN = 8;
-/** The longest a turn of the event loop spends on live updates before the rest wait for the next (ms). */
-const TURN_BUDGET_MS = 4;
 
 interface Subscriber {
   queue: ConditionsUpdate[];
@@ -276,7 +274,7 @@ export class ConditionsFeed {
         if (s.toldIn === round) continue;
         s.toldIn = round;
         // The turn's clock starts before its first subscriber's work, not after.
-        if (toldInTurn === 0) turnSpent(TURN_BUDGET_MS);
+        if (toldInTurn === 0) turnSpent(STREAM_TURN_BUDGET_MS);
         if (inGroup === 0) groupStartedAt = performance.now();
         for (const mine of s.topics) {
           if (mine.changedIn !== round) continue;
@@ -292,7 +290,7 @@ export class ConditionsFeed {
         // writes), costly ones (a large selection, each its own) one at a time, so a turn keeps to its budget.
         group = (performance.now() - groupStartedAt) / inGroup < CHEAP_SUBSCRIBER_MS ? Math.min(2 * group, MAX_GROUP) : 1;
         inGroup = 0;
-        if (toldInTurn >= FAN_OUT_SLICE || turnSpent(TURN_BUDGET_MS)) {
+        if (toldInTurn >= FAN_OUT_SLICE || turnSpent(STREAM_TURN_BUDGET_MS)) {
           toldInTurn = 0;
           await nextTurn();
         }
@@ -349,12 +347,6 @@ export class ConditionsFeed {
     this.timer = null;
   }
 }
-
-/**
- * Resolves once the microtasks queued so far, and those they queue, have run (ticks come after
- * them); a reader waiting on its socket (a slow client) is not waited for.
- */
-const afterMicrotasks = () => new Promise<void>((resolve) => process.nextTick(resolve));
 
 const keyOf = (resortId: string, units: Units) => `${resortId}/${units}`;
 

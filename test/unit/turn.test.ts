@@ -1,7 +1,7 @@
 import { createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { endSoon, nextTurn } from '../../src/lib/turn.js';
+import { endSoon, nextTurn, pullWhileTurnLasts, STREAM_TURN_BUDGET_MS } from '../../src/lib/turn.js';
 
 /**
  * endSoon on a real node:http server: an answer ends when the turn of the event loop has answered
@@ -117,5 +117,49 @@ describe('endSoon and nextTurn', () => {
     const turns = ran.map(([, t]) => t);
     expect(new Set(turns).size).toBe(ran.length);
     expect(turns).toEqual([...turns].sort((x, y) => x - y));
+  });
+});
+
+describe('pullWhileTurnLasts', () => {
+  it('streams whose parts cost much (1 ms each, pulled back to back) share turns: none runs past its budget and one part', async () => {
+    const costly = () => {
+      const until = performance.now() + 1;
+      while (performance.now() < until);
+    };
+    let pulled = 0;
+    // Thirty streams of six parts, each part's work in a microtask after its pull, as a stream's
+    // execution runs; each pulls its next as soon as one is written.
+    const streams = Array.from(
+      { length: 30 },
+      () =>
+        new Promise<void>((resolve) => {
+          let left = 6;
+          const pull = () =>
+            void Promise.resolve().then(() => {
+              costly();
+              pulled++;
+              if (--left === 0) resolve();
+              else pullWhileTurnLasts(pull);
+            });
+          pull();
+        }),
+    );
+    const perTurn: number[] = [];
+    let last = 0;
+    let probing = true;
+    const probe = () => {
+      perTurn.push(pulled - last);
+      last = pulled;
+      if (probing) setImmediate(probe);
+    };
+    setImmediate(probe);
+    await Promise.all(streams);
+    probing = false;
+    expect(pulled).toBe(180);
+    // The thirty first parts were pulled before any budget applied (as thirty new streams are);
+    // after them, a turn holds at most the budget's worth and the part that passed it.
+    expect(perTurn[0]).toBeLessThanOrEqual(30 + STREAM_TURN_BUDGET_MS + 2);
+    expect(Math.max(...perTurn.slice(1))).toBeLessThanOrEqual(STREAM_TURN_BUDGET_MS + 2);
+    expect(perTurn.filter((n) => n > 0).length).toBeGreaterThanOrEqual(150 / (STREAM_TURN_BUDGET_MS + 2));
   });
 });

@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import type { Exchange } from '../../http/exchange.js';
 import { CACHE_NONE } from '../../http/headers.js';
 import type { Problem } from '../../lib/errors.js';
+import { pullWhileTurnLasts } from '../../lib/turn.js';
 import { partFrame } from './part-json.js';
 
 export type StreamFormat = 'sse' | 'multipart';
@@ -127,7 +128,7 @@ export function writeStream(ex: Exchange, format: StreamFormat, parts: AsyncIter
       if (over) return;
       over = true;
       if (heartbeat) clearInterval(heartbeat);
-      socket?.off('drain', pull);
+      socket?.off('drain', pullLater);
       if (last !== undefined && !res.destroyed) {
         if (last) res.write(last);
         res.end(f.close);
@@ -147,12 +148,14 @@ export function writeStream(ex: Exchange, format: StreamFormat, parts: AsyncIter
           socket.cork();
           process.nextTick(uncork, socket);
         }
-        if (socket.write(partFrame(r.value as object, frames, frame))) pull();
-        else socket.once('drain', pull);
+        if (socket.write(partFrame(r.value as object, frames, frame))) pullWhileTurnLasts(pull);
+        else socket.once('drain', pullLater);
       } catch (err) {
         failed(err);
       }
     };
+    // A socket drained releases its stream's next part, within the turn's budget.
+    const pullLater = () => pullWhileTurnLasts(pull);
     function pull(): void {
       if (over) return;
       try {

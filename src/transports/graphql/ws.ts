@@ -18,6 +18,7 @@ import type { AdmittedUpgrade } from '../../http/dispatch.js';
 import { isRefusal, type StreamHolder, type StreamLease, type StreamLimiter } from '../../http/streams.js';
 import { ClientError, timeoutMessage, type Problem } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
+import { pullWhileTurnLasts } from '../../lib/turn.js';
 import { TRANSPORTS, type Outcome } from '../../operation/operation.js';
 import type { Pipeline } from '../../operation/pipeline.js';
 import { UNEXPECTED_RESULT } from '../../operation/steps/finalize.js';
@@ -380,7 +381,8 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
           if (r.done || !conn.operations.has(id)) return finish();
           // The next part is pulled at once while little waits to be sent, else once this one is out.
           const later = conn.socket!.bufferedAmount >= PULL_AHEAD_BYTES;
-          if (write(conn, `${prefix}${partJson(r.value as object)}}`, later ? (err) => !err && pump() : undefined) && !later) pump();
+          if (write(conn, `${prefix}${partJson(r.value as object)}}`, later ? (err) => !err && pullWhileTurnLasts(pump) : undefined) && !later)
+            pullWhileTurnLasts(pump);
         },
         (err: unknown) => {
           deps.logger.error({ err, connection: conn.id }, 'a stream failed');
