@@ -156,3 +156,16 @@ describe('comments', () => {
     expect(exists('data/resorts.json')).toBe(true);
   });
 });
+
+describe('one door', () => {
+  const source = (file: string) => readFileSync(path.join(SRC, file), 'utf8');
+
+  it('requests and WebSocket upgrades enter by http/dispatch.ts; the WebSocket adapter checks no path, origin or upgrade key of its own', () => {
+    const start = source('app/http-server.ts');
+    expect(start).toMatch(/server\.on\('upgrade'[\s\S]*?dispatch\.upgrade\(/);
+    expect(start).toMatch(/createServer\([^)]*dispatch\)/);
+    const ws = source('transports/graphql/ws.ts');
+    for (const ownCheck of ['allowsOrigin', 'sameOrigin', 'presentedKey', "'/graphql'"]) expect(ws, ownCheck).not.toContain(ownCheck);
+    expect(source('http/dispatch.ts')).toMatch(/async function upgrade\(/);
+  });
+});
