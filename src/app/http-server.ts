@@ -5,6 +5,7 @@ import type { Config } from '../lib/config.js';
 import type { Problem } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
 import { API_VERSION } from '../lib/version.js';
+import { printSchema } from 'graphql';
 import { schema } from '../graphql/schema.js';
 import { contextFactory, type Services } from '../graphql/context.js';
 import { loadManifest, PersistedDocuments } from '../operation/persisted-documents.js';
@@ -15,8 +16,10 @@ import { routes } from '../transports/rest/routes.js';
 import { openApiDocument } from '../transports/rest/openapi.js';
 import { createGraphQLHttp } from '../transports/graphql/http.js';
 import type { createGraphQLWs } from '../transports/graphql/ws.js';
+import type { createMcp } from '../transports/mcp/endpoint.js';
 import { presentedKey } from '../auth/presented-key.js';
-import { monthOf, type GuardResult } from '../auth/guard.js';
+import { monthOf } from '../auth/guard.js';
+import type { KeyCheck } from '../auth/guard-answers.js';
 import type { UsageCounter } from '../auth/usage-counter.js';
 import { createDispatcher } from '../http/dispatch.js';
 import { type ParseError, unparsedProblem } from '../http/unparsed.js';
@@ -36,8 +39,7 @@ export interface HttpDeps {
   logger: Logger;
   now: () => Date;
   services: Services;
-  guard: {
-    check(presented: string | string[] | undefined): GuardResult | Promise<GuardResult>;
+  guard: KeyCheck & {
     /** Why a key's open streams must end now (revoked, out of quota), or null. */
     standing(keyId: number): Problem | null | Promise<Problem | null>;
   };
@@ -103,6 +105,32 @@ export async function startHttp({ config, logger, now, services, guard, usage, m
         newId: randomUUID,
       }),
     ));
+  // MCP for agents, loaded with the first request to /mcp.
+  let mcp: Promise<ReturnType<typeof createMcp>> | null = null;
+  const loadMcp = () =>
+    (mcp ??= import('../transports/mcp/endpoint.js').then((m) =>
+      m.createMcp({
+        pipeline,
+        schema,
+        newContext,
+        guard,
+        streams,
+        logger,
+        corsOrigins: config.corsOrigins,
+        maxBodyBytes: config.maxBodyBytes,
+        maxBufferedBytes: config.streams.maxBufferedBytes,
+        idleTimeoutMs: config.mcp.sessionIdleTimeoutMs,
+        keepAliveMs: config.graphql.heartbeatMs,
+        deadlineMs: config.executionTimeoutMs,
+        documents: {
+          'gateway://schema.graphql': () => printSchema(schema),
+          'gateway://openapi.json': () => JSON.stringify(openApiDocument(routes, API_VERSION, schema)),
+        },
+        version: API_VERSION,
+        now,
+        newId: randomUUID,
+      }),
+    ));
   const dispatch = createDispatcher({
     guard,
     deadlines,
@@ -134,6 +162,7 @@ export async function startHttp({ config, logger, now, services, guard, usage, m
         },
       }),
       rest: rest.handle,
+      mcp: (ex) => loadMcp().then((m) => m.handle(ex)),
       webSocket: (req, socket, head, admitted) => loadWs().then((w) => w.upgrade(req, socket, head, admitted)),
     },
   });
@@ -173,6 +202,7 @@ export async function startHttp({ config, logger, now, services, guard, usage, m
     closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     if (ws) (await ws).close();
+    if (mcp) (await mcp).close();
   });
   life.onClose('http', async ({ graceMs }) => {
     let timer: NodeJS.Timeout | undefined;

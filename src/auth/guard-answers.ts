@@ -6,7 +6,19 @@ import type { Problem } from '../lib/errors.js';
  * revoked key and for each limit, and the RateLimit headers of an allowed request.
  */
 
+/**
+ * What a key check counts: a request counts against both the key's per-second rate and its monthly
+ * quota; an MCP message against the rate only (its session's housekeeping: initialize, lists,
+ * pings), and the calls inside it against the quota only (src/transports/mcp/).
+ */
+export type Counted = 'request' | 'rate' | 'quota';
+
 export type GuardResult = { ok: true; key: ApiKeyRecord | null; headers: string[] } | { ok: false; problem: Problem };
+
+/** The key check as its callers see it: local (AuthGuard) or shared in Redis (ClusterGuard). */
+export interface KeyCheck {
+  check(presented: string | string[] | undefined, counted?: Counted): GuardResult | Promise<GuardResult>;
+}
 
 /** Seconds from `now` to the first instant of next month (UTC), when monthly usage resets. */
 export function secondsToMonthEnd(now: Date): number {

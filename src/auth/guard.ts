@@ -2,9 +2,21 @@ import { LRUCache } from 'lru-cache';
 import type { KeyRepository, ApiKeyRecord } from '../data/repositories/keys.js';
 import { hashApiKey } from './api-key.js';
 import type { Problem } from '../lib/errors.js';
-import { allowed, malformedKey, monthOf, policyOf, quotaUsedUp, rateLimited, revokedKey, standingOf, unknownKey, type GuardResult } from './guard-answers.js';
+import {
+  allowed,
+  type Counted,
+  malformedKey,
+  monthOf,
+  policyOf,
+  quotaUsedUp,
+  rateLimited,
+  revokedKey,
+  standingOf,
+  unknownKey,
+  type GuardResult,
+} from './guard-answers.js';
 
-export { monthOf, secondsToMonthEnd, type GuardResult } from './guard-answers.js';
+export { monthOf, secondsToMonthEnd, type Counted, type GuardResult } from './guard-answers.js';
 import type { UsageCounter } from './usage-counter.js';
 
 /** A key as the guard keeps it: the record and its header values (the policy's for this month). */
@@ -67,8 +79,8 @@ export class AuthGuard {
     return known || null;
   }
 
-  /** `presented` is the x-api-key header, or the token of an `Authorization: Bearer` header. */
-  check(presented: string | string[] | undefined): GuardResult {
+  /** `presented` is the x-api-key header, or the token of an `Authorization: Bearer` header; `counted` says against which limits. */
+  check(presented: string | string[] | undefined, counted: Counted = 'request'): GuardResult {
     if (!this.enabled) return { ok: true, key: null, headers: [] };
     const malformed = malformedKey(presented);
     if (malformed) return malformed;
@@ -84,14 +96,17 @@ export class AuthGuard {
       known.policy = policyOf(key, now);
       known.policyMonth = month;
     }
-    const second = Math.floor(now.getTime() / 1000);
-    const window = this.windows.get(key.id);
-    if (window && window.second === second && window.count >= key.ratePerSecond) return rateLimited(key, known.policy);
-    if (window && window.second === second) window.count++;
-    else if (window) {
-      window.second = second;
-      window.count = 1;
-    } else this.windows.set(key.id, { second, count: 1 });
+    if (counted !== 'quota') {
+      const second = Math.floor(now.getTime() / 1000);
+      const window = this.windows.get(key.id);
+      if (window && window.second === second && window.count >= key.ratePerSecond) return rateLimited(key, known.policy);
+      if (window && window.second === second) window.count++;
+      else if (window) {
+        window.second = second;
+        window.count = 1;
+      } else this.windows.set(key.id, { second, count: 1 });
+    }
+    if (counted === 'rate') return allowed(key, this.usage.used(key.id, month), known.policy, now, known.quota);
 
     const used = this.usage.take(key.id, month, key.monthlyQuota, key.ratePerSecond);
     if (used === null) return quotaUsedUp(key, known.policy, now);

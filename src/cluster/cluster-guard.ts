@@ -2,6 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { hashApiKey } from '../auth/api-key.js';
 import {
   allowed,
+  type Counted,
   deny,
   malformedKey,
   monthOf,
@@ -38,7 +39,7 @@ export class ClusterGuard {
     private readonly logger: Logger,
   ) {}
 
-  async check(presented: string | string[] | undefined): Promise<GuardResult> {
+  async check(presented: string | string[] | undefined, counted: Counted = 'request'): Promise<GuardResult> {
     if (!this.enabled) return { ok: true, key: null, headers: [] };
     const malformed = malformedKey(presented);
     if (malformed) return malformed;
@@ -50,9 +51,9 @@ export class ClusterGuard {
     const second = Math.floor(now.getTime() / 1000);
     let outcome: Awaited<ReturnType<RedisKeyStore['check']>>;
     try {
-      outcome = await this.store.check(hash, month, second);
+      outcome = await this.store.check(hash, month, second, counted);
     } catch (err) {
-      return this.offline(hash, now, month, second, err as Error);
+      return this.offline(hash, now, month, second, counted, err as Error);
     }
     if (outcome.kind === 'unknown') {
       this.seen.delete(hash);
@@ -84,7 +85,7 @@ export class ClusterGuard {
     }
   }
 
-  private offline(hash: string, now: Date, month: string, second: number, err: Error): GuardResult {
+  private offline(hash: string, now: Date, month: string, second: number, counted: Counted, err: Error): GuardResult {
     const known = this.seen.get(hash);
     if (!known) {
       this.logger.debug({ cause: err.message }, 'key store unreachable; unknown key refused');
@@ -94,8 +95,11 @@ export class ClusterGuard {
     const policy = policyOf(key, now);
     if (known.month !== month) Object.assign(known, { month, used: 0 });
     if (known.second !== second) Object.assign(known, { second, inSecond: 0 });
-    if (known.inSecond >= key.ratePerSecond) return rateLimited(key, policy);
-    known.inSecond++;
+    if (counted !== 'quota') {
+      if (known.inSecond >= key.ratePerSecond) return rateLimited(key, policy);
+      known.inSecond++;
+    }
+    if (counted === 'rate') return allowed(key, known.used, policy, now);
     if (known.used >= key.monthlyQuota) return quotaUsedUp(key, policy, now);
     known.used++;
     return allowed(key, known.used, policy, now);

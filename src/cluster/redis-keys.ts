@@ -7,6 +7,7 @@ import {
   replacedName,
   type RevokedBy,
 } from '../data/repositories/keys.js';
+import type { Counted } from '../auth/guard-answers.js';
 import { PREFIX, type RedisLink } from './redis.js';
 
 /**
@@ -25,19 +26,22 @@ export const K = {
   usage: (id: number, month: string) => `${PREFIX}usage:${id}:${month}`,
 };
 
-/** KEYS[1]: the key's hash; ARGV: month, second, prefix. See CheckOutcome for the answer. */
+/** KEYS[1]: the key's hash; ARGV: month, second, prefix, what is counted (Counted). See CheckOutcome for the answer. */
 const CHECK = `
 local k = redis.call('HMGET', KEYS[1], 'id', 'revokedAt', 'monthlyQuota', 'ratePerSecond', 'scopes', 'name', 'plan', 'createdAt', 'origin', 'revokedBy', 'streams')
 if not k[1] then return {0} end
 local fields = {k[1], k[2] or '', k[3], k[4], k[5] or '', k[6] or '', k[7] or '', k[8] or '', k[9] or '', k[10] or '', k[11] or ''}
 if k[2] and k[2] ~= '' then return {1, fields, 0} end
-local rateKey = ARGV[3] .. 'rate:' .. k[1] .. ':' .. ARGV[2]
-local inSecond = tonumber(redis.call('GET', rateKey) or '0')
 local usageKey = ARGV[3] .. 'usage:' .. k[1] .. ':' .. ARGV[1]
 local used = tonumber(redis.call('GET', usageKey) or '0')
-if inSecond >= tonumber(k[4]) then return {2, fields, used} end
-redis.call('INCR', rateKey)
-redis.call('PEXPIRE', rateKey, 2000)
+if ARGV[4] ~= 'quota' then
+  local rateKey = ARGV[3] .. 'rate:' .. k[1] .. ':' .. ARGV[2]
+  local inSecond = tonumber(redis.call('GET', rateKey) or '0')
+  if inSecond >= tonumber(k[4]) then return {2, fields, used} end
+  redis.call('INCR', rateKey)
+  redis.call('PEXPIRE', rateKey, 2000)
+end
+if ARGV[4] == 'rate' then return {4, fields, used} end
 if used >= tonumber(k[3]) then return {3, fields, used} end
 used = redis.call('INCR', usageKey)
 redis.call('EXPIRE', usageKey, 34560000)
@@ -169,10 +173,12 @@ export class RedisKeyStore {
     return { key: { revokedAt: revokedAt || null, monthlyQuota: Number(quota) }, used: Number(used) };
   }
 
-  /** Checks and counts one request (atomically). Throws when Redis is unreachable. */
-  async check(keyHash: string, month: string, second: number): Promise<CheckOutcome> {
-    const cmd = this.link.cmd as unknown as { szgCheckKey(key: string, month: string, second: number, prefix: string): Promise<[number, string[]?, number?]> };
-    const [code, fields, used] = await cmd.szgCheckKey(K.key(keyHash), month, second, PREFIX);
+  /** Checks and counts one request (atomically), against the limits `counted` names. Throws when Redis is unreachable. */
+  async check(keyHash: string, month: string, second: number, counted: Counted = 'request'): Promise<CheckOutcome> {
+    const cmd = this.link.cmd as unknown as {
+      szgCheckKey(key: string, month: string, second: number, prefix: string, counted: Counted): Promise<[number, string[]?, number?]>;
+    };
+    const [code, fields, used] = await cmd.szgCheckKey(K.key(keyHash), month, second, PREFIX, counted);
     const kind = KINDS[code]!;
     if (kind === 'unknown') return { kind };
     return { kind, key: recordOf(fields!, keyHash), used: used ?? 0 };

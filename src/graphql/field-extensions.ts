@@ -5,3 +5,10 @@
  * Set on the field as `extensions: { [SHARED_EVENTS]: true }`.
  */
 export const SHARED_EVENTS = 'sharedEvents';
+
+/**
+ * A root field only keys with this scope may run (`extensions: { [NEEDS_SCOPE]: 'admin' }`): its
+ * resolver refuses others (FORBIDDEN), and what lists operations for a key (the MCP tools) leaves
+ * out those it could not run.
+ */
+export const NEEDS_SCOPE = 'needsScope';

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../lib/logger.js';
-import type { GuardResult } from '../auth/guard-answers.js';
+import type { GuardResult, KeyCheck } from '../auth/guard-answers.js';
 import { BodyTooLargeError } from './body.js';
 import type { Deadlines } from './deadline.js';
 import { Exchange } from './exchange.js';
@@ -28,6 +28,8 @@ export interface Handlers {
   /** Liveness and readiness: no key, not counted, not limited. */
   ready(): { ready: boolean; waiting: string[] };
   graphql: { handle(ex: Exchange): Promise<void> | void };
+  /** The Model Context Protocol for agents (Streamable HTTP). */
+  mcp(ex: Exchange): Promise<void>;
   /** The REST route table; false when no route matches. */
   rest(ex: Exchange): Promise<boolean>;
   /** GraphQL over WebSocket: an upgrade the door let in, to shake hands with and speak the protocol on. */
@@ -43,7 +45,7 @@ export interface AdmittedUpgrade {
 
 export interface DispatchDeps {
   /** The key check: in memory over SQLite (AuthGuard), or in Redis for replicas (ClusterGuard). */
-  guard: { check(presented: string | string[] | undefined): GuardResult | Promise<GuardResult> };
+  guard: KeyCheck;
   handlers: Handlers;
   deadlines: Deadlines;
   metrics: Metrics;
@@ -110,9 +112,11 @@ export function createDispatcher({ guard, handlers, deadlines, metrics, corsOrig
       return handlers.pages.serve(ex, page);
     }
     const isGraphQL = ex.path === '/graphql';
+    // An MCP message counts against the key's rate; the calls it carries against its quota (there).
+    const counted = ex.path === '/mcp' ? 'rate' : 'request';
 
     const presented = presentedKey(req.headers);
-    let verdict = ex.trace ? traced('key check', {}, () => guard.check(presented)) : guard.check(presented);
+    let verdict = ex.trace ? traced('key check', {}, () => guard.check(presented, counted)) : guard.check(presented, counted);
     if (verdict instanceof Promise) verdict = await verdict;
     if (!verdict.ok) {
       // Requests without a usable key are cheap to send by the thousand down one connection: past
@@ -131,6 +135,10 @@ export function createDispatcher({ guard, handlers, deadlines, metrics, corsOrig
     if (isGraphQL) {
       ex.route = '/graphql';
       return handlers.graphql.handle(ex);
+    }
+    if (ex.path === '/mcp') {
+      ex.route = '/mcp';
+      return handlers.mcp(ex);
     }
     if (ex.path === '/metrics') {
       ex.route = '/metrics';

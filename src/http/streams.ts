@@ -90,7 +90,7 @@ export class StreamLimiter {
         'streams',
         held,
         `at most ${perKey} open at once per key`,
-        `This key already holds ${perKey} open streams (SSE, multipart, WebSocket subscriptions), the most it may hold; close one first.`,
+        `This key already holds ${perKey} open streams (SSE, multipart, WebSocket subscriptions, MCP sessions), the most it may hold; close one first.`,
       );
     }
     const byAddress = `${key}\n${holder.address}`;

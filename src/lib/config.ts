@@ -29,6 +29,7 @@ export const EnvSchema = z.object({
   GRAPHQL_BATCH_MAX: z.coerce.number().int().min(1).max(100).default(10),
   GRAPHQL_WS_INIT_TIMEOUT_MS: z.coerce.number().int().min(100).default(3_000),
   GRAPHQL_WS_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
+  MCP_SESSION_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1000).default(300_000),
   LIVE_CHECK_MS: z.coerce.number().int().min(100).max(3_600_000).default(1000),
   NODE_ENV: z.string().default('development'),
   MAX_CONNECTIONS: z.coerce.number().int().min(2).default(4096),
@@ -141,6 +142,8 @@ export interface Config {
    */
   /** liveCheckMs: how often live conditions look whether the hour turned (or the data moved without an event). */
   graphql: { maxBatch: number; wsInitTimeoutMs: number; wsIdleTimeoutMs: number; heartbeatMs: number; liveCheckMs: number };
+  /** MCP at /mcp: how long a session with no request and nothing subscribed lasts. */
+  mcp: { sessionIdleTimeoutMs: number };
   maxBodyBytes: number;
   connections: { maxConnections: number; headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
   /**
@@ -261,6 +264,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       heartbeatMs: 12_000,
       liveCheckMs: e.LIVE_CHECK_MS,
     },
+    mcp: { sessionIdleTimeoutMs: e.MCP_SESSION_IDLE_TIMEOUT_MS },
     maxBodyBytes: e.MAX_BODY_BYTES,
     connections: {
       maxConnections: e.MAX_CONNECTIONS,

@@ -8,7 +8,7 @@ import type { IncrementalPart } from './incremental.js';
  */
 export interface Transport {
   /** For traces and the suite's matrix. */
-  readonly name: 'json' | 'sse' | 'multipart' | 'ws' | 'batch' | 'rest' | 'warm-up';
+  readonly name: 'json' | 'sse' | 'multipart' | 'ws' | 'batch' | 'rest' | 'mcp' | 'warm-up';
   /** Can deliver a stream of results: subscriptions, and @defer / @stream as parts. */
   readonly streams: boolean;
 }
@@ -21,6 +21,8 @@ export const TRANSPORTS = {
   ws: { name: 'ws', streams: true },
   batch: { name: 'batch', streams: false },
   rest: { name: 'rest', streams: false },
+  /** MCP's tool calls and resource reads, and the subscription behind its resource updates. */
+  mcp: { name: 'mcp', streams: true },
   warmUp: { name: 'warm-up', streams: false },
 } as const satisfies Record<string, Transport>;
 

@@ -16,8 +16,15 @@ export const dropNulls = (args: Record<string, unknown>): Record<string, unknown
  * onto the schema's where they differ. A failure carries each problem as REST names it (the
  * builder's `validationError` turns them into one BAD_USER_INPUT error).
  */
-export function argsOf<S extends z.ZodType, A = Record<string, unknown>>(schema: S, fromArgs: (args: A) => Record<string, unknown> = dropNulls as never) {
+export function argsOf<S extends z.ZodType, A = Record<string, unknown>>(
+  schema: S,
+  fromArgs: (args: A) => Record<string, unknown> = dropNulls as never,
+  names: Readonly<Record<string, string>> = {},
+) {
   return {
+    /** The parameter schema itself and the argument names it calls otherwise: what tools derive their bounds from (paramsOfField). */
+    params: schema,
+    names,
     '~standard': {
       version: 1 as const,
       vendor: 'ski-zip-gateway',
@@ -29,4 +36,25 @@ export function argsOf<S extends z.ZodType, A = Record<string, unknown>>(schema:
       },
     },
   };
+}
+
+/** What argsOf left on a field's arguments for Pothos' validation plugin, if anything. */
+interface ValidatedArgs {
+  params?: z.ZodType;
+  names?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The parameter schema a GraphQL field's arguments are validated with (argsOf's), and the name
+ * each argument has in it: where the bounds of the field's arguments are declared.
+ */
+export function paramsOfField(field: {
+  args: readonly { extensions: Readonly<Record<string, unknown>> }[];
+}): { params: z.ZodType; names: Readonly<Record<string, string>> } | null {
+  for (const arg of field.args) {
+    const validation = arg.extensions['@pothos/plugin-validation'] as { parentSchemas?: readonly ValidatedArgs[] } | undefined;
+    const found = validation?.parentSchemas?.find((s) => s.params);
+    if (found?.params) return { params: found.params, names: found.names ?? {} };
+  }
+  return null;
 }

@@ -42,6 +42,7 @@ const SET: Record<string, [string, (c: Config) => unknown, unknown, Record<strin
   GRAPHQL_BATCH_MAX: ['3', (c) => c.graphql.maxBatch, 3],
   GRAPHQL_WS_INIT_TIMEOUT_MS: ['500', (c) => c.graphql.wsInitTimeoutMs, 500],
   GRAPHQL_WS_IDLE_TIMEOUT_MS: ['5000', (c) => c.graphql.wsIdleTimeoutMs, 5000],
+  MCP_SESSION_IDLE_TIMEOUT_MS: ['7000', (c) => c.mcp.sessionIdleTimeoutMs, 7000],
   LIVE_CHECK_MS: ['60000', (c) => c.graphql.liveCheckMs, 60000],
   NODE_ENV: ['production', (c) => c.introspection, false],
   MAX_BODY_BYTES: ['4096', (c) => c.maxBodyBytes, 4096],

@@ -82,7 +82,7 @@ builder.queryFields((t) => ({
     description: 'One state by its two-letter code, case-insensitive. Unknown codes are NOT_FOUND.',
     args: t.validate(
       { code: t.arg.string({ required: true, description: 'Two-letter USPS state code, any case (CO, co).' }) },
-      argsOf(StateParams, (a: { code: string }) => ({ state: a.code })),
+      argsOf(StateParams, (a: { code: string }) => ({ state: a.code }), { code: 'state' }),
     ),
     resolve: (_root, { state }, ctx) => loadState(ctx, state),
   }),
@@ -95,7 +95,7 @@ builder.queryFields((t) => ({
         name: t.arg.string({ required: true, description: `1–${ZIP_BOUNDS.cityMaxLength} characters.` }),
         state: t.arg.string({ description: 'Optional two-letter state code.' }),
       },
-      argsOf(CityParams, (a: { name: string; state?: string | null }) => ({ city: a.name, state: a.state ?? undefined })),
+      argsOf(CityParams, (a: { name: string; state?: string | null }) => ({ city: a.name, state: a.state ?? undefined }), { name: 'city' }),
     ),
     resolve: (_root, { city, state }, ctx) => {
       const zipcodes = ctx.repos.zips.findByCity(city, state ?? null);

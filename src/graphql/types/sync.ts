@@ -1,5 +1,5 @@
 import { builder } from '../builder.js';
-import { SHARED_EVENTS } from '../field-extensions.js';
+import { NEEDS_SCOPE, SHARED_EVENTS } from '../field-extensions.js';
 import { sliced } from '../cost-directives.js';
 import { ForbiddenError, hasScope } from '../../auth/scopes.js';
 import type { SyncRunRecord } from '../../data/repositories/sync.js';
@@ -77,6 +77,7 @@ builder.mutationField('runSync', (t) =>
     nullable: true,
     description:
       'Starts a sync run unless one is going (then starts nothing); answers the status either way. Needs a key with the admin scope (FORBIDDEN otherwise).',
+    extensions: { [NEEDS_SCOPE]: 'admin' },
     resolve: (_r, _a, ctx) => {
       if (!hasScope(ctx.scopes, 'admin')) throw new ForbiddenError('admin', 'Starting a sync run');
       return ctx.sync.start('MANUAL');

@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import { parse, GraphQLError, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { CloseCode, handleProtocols, makeServer, type SubscribePayload } from 'graphql-ws';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { GuardResult } from '../../auth/guard-answers.js';
+import type { KeyCheck } from '../../auth/guard-answers.js';
 import { bearer } from '../../auth/presented-key.js';
 import type { GraphQLContext, RequestInfo } from '../../graphql/context.js';
 import { markEstablished, markUpgraded } from '../../http/connections.js';
@@ -28,7 +28,7 @@ export interface GraphQLWsDeps {
   pipeline: Pipeline;
   schema: GraphQLSchema;
   newContext: (request: RequestInfo) => GraphQLContext;
-  guard: { check(presented: string | string[] | undefined): GuardResult | Promise<GuardResult> };
+  guard: KeyCheck;
   streams: StreamLimiter;
   /** Sockets whose key is not known yet. */
   pending: PendingSockets;

@@ -1,0 +1,201 @@
+import type { ServerResponse } from 'node:http';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Exchange } from '../../http/exchange.js';
+import type { Identity } from '../../http/identity.js';
+import type { StreamLease } from '../../http/streams.js';
+import type { Problem } from '../../lib/errors.js';
+import type { CallOutcome, Calls } from './calls.js';
+import { getPrompt, PROMPTS } from './prompts.js';
+import { DOCUMENTS, documentList, MAX_WATCHED_RESORTS, readerOf, targetOf, templates, type DocumentUri } from './resources.js';
+import { toolsFor, type McpTool } from './tools.js';
+import type { Watch, Watcher } from './watch.js';
+
+export interface SessionDeps {
+  tools: readonly McpTool[];
+  calls: Calls;
+  /** The service's documents as resources. */
+  documents: Record<DocumentUri, () => string>;
+  serverInfo: { name: string; version: string };
+  instructions: string;
+  newId: () => string;
+  /** How often an open notification stream gets a keep-alive comment (ms). */
+  keepAliveMs: number;
+  /** Starts watching resorts for the session: their updates reach `changed`. */
+  watch: (session: Watcher, ids: readonly string[]) => Promise<Watch | CallOutcome>;
+}
+
+/** The exchange a message came in on: the endpoint hands it to the SDK as the request's auth info. */
+export const exchangeOf = (extra: { authInfo?: { extra?: Record<string, unknown> } }): Exchange => extra.authInfo?.extra?.exchange as Exchange;
+
+/** A call's answer as MCP's tool result: the data as structured content and as its JSON text, or the errors, each with its code. */
+export function toolResult(outcome: CallOutcome): CallToolResult {
+  if (outcome.ok) return { content: [{ type: 'text', text: JSON.stringify(outcome.data) }], structuredContent: outcome.data };
+  const text = outcome.errors.map((e) => `${e.code}: ${e.message}`).join('\n');
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
+/**
+ * One MCP session: the SDK's server and its Streamable HTTP transport, for one key. It holds one
+ * of its key's streams from initialize to its end (its notification stream and its watched
+ * resorts ride on it), whoever ends it: DELETE, the idle time-out, the stream limits, shutdown.
+ */
+export class McpSession implements Watcher {
+  readonly server: Server;
+  readonly transport: StreamableHTTPServerTransport;
+  /** When a request last came (the app's clock, ms). */
+  activeAt: number;
+  /** The open GET stream notifications go out on, if any: its unsent bytes are bounded. */
+  notifications: ServerResponse | null = null;
+  /** Resource URIs subscribed to, by resort id. */
+  readonly watched = new Map<string, Set<string>>();
+  private watching: Watch | null = null;
+  private ended = false;
+
+  constructor(
+    private readonly deps: SessionDeps,
+    readonly who: Identity,
+    private readonly lease: StreamLease,
+    now: number,
+    private readonly on: { initialized(session: McpSession): void; ended(session: McpSession): void },
+  ) {
+    this.activeAt = now;
+    this.transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: deps.newId,
+      onsessioninitialized: () => on.initialized(this),
+      enableJsonResponse: true,
+      keepAliveMs: deps.keepAliveMs,
+    });
+    this.server = new Server(deps.serverInfo, {
+      capabilities: { tools: {}, resources: { subscribe: true }, prompts: {} },
+      instructions: deps.instructions,
+    });
+    this.handle();
+    void this.server.connect(this.transport);
+    // Set after connect, which takes the transport's onclose for the server's own.
+    const serverClose = this.transport.onclose;
+    this.transport.onclose = () => {
+      serverClose?.();
+      this.end();
+    };
+  }
+
+  get id(): string | undefined {
+    return this.transport.sessionId;
+  }
+
+  private handle(): void {
+    const { tools, calls } = this.deps;
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    this.server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: toolsFor(tools, this.who.scopes).map((t) => ({
+        name: t.name,
+        description: t.description,
+        inputSchema: t.inputSchema as { type: 'object' },
+        outputSchema: t.outputSchema as { type: 'object' },
+        annotations: { readOnlyHint: t.readOnly, openWorldHint: false },
+      })),
+    }));
+    this.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const tool = byName.get(request.params.name);
+      if (!tool) throw new McpError(ErrorCode.InvalidParams, `No tool ${JSON.stringify(request.params.name)}; tools/list names them.`);
+      return toolResult(await calls.call(exchangeOf(extra), tool, request.params.arguments ?? {}));
+    });
+    this.server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: documentList() }));
+    this.server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: templates() }));
+    this.server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+      const { uri } = request.params;
+      const target = targetOf(uri);
+      if (!target) throw notFound(uri);
+      if (target.kind === 'document') {
+        const doc = target.uri as DocumentUri;
+        return { contents: [{ uri, mimeType: DOCUMENTS[doc].mimeType, text: this.deps.documents[doc]() }] };
+      }
+      const outcome = await calls.run(exchangeOf(extra), readerOf(tools, target.view).document, { id: target.resortId });
+      if (!outcome.ok) throw new McpError(ErrorCode.InvalidParams, outcome.errors.map((e) => `${e.code}: ${e.message}`).join('\n'));
+      return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(outcome.data.resort) }] };
+    });
+    this.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+      const { uri } = request.params;
+      const target = targetOf(uri);
+      if (target?.kind !== 'resort') throw new McpError(ErrorCode.InvalidParams, `Only resort resources change: ${uri} cannot be subscribed to.`);
+      const uris = this.watched.get(target.resortId);
+      if (uris) {
+        uris.add(uri);
+        return {};
+      }
+      if (this.watched.size >= MAX_WATCHED_RESORTS)
+        throw new McpError(ErrorCode.InvalidParams, `A session watches at most ${MAX_WATCHED_RESORTS} resorts; unsubscribe from one first.`);
+      await this.rewatch([...this.watched.keys(), target.resortId]);
+      this.watched.set(target.resortId, new Set([uri]));
+      return {};
+    });
+    this.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+      const target = targetOf(request.params.uri);
+      const uris = target?.kind === 'resort' ? this.watched.get(target.resortId) : undefined;
+      if (target?.kind !== 'resort' || !uris?.delete(request.params.uri)) return {};
+      if (uris.size === 0) {
+        this.watched.delete(target.resortId);
+        await this.rewatch([...this.watched.keys()]);
+      }
+      return {};
+    });
+    this.server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: PROMPTS }));
+    this.server.setRequestHandler(GetPromptRequestSchema, (request) => getPrompt(request.params.name, request.params.arguments ?? {}));
+  }
+
+  /** Watches these resorts instead (one subscription for all of them); refused, the old watch stays. */
+  private async rewatch(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) {
+      this.watching?.stop();
+      this.watching = null;
+      return;
+    }
+    const started = await this.deps.watch(this, ids);
+    if (!('stop' in started)) {
+      const message = started.ok ? 'The resort could not be watched.' : started.errors.map((e) => `${e.code}: ${e.message}`).join('\n');
+      throw new McpError(ErrorCode.InvalidParams, message);
+    }
+    if (this.ended) return started.stop();
+    this.watching?.stop();
+    this.watching = started;
+  }
+
+  /** A watched resort changed: each of its subscribed resources is told. */
+  changed(resortId: string): void {
+    for (const uri of this.watched.get(resortId) ?? []) void this.server.sendResourceUpdated({ uri }).catch(() => {});
+  }
+
+  /** Ends the session (once): its streams closed, its watch stopped, its place among its key's streams given back. */
+  end(_reason?: Problem): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.watching?.stop();
+    this.watching = null;
+    this.lease.release();
+    this.on.ended(this);
+    void this.transport.close();
+  }
+
+  get isEnded(): boolean {
+    return this.ended;
+  }
+}
+
+/** MCP's code for a resource that does not exist. */
+const RESOURCE_NOT_FOUND = -32002;
+const notFound = (uri: string) => new McpError(RESOURCE_NOT_FOUND, `No resource ${uri}: resources/list and resources/templates/list name them.`);

@@ -1,0 +1,421 @@
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LATEST_PROTOCOL_VERSION, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { RunningApp } from '../src/app/start.js';
+import { getJson, startTestServer, TEST_KEY } from './helpers/server.js';
+import { movableClock, runNow } from './helpers/clock.js';
+
+/**
+ * MCP at /mcp, through the official SDK's client (Client + StreamableHTTPClientTransport) against
+ * the bundle: the tools are the operation files, each called with good and bad arguments; keys,
+ * scopes and quotas hold as on every path; sessions are streams of their key and end when idle.
+ */
+
+const OPERATIONS_DIR = path.resolve(import.meta.dirname, '../src/transports/mcp/operations');
+const READER = 'szg_mcp_reader_key_without_admin';
+const IDLE_MS = 60_000;
+
+/** A connected SDK client with this key (none: no header). */
+async function connect(app: RunningApp, key: string | null = TEST_KEY): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const client = new Client({ name: 'suite', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: key ? { 'x-api-key': key } : {} } });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+/** Ends the session (DELETE: the SDK client's close alone leaves it to the idle time-out) and the client. */
+async function disconnect({ client, transport }: { client: Client; transport: StreamableHTTPClientTransport }): Promise<void> {
+  await transport.terminateSession();
+  await client.close();
+}
+
+/** A read resource's text. */
+const contentText = (r: { contents: ({ text: string } | { blob: string })[] }) => {
+  const first = r.contents[0]!;
+  if (!('text' in first)) throw new Error('a resource read as a blob');
+  return first.text;
+};
+
+const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+
+/** The operations on disk, by the tool name each must have (ZipLookup: zip_lookup) and its description (its opening comment). */
+function operationsOnDisk(): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const file of readdirSync(OPERATIONS_DIR).filter((f) => f.endsWith('.graphql'))) {
+    const text = readFileSync(path.join(OPERATIONS_DIR, file), 'utf8');
+    const name = /^(?:query|mutation)\s+(\w+)/m.exec(text)![1]!;
+    const description = text
+      .split('\n')
+      .filter((l) => l.startsWith('#'))
+      .map((l) => l.slice(1).trim())
+      .join(' ');
+    out.set(name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase(), description);
+  }
+  return out;
+}
+
+describe('MCP with the official SDK client', () => {
+  let app: RunningApp;
+  let admin: Client;
+  let reader: Client;
+  const connected: Awaited<ReturnType<typeof connect>>[] = [];
+  beforeAll(async () => {
+    app = await startTestServer({ privateDb: true, config: { apiKeys: [TEST_KEY, READER] } });
+    connected.push(await connect(app), await connect(app, READER));
+    admin = connected[0]!.client;
+    reader = connected[1]!.client;
+  });
+  afterAll(async () => {
+    for (const c of connected) await disconnect(c);
+    await app?.close();
+  });
+
+  it('initializes on the newest protocol version the SDK speaks, with tools, subscribable resources and prompts', async () => {
+    const session = await connect(app);
+    const { client, transport } = session;
+    expect(transport.protocolVersion).toBe(LATEST_PROTOCOL_VERSION);
+    expect(transport.sessionId).toMatch(/^[\w-]{16,}$/);
+    expect(client.getServerVersion()).toMatchObject({ name: 'ski-zip-gateway' });
+    expect(client.getServerCapabilities()).toMatchObject({ tools: {}, resources: { subscribe: true }, prompts: {} });
+    expect(client.getInstructions()).toMatch(/resort:\/\/\{id\}\/conditions/);
+    await disconnect(session);
+  });
+
+  it('without a key: 401 problem+json at the door, and the SDK client cannot connect', async () => {
+    const res = await getJson(app, '/mcp', {
+      method: 'POST',
+      apiKey: null,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      }),
+    });
+    expect(res.status).toBe(401);
+    expect(res.contentType).toMatch(/^application\/problem\+json/);
+    expect(res.body).toMatchObject({ code: 'UNAUTHENTICATED', status: 401 });
+    await expect(connect(app, null)).rejects.toThrow(/401/);
+    await expect(connect(app, 'szg_not_a_key_anyone_has')).rejects.toThrow(/401/);
+  });
+
+  it('tools/list: one tool per operation file, its description the file’s opening comment, schemas derived from the operation with the parameters’ bounds', async () => {
+    const { tools } = await admin.listTools();
+    const onDisk = operationsOnDisk();
+    expect(new Set(tools.map((t) => t.name))).toEqual(new Set(onDisk.keys()));
+    for (const tool of tools) {
+      expect(tool.description).toBe(onDisk.get(tool.name));
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.outputSchema?.type).toBe('object');
+    }
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    // The bounds are the REST parameters' (src/validation/), not restated here.
+    expect(byName.get('zip_lookup')!.inputSchema).toMatchObject({ properties: { zip: { type: 'string', pattern: '^\\d{5}$' } }, required: ['zip'] });
+    expect(byName.get('nearby_zips')!.inputSchema.properties).toMatchObject({
+      radiusMiles: { type: 'number', exclusiveMinimum: 0, maximum: 200 },
+      limit: { type: 'integer', minimum: 1, maximum: 200 },
+    });
+    expect(byName.get('resorts_near_zip')!.inputSchema.properties).toMatchObject({
+      radiusMiles: { maximum: 500 },
+      limit: { maximum: 50 },
+      units: { enum: ['METRIC', 'IMPERIAL'] },
+    });
+    expect(byName.get('zips_near_point')!.inputSchema).toMatchObject({
+      properties: { lat: { minimum: -90, maximum: 90 }, lng: { minimum: -180, maximum: 180 } },
+      required: ['lat', 'lng'],
+    });
+    expect(byName.get('city_zips')!.inputSchema.properties).toMatchObject({ name: { maxLength: 100 }, state: { pattern: '^[A-Za-z]{2}$' } });
+    expect(byName.get('zip_lookup')!.outputSchema).toMatchObject({
+      properties: {
+        zip: { type: ['object', 'null'], properties: { city: { type: 'string' }, lat: { type: 'number' } }, required: expect.arrayContaining(['zip', 'city']) },
+      },
+    });
+    expect(byName.get('run_sync')!.annotations).toMatchObject({ readOnlyHint: false });
+    expect(byName.get('zip_lookup')!.annotations).toMatchObject({ readOnlyHint: true });
+  });
+
+  // Each tool with arguments that work, what its answer must say, and arguments it must refuse naming the parameter.
+  const CASES: { tool: string; good: Record<string, unknown>; check: (data: any) => void; bad?: Record<string, unknown>; names?: RegExp }[] = [
+    {
+      tool: 'zip_lookup',
+      good: { zip: '05401' },
+      check: (d) => expect(d.zip).toMatchObject({ zip: '05401', city: 'Burlington', stateCode: 'VT' }),
+      bad: { zip: '5401' },
+      names: /zip must be/,
+    },
+    {
+      tool: 'nearby_zips',
+      good: { zip: '05401', radiusMiles: 5, limit: 3 },
+      check: (d) => {
+        expect(d.nearbyZips.center.zip).toBe('05401');
+        expect(d.nearbyZips.results).toHaveLength(3);
+        expect(d.nearbyZips.results[0].distanceMiles).toBeLessThanOrEqual(d.nearbyZips.results[2].distanceMiles);
+      },
+      bad: { zip: '05401', radiusMiles: 201 },
+      names: /radiusMiles must be/,
+    },
+    {
+      tool: 'zips_near_point',
+      good: { lat: 44.4759, lng: -73.2121, limit: 2 },
+      check: (d) => expect(d.zipsNear.map((z: { stateCode: string }) => z.stateCode)).toEqual(['VT', 'VT']),
+      bad: { lat: 91, lng: 0 },
+      names: /lat must be/,
+    },
+    {
+      tool: 'zip_distance',
+      good: { from: '10001', to: '90001' },
+      check: (d) => expect(d.zipDistance.distanceMiles).toBeGreaterThan(2400),
+      bad: { from: '10001' },
+      names: /\$to/,
+    },
+    {
+      tool: 'resorts_near_zip',
+      good: { zip: '81657', radiusMiles: 60, limit: 5 },
+      check: (d) => expect(d.zip.nearbyResorts.map((r: { resort: { id: string } }) => r.resort.id)).toContain('vail'),
+      bad: { zip: '81657', limit: 51 },
+      names: /limit must be/,
+    },
+    {
+      tool: 'resort_conditions',
+      good: { id: 'vail', units: 'IMPERIAL' },
+      check: (d) => expect(d.resort).toMatchObject({ id: 'vail', conditions: { units: { system: 'IMPERIAL', depth: 'in' } } }),
+      bad: { id: 'no-such-resort' },
+      names: /NOT_FOUND/,
+    },
+    {
+      tool: 'resort_forecast',
+      good: { id: 'zermatt' },
+      check: (d) => expect(d.resort.weather.forecast).toHaveLength(7),
+      bad: { id: 'vail', units: 'KELVIN' },
+      names: /\$units/,
+    },
+    {
+      tool: 'best_snow',
+      good: { limit: 3 },
+      check: (d) => expect(d.topSnow.resorts.length).toBeLessThanOrEqual(3),
+      bad: { limit: 0 },
+      names: /limit must be/,
+    },
+    {
+      tool: 'storm_watch',
+      good: { limit: 2 },
+      check: (d) => expect(d.stormWatch.resorts.length).toBeLessThanOrEqual(2),
+      bad: { limit: 99 },
+      names: /limit must be/,
+    },
+    { tool: 'states', good: {}, check: (d) => expect(d.states).toHaveLength(51), bad: { state: 'VT' }, names: /takes no argument "state"/ },
+    {
+      tool: 'city_zips',
+      good: { name: 'Burlington', state: 'VT' },
+      check: (d) => expect(d.city.zipcodes.map((z: { zip: string }) => z.zip)).toContain('05401'),
+      bad: { name: 'Burlington', state: 'Vermont' },
+      names: /state must be/,
+    },
+    {
+      tool: 'cities',
+      good: { prefix: 'Burling', state: 'VT' },
+      check: (d) => expect(d.cities[0]).toMatchObject({ city: 'Burlington', stateCode: 'VT' }),
+      bad: { prefix: 'x'.repeat(101) },
+      names: /prefix must be/,
+    },
+    { tool: 'sync_status', good: {}, check: (d) => expect(d.syncStatus.state).toMatch(/^(IDLE|RUNNING)$/) },
+  ];
+
+  for (const c of CASES) {
+    it(`${c.tool}: good arguments answer structured content (and its JSON text); bad ones are a tool error naming the parameter`, async () => {
+      const ok = (await admin.callTool({ name: c.tool, arguments: c.good })) as CallToolResult;
+      expect(ok.isError ?? false, textOf(ok)).toBe(false);
+      c.check(ok.structuredContent);
+      expect(JSON.parse(textOf(ok))).toEqual(ok.structuredContent);
+      if (!c.bad) return;
+      const bad = (await admin.callTool({ name: c.tool, arguments: c.bad })) as CallToolResult;
+      expect(bad.isError).toBe(true);
+      expect(bad.structuredContent).toBeUndefined();
+      expect(textOf(bad)).toMatch(c.names!);
+    });
+  }
+
+  it('an unknown tool is a JSON-RPC error naming it', async () => {
+    await expect(admin.callTool({ name: 'drop_tables', arguments: {} })).rejects.toThrow(/No tool "drop_tables"/);
+  });
+
+  it('admin tools are listed only for admin keys; a key without the scope cannot start a sync (FORBIDDEN, naming the scope)', async () => {
+    expect((await admin.listTools()).tools.map((t) => t.name)).toContain('run_sync');
+    expect((await reader.listTools()).tools.map((t) => t.name)).not.toContain('run_sync');
+    const refused = (await reader.callTool({ name: 'run_sync', arguments: {} })) as CallToolResult;
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/^FORBIDDEN: .*admin scope/);
+    expect(((await reader.callTool({ name: 'sync_status', arguments: {} })) as CallToolResult).structuredContent).toMatchObject({
+      syncStatus: { state: 'IDLE' },
+    });
+  });
+
+  it('resources: the SDL and the OpenAPI document read; resort templates listed; a resort’s conditions and weather read; an unknown one refused', async () => {
+    const { resources } = await admin.listResources();
+    expect(resources.map((r) => r.uri).sort()).toEqual(['gateway://openapi.json', 'gateway://schema.graphql']);
+    const sdl = await admin.readResource({ uri: 'gateway://schema.graphql' });
+    expect(sdl.contents[0]).toMatchObject({ mimeType: 'application/graphql' });
+    expect(contentText(sdl)).toMatch(/type Query \{[\s\S]*zipDistance/);
+    const openApi = JSON.parse(contentText(await admin.readResource({ uri: 'gateway://openapi.json' })));
+    expect(openApi.openapi).toMatch(/^3\.1/);
+    expect(Object.keys(openApi.paths)).toContain('/api/zip/{zip}');
+    const { resourceTemplates } = await admin.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual(['resort://{id}/conditions', 'resort://{id}/weather']);
+    const conditions = JSON.parse(contentText(await admin.readResource({ uri: 'resort://Vail/conditions' })));
+    expect(conditions).toMatchObject({ id: 'vail', conditions: { units: { system: 'METRIC' } } });
+    const weather = JSON.parse(contentText(await admin.readResource({ uri: 'resort://zermatt/weather' })));
+    expect(weather.weather.forecast).toHaveLength(7);
+    await expect(admin.readResource({ uri: 'resort://no-such-resort/conditions' })).rejects.toThrow(/NOT_FOUND/);
+    await expect(admin.readResource({ uri: 'file:///etc/passwd' })).rejects.toThrow(/No resource file:\/\/\/etc\/passwd/);
+    await expect(admin.subscribeResource({ uri: 'gateway://schema.graphql' })).rejects.toThrow(/cannot be subscribed/);
+  });
+
+  it('the prompt plans a ski day from the tools; a malformed ZIP is refused naming it', async () => {
+    const { prompts } = await admin.listPrompts();
+    expect(prompts.map((p) => p.name)).toEqual(['plan_ski_day']);
+    const got = await admin.getPrompt({ name: 'plan_ski_day', arguments: { zip: '81657', day: 'Saturday' } });
+    const text = (got.messages[0]!.content as { text: string }).text;
+    expect(text).toMatch(/Saturday.*81657/);
+    expect(text).toMatch(/resorts_near_zip.*resort_forecast/);
+    await expect(admin.getPrompt({ name: 'plan_ski_day', arguments: { zip: 'ski' } })).rejects.toThrow(/zip must be/);
+  });
+
+  it('a session belongs to its key: another key sending its id gets 404, as for a session that never was', async () => {
+    const session = await connect(app);
+    const { transport } = session;
+    const send = (key: string) =>
+      getJson(app, '/mcp', {
+        method: 'POST',
+        apiKey: key,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': transport.sessionId! },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }),
+      });
+    const theirs = await send(READER);
+    expect(theirs.status).toBe(404);
+    expect(theirs.body).toMatchObject({ code: 'SESSION_NOT_FOUND' });
+    expect((await send(TEST_KEY)).status).toBe(200);
+    await disconnect(session);
+  });
+
+  it('docs/mcp.md: the assistant’s configuration connects, and the SDK example runs as written', async () => {
+    const doc = readFileSync(path.resolve(import.meta.dirname, '../docs/mcp.md'), 'utf8');
+    const entry = JSON.parse(/```json\n([\s\S]*?)```/.exec(doc)![1]!).mcpServers['ski-zip'];
+    expect(entry).toMatchObject({ type: 'http', url: 'http://localhost:4000/mcp', headers: { 'x-api-key': 'YOUR_KEY' } });
+    const configured = new Client({ name: 'assistant', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(entry.url.replace('http://localhost:4000', app.url)), {
+      requestInit: { headers: { ...entry.headers, 'x-api-key': TEST_KEY } },
+    });
+    await configured.connect(transport);
+    expect((await configured.listTools()).tools.length).toBe(operationsOnDisk().size);
+    await disconnect({ client: configured, transport });
+
+    const example = /```ts\n([\s\S]*?)```/.exec(doc)![1]!.replaceAll('http://localhost:4000', app.url);
+    const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(
+        path.resolve(import.meta.dirname, '../node_modules/.bin/tsx'),
+        ['--input-type=module', '-e', example],
+        { cwd: path.resolve(import.meta.dirname, '..'), env: { ...process.env, KEY: TEST_KEY }, timeout: 30_000 },
+        (err, stdout, stderr) => resolve({ code: err ? 1 : 0, stdout, stderr }),
+      ),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout).zip.nearbyResorts.map((r: { resort: { id: string } }) => r.resort.id)).toContain('vail');
+  });
+
+  it('bodies: not JSON, a batch, too deep, or a first message that is not initialize: 400 problem+json', async () => {
+    const post = (body: string) =>
+      getJson(app, '/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
+    for (const [body, detail] of [
+      ['{"jsonrpc":', /not JSON/],
+      ['[{"jsonrpc":"2.0","id":1,"method":"ping"}]', /batches/],
+      [`${'['.repeat(40)}${']'.repeat(40)}`, /nests deeper than 32/],
+      ['{"jsonrpc":"2.0","id":1,"method":"tools/list"}', /must be initialize/],
+    ] as const) {
+      const res = await post(body);
+      expect(res.status, body).toBe(400);
+      expect(res.body.detail).toMatch(detail);
+    }
+    const get = await getJson(app, '/mcp');
+    expect(get.status).toBe(400);
+    expect((await getJson(app, '/mcp', { method: 'PUT', body: '{}' })).headers.get('allow')).toBe('POST, GET, DELETE');
+  });
+});
+
+describe('MCP within the key’s limits', () => {
+  it('a key with a quota of 5 gets 5 answered calls, then a tool error saying the quota is used up; its session’s other messages do not count', async () => {
+    const key = 'szg_mcp_quota_of_five_key';
+    const app = await startTestServer({ privateDb: true, config: { apiKeys: [key], apiAdminKeys: [], apiKeysQuota: 5 } });
+    try {
+      const session = await connect(app, key);
+      const { client } = session;
+      await client.listTools();
+      await client.listPrompts();
+      const answers: CallToolResult[] = [];
+      for (let i = 0; i < 6; i++) answers.push((await client.callTool({ name: 'zip_lookup', arguments: { zip: '05401' } })) as CallToolResult);
+      expect(answers.slice(0, 5).map((a) => a.isError ?? false)).toEqual([false, false, false, false, false]);
+      expect(answers[5]!.isError).toBe(true);
+      expect(textOf(answers[5]!)).toMatch(/^RATE_LIMITED: Monthly quota of 5 requests used up/);
+      // A resource read is a call too.
+      await expect(client.readResource({ uri: 'resort://vail/conditions' })).rejects.toThrow(/Monthly quota of 5/);
+      await disconnect(session);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a session with no request for the idle time-out ends (404 on its next message); one watching a resource stays', async () => {
+    const clock = movableClock(runNow().toISOString());
+    const app = await startTestServer({ privateDb: true, now: clock.now, config: { mcp: { sessionIdleTimeoutMs: IDLE_MS } } });
+    onTestFinished(() => app.close());
+    const idle = await connect(app);
+    const watching = await connect(app);
+    await watching.client.subscribeResource({ uri: 'resort://vail/conditions' });
+    clock.advance(IDLE_MS + 1);
+    await expect(idle.client.listTools()).rejects.toThrow(/404/);
+    expect((await watching.client.listTools()).tools.length).toBeGreaterThan(0);
+    await watching.client.unsubscribeResource({ uri: 'resort://vail/conditions' });
+    clock.advance(IDLE_MS + 1);
+    await expect(watching.client.listTools()).rejects.toThrow(/404/);
+  });
+
+  it('each session is one of its key’s streams: at the bound a session nobody listens on makes room, else initialize is refused (429)', async () => {
+    const app = await startTestServer({ privateDb: true, config: { streams: { perKey: 2 } } });
+    onTestFinished(() => app.close());
+    // A client that initialized and left without DELETE (no GET stream, nothing subscribed).
+    const left = await getJson(app, '/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      }),
+    });
+    const leftId = left.headers.get('mcp-session-id')!;
+    expect(leftId).toBeTruthy();
+    const watching = await connect(app);
+    await watching.client.subscribeResource({ uri: 'resort://vail/conditions' });
+    // The bound is reached: the session left behind makes room, and its id is gone.
+    const second = await connect(app);
+    await second.client.subscribeResource({ uri: 'resort://zermatt/weather' });
+    const stale = await getJson(app, '/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': leftId },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    });
+    expect(stale.status).toBe(404);
+    // Both listen now: a third is refused with the bound, and a DELETE gives a place back.
+    await expect(connect(app)).rejects.toThrow(/429.*at most 2 open at once per key/);
+    await disconnect(watching);
+    const third = await connect(app);
+    expect((await third.client.listTools()).tools.length).toBeGreaterThan(0);
+    await disconnect(second);
+    await disconnect(third);
+  });
+});
