@@ -5,6 +5,9 @@ import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import { createClient as createWsClient } from 'graphql-ws';
 import { createClient as createSseClient } from 'graphql-sse';
 import { Redis } from 'ioredis';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import WebSocket from 'ws';
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
 import { spawnServer, type ServerProcess } from './helpers/process.js';
@@ -266,6 +269,38 @@ describe.skipIf(!haveRedis)('live conditions across two replicas sharing one Red
     } finally {
       stream.close();
       cmd.disconnect();
+    }
+  });
+
+  it('an MCP session on one replica is told its subscribed resources changed by a run started on the other, and only those (official SDK client)', async () => {
+    const cluster = await startCluster();
+    const { urls } = cluster;
+    const { leader, follower } = await roles(cluster);
+    const client = new McpClient({ name: 'suite', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${urls[follower]}/mcp`), { requestInit: { headers: { 'x-api-key': ADMIN } } });
+    const updated: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
+    await client.connect(transport);
+    try {
+      const watched = ['resort://vail/conditions', 'resort://vail/weather', 'resort://steamboat/conditions'];
+      for (const uri of watched) await client.subscribeResource({ uri });
+      // Subscribed and then let go: nothing comes for it.
+      await client.subscribeResource({ uri: 'resort://alta/conditions' });
+      await client.unsubscribeResource({ uri: 'resort://alta/conditions' });
+      expect(updated).toEqual([]);
+
+      await runOn(urls[leader]!);
+      await until(
+        async () => [...updated].sort(),
+        (uris) => uris.length >= watched.length,
+      );
+      expect([...updated].sort()).toEqual([...watched].sort());
+      // What the update announced reads on the follower (the leader's window applied there).
+      const read = await client.readResource({ uri: 'resort://vail/conditions' });
+      expect(JSON.parse((read.contents[0] as { text: string }).text).conditions.source).toBe('open-meteo');
+    } finally {
+      await transport.terminateSession();
+      await client.close();
     }
   });
 });
