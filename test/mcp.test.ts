@@ -6,7 +6,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LATEST_PROTOCOL_VERSION, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { RunningApp } from '../src/app/start.js';
-import { getJson, startTestServer, TEST_KEY } from './helpers/server.js';
+import { getJson, privateDatabase, startTestServer, TEST_KEY } from './helpers/server.js';
+import { keysCli } from './helpers/process.js';
 import { movableClock, runNow } from './helpers/clock.js';
 
 /**
@@ -31,6 +32,21 @@ async function connect(app: RunningApp, key: string | null = TEST_KEY): Promise<
 async function disconnect({ client, transport }: { client: Client; transport: StreamableHTTPClientTransport }): Promise<void> {
   await transport.terminateSession();
   await client.close();
+}
+
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+const JSON_RPC_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/** A session initialized by hand (no GET stream, nothing else sent): its id. */
+async function rawSession(app: RunningApp, key: string): Promise<string> {
+  const res = await getJson(app, '/mcp', { method: 'POST', apiKey: key, headers: JSON_RPC_HEADERS, body: JSON.stringify(INITIALIZE) });
+  expect(res.status).toBe(200);
+  return res.headers.get('mcp-session-id')!;
 }
 
 /** A read resource's text. */
@@ -355,13 +371,19 @@ describe('MCP within the key’s limits', () => {
       const { client } = session;
       await client.listTools();
       await client.listPrompts();
+      // Calls: tools, a resource read and a resource subscription (a subscription is a request).
       const answers: CallToolResult[] = [];
-      for (let i = 0; i < 6; i++) answers.push((await client.callTool({ name: 'zip_lookup', arguments: { zip: '05401' } })) as CallToolResult);
-      expect(answers.slice(0, 5).map((a) => a.isError ?? false)).toEqual([false, false, false, false, false]);
-      expect(answers[5]!.isError).toBe(true);
-      expect(textOf(answers[5]!)).toMatch(/^RATE_LIMITED: Monthly quota of 5 requests used up/);
-      // A resource read is a call too.
-      await expect(client.readResource({ uri: 'resort://vail/conditions' })).rejects.toThrow(/Monthly quota of 5/);
+      for (let i = 0; i < 3; i++) answers.push((await client.callTool({ name: 'zip_lookup', arguments: { zip: '05401' } })) as CallToolResult);
+      expect(answers.map((a) => a.isError ?? false)).toEqual([false, false, false]);
+      expect(JSON.parse(contentText(await client.readResource({ uri: 'resort://vail/conditions' })))).toMatchObject({ id: 'vail' });
+      await client.subscribeResource({ uri: 'resort://vail/conditions' });
+      // The quota is used up: the next call says so, as a tool error, and the session stays (each call is refused by itself).
+      const sixth = (await client.callTool({ name: 'zip_lookup', arguments: { zip: '05401' } })) as CallToolResult;
+      expect(sixth.isError).toBe(true);
+      expect(textOf(sixth)).toMatch(/^RATE_LIMITED: Monthly quota of 5 requests used up/);
+      await expect(client.readResource({ uri: 'resort://vail/conditions' })).rejects.toThrow(/RATE_LIMITED: Monthly quota of 5/);
+      await expect(client.subscribeResource({ uri: 'resort://zermatt/conditions' })).rejects.toThrow(/RATE_LIMITED: Monthly quota of 5/);
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('zip_lookup');
       await disconnect(session);
     } finally {
       await app.close();
@@ -383,22 +405,38 @@ describe('MCP within the key’s limits', () => {
     await expect(watching.client.listTools()).rejects.toThrow(/404/);
   });
 
+  it('a key revoked while it holds a session: the session ends (its notification stream closes), and the key is refused at the door', async () => {
+    const dbPath = privateDatabase('gateway-mcp-');
+    const app = await startTestServer({ dbPath });
+    onTestFinished(() => app.close());
+    const made = await keysCli(dbPath, 'create', '--name', 'mcp-agent');
+    expect(made.status, made.stderr).toBe(0);
+    const key = made.stdout.match(/szg_[\w-]+/)![0];
+    const session = await rawSession(app, key);
+    const stream = await fetch(`${app.url}/mcp`, { headers: { 'x-api-key': key, accept: 'text/event-stream', 'mcp-session-id': session } });
+    expect(stream.status).toBe(200);
+    const reader = stream.body!.getReader();
+    expect((await keysCli(dbPath, 'revoke', 'mcp-agent')).status).toBe(0);
+    // The stream ends (bounded: a stream left open fails the test rather than hanging it).
+    const ended = (async () => {
+      for (;;) if ((await reader.read()).done) return 'ended';
+    })();
+    expect(await Promise.race([ended, new Promise((r) => setTimeout(() => r('still open'), 10_000))])).toBe('ended');
+    const after = await getJson(app, '/mcp', {
+      method: 'POST',
+      apiKey: key,
+      headers: { ...JSON_RPC_HEADERS, 'mcp-session-id': session },
+      body: '{"jsonrpc":"2.0","id":2,"method":"ping"}',
+    });
+    expect(after.status).toBe(401);
+    expect(after.body.detail).toBe('The API key has been revoked.');
+  });
+
   it('each session is one of its key’s streams: at the bound a session nobody listens on makes room, else initialize is refused (429)', async () => {
     const app = await startTestServer({ privateDb: true, config: { streams: { perKey: 2 } } });
     onTestFinished(() => app.close());
     // A client that initialized and left without DELETE (no GET stream, nothing subscribed).
-    const left = await getJson(app, '/mcp', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'x', version: '1' } },
-      }),
-    });
-    const leftId = left.headers.get('mcp-session-id')!;
-    expect(leftId).toBeTruthy();
+    const leftId = await rawSession(app, TEST_KEY);
     const watching = await connect(app);
     await watching.client.subscribeResource({ uri: 'resort://vail/conditions' });
     // The bound is reached: the session left behind makes room, and its id is gone.

@@ -26,7 +26,7 @@ export function endStreamsOfRefusedKeys(
         const reason = await standing(keyId);
         if (!reason) continue;
         const ended = streams.endKey(keyId, reason);
-        logger.info({ keyId, code: reason.code, ended }, 'open streams of a key ended: it was revoked or its quota is used up');
+        if (ended > 0) logger.info({ keyId, code: reason.code, ended }, 'open streams of a key ended: it was revoked or its quota is used up');
       }
     } catch (err) {
       logger.warn({ err }, 'the keys holding streams could not be checked');

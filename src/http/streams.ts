@@ -17,6 +17,12 @@ export interface StreamHolder {
    * is closed and the client reconnects.
    */
   end(reason?: Problem): void;
+  /**
+   * For a holder that outlives its key's monthly quota (an MCP session, whose calls are each
+   * refused by themselves): told instead of ended when the quota is used up; it stops what it
+   * delivers and keeps its place.
+   */
+  quotaUsedUp?(reason: Problem): void;
 }
 
 /** A stream counted: released once, whoever ends it. */
@@ -143,16 +149,21 @@ export class StreamLimiter {
     return true;
   }
 
-  /** Ends every stream of a key, telling each client why (the key revoked, its quota used up). */
+  /** Ends every stream of a key, telling each client why (the key revoked, its quota used up); how many it ended. */
   endKey(keyId: number | null, reason: Problem): number {
     const streams = this.byKey.get(keyId === null ? NO_KEY : String(keyId));
     if (!streams) return 0;
-    const ending = [...streams];
-    for (const stream of ending) {
+    let ended = 0;
+    for (const stream of [...streams]) {
+      if (reason.status === 429 && stream.holder.quotaUsedUp) {
+        stream.holder.quotaUsedUp(reason);
+        continue;
+      }
       stream.release();
       stream.holder.end(reason);
+      ended++;
     }
-    return ending.length;
+    return ended;
   }
 
   private release(stream: OpenStream, byAddress: string): void {

@@ -37,9 +37,15 @@ const errorOf = (e: GraphQLError | { message: string; extensions?: Record<string
  * HTTP request's deadline, with its exchange's key, scopes and trace.
  */
 export function createCalls(deps: CallsDeps) {
-  async function run(ex: Exchange, document: DocumentNode, variables: Record<string, unknown>): Promise<CallOutcome> {
+  /** Counts one call against the key's quota: null when it may run, else why not. */
+  async function admit(ex: Exchange): Promise<CallError | null> {
     const verdict = await deps.guard.check(presentedKey(ex.req.headers), 'quota');
-    if (!verdict.ok) return { ok: false, errors: [{ code: verdict.problem.code, message: verdict.problem.detail }] };
+    return verdict.ok ? null : { code: verdict.problem.code, message: verdict.problem.detail };
+  }
+
+  async function run(ex: Exchange, document: DocumentNode, variables: Record<string, unknown>): Promise<CallOutcome> {
+    const refused = await admit(ex);
+    if (refused) return { ok: false, errors: [refused] };
     const context = deps.newContext(ex);
     let answered = false;
     const timedOut = new Promise<Outcome>((resolve) => {
@@ -69,6 +75,7 @@ export function createCalls(deps: CallsDeps) {
       return run(ex, tool.document, args);
     },
     run,
+    admit,
   };
 }
 

@@ -161,7 +161,13 @@ export function createMcp(deps: McpDeps) {
   function open(ex: Exchange): McpSession | Problem {
     const who: Identity = { keyId: ex.keyId, keyRate: ex.keyRate, keyStreams: ex.keyStreams, scopes: ex.scopes };
     let session: McpSession | null = null;
-    const holder = { keyId: who.keyId, address: ex.req.socket.remoteAddress ?? '', keyLimit: who.keyStreams, end: (reason?: Problem) => session?.end(reason) };
+    const holder = {
+      keyId: who.keyId,
+      address: ex.req.socket.remoteAddress ?? '',
+      keyLimit: who.keyStreams,
+      end: (reason?: Problem) => session?.end(reason),
+      quotaUsedUp: () => session?.unwatch(),
+    };
     let admitted = deps.streams.admit(holder);
     // At the key's bound, its least recently used session that nobody listens on (no notification
     // stream open, nothing subscribed) makes room: SDK clients close without DELETE, and an agent

@@ -129,7 +129,7 @@ export class McpSession implements Watcher {
       if (!outcome.ok) throw new McpError(ErrorCode.InvalidParams, outcome.errors.map((e) => `${e.code}: ${e.message}`).join('\n'));
       return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(outcome.data.resort) }] };
     });
-    this.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    this.server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
       const { uri } = request.params;
       const target = targetOf(uri);
       if (target?.kind !== 'resort') throw new McpError(ErrorCode.InvalidParams, `Only resort resources change: ${uri} cannot be subscribed to.`);
@@ -140,6 +140,9 @@ export class McpSession implements Watcher {
       }
       if (this.watched.size >= MAX_WATCHED_RESORTS)
         throw new McpError(ErrorCode.InvalidParams, `A session watches at most ${MAX_WATCHED_RESORTS} resorts; unsubscribe from one first.`);
+      // Watching a new resort is a call, as a subscription is a request.
+      const refused = await calls.admit(exchangeOf(extra));
+      if (refused) throw new McpError(ErrorCode.InvalidRequest, `${refused.code}: ${refused.message}`);
       await this.rewatch([...this.watched.keys(), target.resortId]);
       this.watched.set(target.resortId, new Set([uri]));
       return {};
@@ -175,6 +178,13 @@ export class McpSession implements Watcher {
     this.watching = started;
   }
 
+  /** Stops every resource subscription (its key's quota is used up: updates are answers too). */
+  unwatch(): void {
+    this.watching?.stop();
+    this.watching = null;
+    this.watched.clear();
+  }
+
   /** A watched resort changed: each of its subscribed resources is told. */
   changed(resortId: string): void {
     for (const uri of this.watched.get(resortId) ?? []) void this.server.sendResourceUpdated({ uri }).catch(() => {});
@@ -184,8 +194,7 @@ export class McpSession implements Watcher {
   end(_reason?: Problem): void {
     if (this.ended) return;
     this.ended = true;
-    this.watching?.stop();
-    this.watching = null;
+    this.unwatch();
     this.lease.release();
     this.on.ended(this);
     void this.transport.close();
