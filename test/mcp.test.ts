@@ -356,7 +356,18 @@ describe('MCP with the official SDK client', () => {
       expect(res.status, body).toBe(400);
       expect(res.body.detail).toMatch(detail);
     }
-    const get = await getJson(app, '/mcp');
+    expect((await post('{"hello":"world"}')).body.detail).toMatch(/not a JSON-RPC 2.0 message/);
+    // What the client sends and accepts, and the protocol version it names: problem+json too.
+    const init = JSON.stringify(INITIALIZE);
+    const asText = await getJson(app, '/mcp', { method: 'POST', headers: { 'content-type': 'text/plain', accept: JSON_RPC_HEADERS.accept }, body: init });
+    expect([asText.status, asText.body.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+    const jsonOnly = await getJson(app, '/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: init });
+    expect([jsonOnly.status, jsonOnly.body.code]).toEqual([406, 'NOT_ACCEPTABLE']);
+    const version = await getJson(app, '/mcp', { method: 'POST', headers: { ...JSON_RPC_HEADERS, 'mcp-protocol-version': '1999-01-01' }, body: init });
+    expect(version.status).toBe(400);
+    expect(version.contentType).toMatch(/^application\/problem\+json/);
+    expect(version.body.errors[0]).toMatchObject({ name: 'mcp-protocol-version', bound: expect.stringContaining(LATEST_PROTOCOL_VERSION) });
+    const get = await getJson(app, '/mcp', { headers: { accept: 'text/event-stream' } });
     expect(get.status).toBe(400);
     expect((await getJson(app, '/mcp', { method: 'PUT', body: '{}' })).headers.get('allow')).toBe('POST, GET, DELETE');
   });

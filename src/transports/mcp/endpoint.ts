@@ -1,18 +1,17 @@
 import type { GraphQLSchema } from 'graphql';
 import type { KeyCheck } from '../../auth/guard-answers.js';
 import type { GraphQLContext, RequestInfo } from '../../graphql/context.js';
-import { readBody } from '../../http/body.js';
 import type { Exchange } from '../../http/exchange.js';
 import { CACHE_NONE } from '../../http/headers.js';
 import type { Identity } from '../../http/identity.js';
-import { nestsDeeperThan, MAX_JSON_DEPTH } from '../../http/json-guard.js';
 import { sendProblem } from '../../http/problem.js';
-import { allowsOrigin, sameOrigin } from '../../http/security.js';
 import { isRefusal, type StreamLimiter } from '../../http/streams.js';
 import type { Problem } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Pipeline } from '../../operation/pipeline.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { createCalls } from './calls.js';
+import { isInitialize, readMessage, requestProblem, SESSION_HEADER } from './message.js';
 import type { DocumentUri } from './resources.js';
 import { McpSession } from './session.js';
 import { toolsOf } from './tools.js';
@@ -39,14 +38,10 @@ export interface McpDeps {
   newId: () => string;
 }
 
-const SESSION_HEADER = 'mcp-session-id';
 const SWEEP_MS = 1000;
 const INSTRUCTIONS =
   'US ZIP codes and ski resort conditions. Tools look up ZIP codes, distances and places, and resorts near a ZIP with their snow report, ' +
   'forecast and rankings. resort://{id}/conditions and resort://{id}/weather are readable and subscribable: an update comes when the data changes.';
-
-/** A JSON-RPC initialize request: the only message that may come without a session. */
-const isInitialize = (body: unknown): boolean => typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'initialize';
 
 /**
  * The Model Context Protocol at /mcp (Streamable HTTP, the official SDK's transport), for agents:
@@ -60,7 +55,8 @@ const isInitialize = (body: unknown): boolean => typeof body === 'object' && bod
  *   through the one pipeline (calls.ts); the answer is JSON (no stream per call), within the
  *   request deadline;
  * - a body is at most MAX_BODY_BYTES, nested at most MAX_JSON_DEPTH, one message (no JSON-RPC
- *   batch: the protocol dropped them), and a browser's Origin must be one CORS_ORIGINS allows.
+ *   batch: the protocol dropped them), and a browser's Origin must be one CORS_ORIGINS allows;
+ *   these mistakes, and what a client sends and accepts, are problem+json here (message.ts).
  */
 export function createMcp(deps: McpDeps) {
   const tools = toolsOf(deps.schema);
@@ -92,16 +88,8 @@ export function createMcp(deps: McpDeps) {
     ex.onTimeOut = (e) => e.expire();
     const { req } = ex;
     const method = req.method ?? 'GET';
-    if (method !== 'POST' && method !== 'GET' && method !== 'DELETE')
-      return sendProblem(ex, {
-        status: 405,
-        code: 'METHOD_NOT_ALLOWED',
-        detail: `${method} is not allowed here; use POST, GET, DELETE`,
-        headers: ['allow', 'POST, GET, DELETE'],
-      });
-    const origin = req.headers.origin;
-    if (origin !== undefined && !allowsOrigin(origin, deps.corsOrigins) && !sameOrigin(origin, req.headers.host))
-      return sendProblem(ex, { status: 403, code: 'FORBIDDEN', detail: `The origin ${origin} may not use /mcp here (CORS_ORIGINS).` });
+    const wrong = requestProblem(req, deps.corsOrigins);
+    if (wrong) return sendProblem(ex, wrong);
 
     const sessionId = req.headers[SESSION_HEADER];
     let session: McpSession | undefined;
@@ -117,25 +105,13 @@ export function createMcp(deps: McpDeps) {
     } else if (method !== 'POST')
       return sendProblem(ex, { status: 400, code: 'BAD_REQUEST', detail: `${method} /mcp needs the ${SESSION_HEADER} header of a session initialize made.` });
 
-    let body: unknown;
+    let message: JSONRPCMessage | undefined;
     if (method === 'POST') {
-      const raw = await readBody(req, deps.maxBodyBytes);
-      if (nestsDeeperThan(raw))
-        return sendProblem(ex, {
-          status: 400,
-          code: 'BAD_REQUEST',
-          detail: `The body nests deeper than ${MAX_JSON_DEPTH} levels.`,
-          errors: [{ name: 'body', bound: `nested at most ${MAX_JSON_DEPTH} levels`, message: `body must nest at most ${MAX_JSON_DEPTH} levels` }],
-        });
-      try {
-        body = JSON.parse(raw.toString('utf8'));
-      } catch {
-        return sendProblem(ex, { status: 400, code: 'BAD_REQUEST', detail: 'The body is not JSON: one JSON-RPC message.' });
-      }
-      if (Array.isArray(body))
-        return sendProblem(ex, { status: 400, code: 'BAD_REQUEST', detail: 'One JSON-RPC message per request: batches are not part of MCP.' });
-      if (!session && !isInitialize(body))
+      const read = await readMessage(req, deps.maxBodyBytes);
+      if ('status' in read) return sendProblem(ex, read);
+      if (!session && !isInitialize(read))
         return sendProblem(ex, { status: 400, code: 'BAD_REQUEST', detail: `Without the ${SESSION_HEADER} header, the message must be initialize.` });
+      message = read;
     }
 
     if (!session) {
@@ -144,7 +120,8 @@ export function createMcp(deps: McpDeps) {
       session = opened;
     }
     session.activeAt = clock();
-    if (method === 'GET') {
+    // The one notification stream a session may have (the SDK refuses a second with 409).
+    if (method === 'GET' && !session.notifications) {
       const res = ex.res;
       session.notifications = res;
       const owner = session;
@@ -152,7 +129,7 @@ export function createMcp(deps: McpDeps) {
     }
     ex.applyHeaders(CACHE_NONE);
     const auth = { token: '', clientId: String(ex.keyId ?? 'local'), scopes: [], extra: { exchange: ex } };
-    await session.transport.handleRequest(Object.assign(req, { auth }), ex.res, body);
+    await session.transport.handleRequest(Object.assign(req, { auth }), ex.res, message);
     // An initialize that did not make a session (refused by the SDK) gives its place back.
     if (session.id === undefined || !sessions.has(session.id)) session.end();
   }
