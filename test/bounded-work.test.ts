@@ -6,6 +6,8 @@ import { clockAt, expectProblem, getJson, startTestServer, TEST_KEY } from './he
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
 import { until } from './helpers/wait.js';
 import { TRANSPORTS } from './helpers/transports.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { connectMcp, disconnectMcp, toolText } from './helpers/mcp.js';
 
 /**
  * No request can hold the server: each case is what an attacker with an ordinary key would try,
@@ -175,6 +177,18 @@ describe('deadlines', () => {
       const statuses = transport.name.startsWith('WebSocket') ? [null] : transport.name.startsWith('batch') ? [null, 503] : [200, 503];
       expect(statuses).toContain(answer.status);
     });
+
+  it('work past the deadline is a TIMEOUT tool error over MCP (the SDK client), the session unharmed', async () => {
+    const mcp = await connectMcp(app.url);
+    try {
+      const answer = (await mcp.client.callTool({ name: 'resort_history', arguments: { id: 'alta', days: 90, years: 10 } })) as CallToolResult;
+      expect(answer.isError).toBe(true);
+      expect(toolText(answer)).toMatch(/^TIMEOUT: /);
+      expect((await mcp.client.listTools()).tools.length).toBeGreaterThan(0);
+    } finally {
+      await disconnectMcp(mcp);
+    }
+  });
 });
 
 describe('upstreams are bounded', () => {

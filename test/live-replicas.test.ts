@@ -5,8 +5,6 @@ import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import { createClient as createWsClient } from 'graphql-ws';
 import { createClient as createSseClient } from 'graphql-sse';
 import { Redis } from 'ioredis';
-import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import WebSocket from 'ws';
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
@@ -17,6 +15,7 @@ import { runNow } from './helpers/clock.js';
 import { resultQueue, type ResultStream } from './helpers/live.js';
 import { isoDate } from '../src/domain/dates.js';
 import { until } from './helpers/wait.js';
+import { connectMcp, disconnectMcp } from './helpers/mcp.js';
 
 /**
  * Live conditions across replicas: two server processes, each with its own SQLite file, sharing a
@@ -276,11 +275,10 @@ describe.skipIf(!haveRedis)('live conditions across two replicas sharing one Red
     const cluster = await startCluster();
     const { urls } = cluster;
     const { leader, follower } = await roles(cluster);
-    const client = new McpClient({ name: 'suite', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(`${urls[follower]}/mcp`), { requestInit: { headers: { 'x-api-key': ADMIN } } });
+    const mcp = await connectMcp(urls[follower]!, ADMIN);
+    const { client } = mcp;
     const updated: string[] = [];
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
-    await client.connect(transport);
     try {
       const watched = ['resort://vail/conditions', 'resort://vail/weather', 'resort://steamboat/conditions'];
       for (const uri of watched) await client.subscribeResource({ uri });
@@ -299,8 +297,7 @@ describe.skipIf(!haveRedis)('live conditions across two replicas sharing one Red
       const read = await client.readResource({ uri: 'resort://vail/conditions' });
       expect(JSON.parse((read.contents[0] as { text: string }).text).conditions.source).toBe('open-meteo');
     } finally {
-      await transport.terminateSession();
-      await client.close();
+      await disconnectMcp(mcp);
     }
   });
 });
