@@ -363,7 +363,7 @@ describe.skipIf(!haveRedis)('the keys command, on the Redis replicas share', () 
 
   it('revoking is all or none when another command revoked one of the keys after they were read', async () => {
     await flush();
-    const link = connectRedis(redis.url, createLogger('silent'));
+    const link = connectRedis({ kind: 'url', url: redis.url }, createLogger('silent'));
     try {
       expect(await waitUntilUp(link, 5000)).toBe(true);
       const store = new RedisKeyStore(link);

@@ -22,7 +22,7 @@ export interface Replicas {
 export async function connectReplicas(config: Config, logger: Logger, now: () => Date, life: Lifecycle): Promise<Replicas | null> {
   if (!config.redis) return null;
   const cluster = await import('../cluster/index.js');
-  const redis = cluster.connectRedis(config.redis.url, logger);
+  const redis = cluster.connectRedis(config.redis.target, logger);
   life.onClose('replicas', () => redis.close());
   const keys = new cluster.RedisKeyStore(redis);
   const envKeys = new cluster.EnvKeyLease(keys, redis, config.redis.replicaId, now, logger);

@@ -4,7 +4,7 @@ import { ensureDatabase } from '../data/db/build.js';
 import { SetupError } from '../lib/errors.js';
 import { openDatabase } from '../data/db/open.js';
 import { KeyRepository, replacedName, type ApiKeyRecord, type CreateOutcome, type NewKey, type ReplaceOutcome } from '../data/repositories/keys.js';
-import { connectRedis, waitUntilUp } from '../cluster/redis.js';
+import { connectRedis, describeTarget, waitUntilUp } from '../cluster/redis.js';
 import { clockFrom } from '../lib/clock.js';
 import { RedisKeyStore } from '../cluster/redis-keys.js';
 import { createLogger } from '../lib/logger.js';
@@ -149,10 +149,10 @@ let keys: KeyStore;
 let close: () => Promise<void> | void;
 if (config.redis) {
   // Quiet: only what went wrong is said (the command's own sentences).
-  const link = connectRedis(config.redis.url, createLogger('silent'));
+  const link = connectRedis(config.redis.target, createLogger('silent'));
   if (!(await waitUntilUp(link, 5000))) {
     await link.close();
-    fail('Redis at REDIS_URL is unreachable: the replicas keep their keys there, so no key can be made or changed now.', false);
+    fail(`Redis (${describeTarget(config.redis.target)}) is unreachable: the replicas keep their keys there, so no key can be made or changed now.`, false);
   }
   keys = new RedisKeyStore(link);
   close = () => link.close();

@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisTarget } from '../lib/config.js';
 import type { Logger } from '../lib/logger.js';
 
 /** Every key this service writes in Redis starts with this, so one Redis can serve other things too. */
@@ -14,43 +15,69 @@ export interface RedisLink {
   close(): Promise<void>;
 }
 
+/** A connection to the target with these options: by URL, by socket, or through the Sentinels. */
+function open(target: RedisTarget, options: RedisOptions): Redis {
+  if (target.kind === 'sentinel') {
+    const tls = target.tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {};
+    return new Redis({
+      ...options,
+      ...tls,
+      sentinels: target.sentinels,
+      name: target.name,
+      ...(target.password ? { password: target.password } : {}),
+      ...(target.sentinelPassword ? { sentinelPassword: target.sentinelPassword } : {}),
+      // Told by the Sentinels of a new primary (+switch-master), not only when the old one stops answering.
+      failoverDetector: true,
+      sentinelRetryStrategy: (attempt: number) => Math.min(200 * attempt, 2000),
+    });
+  }
+  // unix:///path/to/redis.sock: a Redis on this machine, by its socket.
+  if (target.url.startsWith('unix://')) return new Redis({ ...options, path: target.url.slice('unix://'.length) });
+  return new Redis(target.url, options);
+}
+
+/** Where Redis is, for the log: the URL without its password, or the Sentinels and the primary's name. */
+export function describeTarget(target: RedisTarget): string {
+  if (target.kind === 'url') return target.url.replace(/\/\/([^@/]*)@/, '//***@');
+  return `sentinel ${target.name} via ${target.sentinels.map((s) => `${s.host}:${s.port}`).join(',')}`;
+}
+
 /**
  * Two connections to Redis that reconnect by themselves (every 0.2–2 s) and resubscribe after a
- * reconnect. Commands are not queued while Redis is down: a request must not wait for it.
+ * reconnect; through Sentinel, each finds the primary by asking the Sentinels, again after a
+ * failover. Commands are not queued while Redis is down: a request must not wait for it.
  */
-export function connectRedis(url: string, logger: Logger): RedisLink {
-  const options = {
+export function connectRedis(target: RedisTarget, logger: Logger): RedisLink {
+  const options: RedisOptions = {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2000,
     retryStrategy: (attempt: number) => Math.min(200 * attempt, 2000),
     lazyConnect: false,
   };
-  // unix:///path/to/redis.sock: a Redis on this machine, by its socket.
-  const socket = url.startsWith('unix://') ? { path: url.slice('unix://'.length) } : null;
-  const cmd = socket ? new Redis({ ...options, ...socket }) : new Redis(url, options);
+  const cmd = open(target, options);
   // The subscriber queues its SUBSCRIBE commands until it is connected, and replays them after.
-  const subOptions = { ...options, enableOfflineQueue: true, maxRetriesPerRequest: null };
-  const sub = socket ? new Redis({ ...subOptions, ...socket }) : new Redis(url, subOptions);
+  const sub = open(target, { ...options, enableOfflineQueue: true, maxRetriesPerRequest: null });
+  const where = describeTarget(target);
   let wasUp = false;
   // Closing on purpose (a command finished, a replica shut down) is not Redis going away.
   let closing = false;
   cmd.on('ready', () => {
-    if (!wasUp) logger.info({ redis: redact(url) }, 'redis connected');
+    if (!wasUp) logger.info({ redis: where }, 'redis connected');
     wasUp = true;
   });
   cmd.on('close', () => {
-    if (wasUp && !closing) logger.warn({ redis: redact(url) }, 'redis unreachable: local limits and local data until it is back');
+    if (wasUp && !closing) logger.warn({ redis: where }, 'redis unreachable: local limits and local data until it is back');
     wasUp = false;
   });
   // The subscriber alone dropping loses what is published meanwhile (ClusterSync catches up).
   let subWasUp = false;
   sub.on('ready', () => {
-    if (subWasUp && cmd.status === 'ready') logger.info({ redis: redact(url) }, 'redis subscriber connection back');
+    if (subWasUp && cmd.status === 'ready') logger.info({ redis: where }, 'redis subscriber connection back');
     subWasUp = true;
   });
   sub.on('close', () => {
-    if (subWasUp && !closing && cmd.status === 'ready') logger.warn({ redis: redact(url) }, 'redis subscriber connection lost; reconnecting');
+    if (subWasUp && !closing && cmd.status === 'ready') logger.warn({ redis: where }, 'redis subscriber connection lost; reconnecting');
   });
   // Connection errors are reported by the close/ready lines above; ioredis would print each retry.
   cmd.on('error', () => {});
@@ -65,11 +92,6 @@ export function connectRedis(url: string, logger: Logger): RedisLink {
       sub.disconnect();
     },
   };
-}
-
-/** The URL without its password, for the log. */
-function redact(url: string): string {
-  return url.replace(/\/\/([^@/]*)@/, '//***@');
 }
 
 /** Waits until the link is up, or gives up after `ms` (start-up goes on without Redis). */

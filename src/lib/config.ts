@@ -83,6 +83,16 @@ export const EnvSchema = z.object({
     // Parsed here as the client will parse it: a bad port, host, escape or database is this sentence, not a stack from the client.
     .refine(redisUrlParses, { error: 'a URL that parses (a host, a port from 1 to 65535, user and password validly %-escaped, a database number)' })
     .optional(),
+  /** Redis through Sentinel instead of REDIS_URL: the Sentinels' host:port list, the primary's name, passwords, TLS. */
+  REDIS_SENTINELS: z
+    .string()
+    .regex(/^[^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*$/, 'host:port,host:port… (the Sentinels)')
+    .refine((s) => s.split(',').every((hp) => Number(hp.split(':')[1]) >= 1 && Number(hp.split(':')[1]) <= 65535), { error: 'ports from 1 to 65535' })
+    .optional(),
+  REDIS_SENTINEL_NAME: z.string().min(1).max(200).default('mymaster'),
+  REDIS_PASSWORD: z.string().min(1).optional(),
+  REDIS_SENTINEL_PASSWORD: z.string().min(1).optional(),
+  REDIS_TLS: onOff.default(false),
   REPLICA_ID: z.string().min(1).max(100).optional(),
   CLOCK_START: z.iso.datetime({ offset: true }).optional(),
 });
@@ -207,9 +217,34 @@ export interface Config {
    * Replicas: with a Redis URL, keys, quotas, sync leadership, run records, published windows and
    * progress events are shared through it (src/cluster); without, everything is local.
    */
-  redis: { url: string; replicaId: string } | null;
+  redis: { target: RedisTarget; replicaId: string } | null;
   /** CLOCK_START: the instant the server's clock reads at start (src/clock.ts); null is the system clock. */
   clockStart: string | null;
+}
+
+/**
+ * Where Redis is: a URL, or the Sentinels that know which node is the primary now (ioredis asks
+ * them, and asks again after a failover).
+ */
+export type RedisTarget =
+  | { kind: 'url'; url: string }
+  | { kind: 'sentinel'; sentinels: { host: string; port: number }[]; name: string; password?: string; sentinelPassword?: string; tls: boolean };
+
+function redisTarget(e: z.output<typeof EnvSchema>): RedisTarget | null {
+  if (e.REDIS_URL) return { kind: 'url', url: e.REDIS_URL };
+  if (!e.REDIS_SENTINELS) return null;
+  const sentinels = e.REDIS_SENTINELS.split(',').map((hp) => {
+    const i = hp.lastIndexOf(':');
+    return { host: hp.slice(0, i), port: Number(hp.slice(i + 1)) };
+  });
+  return {
+    kind: 'sentinel',
+    sentinels,
+    name: e.REDIS_SENTINEL_NAME,
+    ...(e.REDIS_PASSWORD ? { password: e.REDIS_PASSWORD } : {}),
+    ...(e.REDIS_SENTINEL_PASSWORD ? { sentinelPassword: e.REDIS_SENTINEL_PASSWORD } : {}),
+    tls: e.REDIS_TLS,
+  };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -234,6 +269,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       );
     }
   }
+  if (e.REDIS_URL && e.REDIS_SENTINELS)
+    throw new SetupError('Invalid environment:\nREDIS_URL / REDIS_SENTINELS: set one (a Redis by its URL, or the Sentinels that know the primary)');
   if (maxPending >= e.MAX_CONNECTIONS / 2)
     throw new SetupError(
       `Invalid environment:\nWS_PENDING_MAX: must be below half of MAX_CONNECTIONS (${e.MAX_CONNECTIONS}), so that sockets without a key never crowd out clients`,
@@ -302,7 +339,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     syncRunBudgetMs: e.SYNC_RUN_BUDGET_MS,
     syncIntervalMinutes: e.SYNC_INTERVAL_MINUTES,
-    redis: e.REDIS_URL ? { url: e.REDIS_URL, replicaId: e.REPLICA_ID ?? `${hostname()}-${process.pid}` } : null,
+    redis: redisTarget(e) ? { target: redisTarget(e)!, replicaId: e.REPLICA_ID ?? `${hostname()}-${process.pid}` } : null,
     clockStart: e.CLOCK_START ?? null,
   };
 }

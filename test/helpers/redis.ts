@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { Redis } from 'ioredis';
 import path from 'node:path';
 import { testDir } from './server.js';
 
@@ -51,4 +53,113 @@ export async function startRedis(): Promise<TestRedis> {
   };
   await start();
   return { url: `unix://${socket}`, cliArgs: ['-s', socket], stop, start };
+}
+
+/** A port free now (the OS's pick), for servers that must be reached over TCP (Sentinel announces host:port). */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** One redis-server process (a node or a Sentinel), ready when its log says so. */
+async function startProcess(args: string[], ready: RegExp): Promise<ChildProcess> {
+  const child = spawn(REDIS_SERVER, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`redis-server ${args.join(' ')} did not start: ${out}`)), 10_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d;
+      if (ready.test(out)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', () => reject(new Error(`redis-server exited: ${out}`)));
+  });
+  return child;
+}
+
+export interface TestSentinels {
+  /** REDIS_SENTINELS and REDIS_SENTINEL_NAME for a replica or the keys command. */
+  env: { REDIS_SENTINELS: string; REDIS_SENTINEL_NAME: string };
+  /** The port of the node the Sentinels say is the primary now. */
+  primaryPort(): Promise<number>;
+  /** Kills a node (SIGKILL) by its port. */
+  kill(port: number): void;
+  ports: { nodes: number[]; sentinels: number[] };
+  stop(): Promise<void>;
+}
+
+export const SENTINEL_NAME = 'suite-primary';
+
+/**
+ * Redis with Sentinel as operators run it, on this machine: a primary, a replica of it and three
+ * Sentinels (quorum 2), each a real redis-server on TCP (Sentinel announces host:port), in a
+ * directory of its own. A primary that stops answering for a second is failed over.
+ */
+export async function startSentinels(): Promise<TestSentinels> {
+  const dir = testDir('gateway-sentinel-');
+  const children = new Map<number, ChildProcess>();
+  const nodePorts = [await freePort(), await freePort()];
+  const [primary, replica] = nodePorts as [number, number];
+  const node = (port: number, extra: string[]) =>
+    startProcess(
+      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--dbfilename', `dump-${port}.rdb`, '--save', '', '--appendonly', 'no', ...extra],
+      /ready to accept connections/i,
+    );
+  children.set(primary, await node(primary, []));
+  children.set(replica, await node(replica, ['--replicaof', '127.0.0.1', String(primary)]));
+  const sentinelPorts = [await freePort(), await freePort(), await freePort()];
+  for (const port of sentinelPorts) {
+    const conf = path.join(dir, `sentinel-${port}.conf`);
+    writeFileSync(
+      conf,
+      [
+        `port ${port}`,
+        'bind 127.0.0.1',
+        `dir ${dir}`,
+        `sentinel monitor ${SENTINEL_NAME} 127.0.0.1 ${primary} 2`,
+        `sentinel down-after-milliseconds ${SENTINEL_NAME} 1000`,
+        `sentinel failover-timeout ${SENTINEL_NAME} 5000`,
+        `sentinel parallel-syncs ${SENTINEL_NAME} 1`,
+        '',
+      ].join('\n'),
+    );
+    children.set(port, await startProcess([conf, '--sentinel'], /\+monitor master/));
+  }
+  const ask = new Redis({ host: '127.0.0.1', port: sentinelPorts[0]!, lazyConnect: false });
+  ask.on('error', () => {});
+  // Failing over needs the Sentinels to know the replica, and each other.
+  for (let i = 0; ; i++) {
+    const replicas = (await ask.call('SENTINEL', 'REPLICAS', SENTINEL_NAME)) as unknown[];
+    const sentinels = (await ask.call('SENTINEL', 'SENTINELS', SENTINEL_NAME)) as unknown[];
+    if (replicas.length === 1 && sentinels.length === 2) break;
+    if (i > 200) throw new Error('the Sentinels did not find the replica and each other in 20 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    env: { REDIS_SENTINELS: sentinelPorts.map((p) => `127.0.0.1:${p}`).join(','), REDIS_SENTINEL_NAME: SENTINEL_NAME },
+    primaryPort: async () => Number(((await ask.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', SENTINEL_NAME)) as string[])[1]),
+    kill: (port) => children.get(port)?.kill('SIGKILL'),
+    ports: { nodes: nodePorts, sentinels: sentinelPorts },
+    stop: async () => {
+      ask.disconnect();
+      await Promise.all(
+        [...children.values()].map(
+          (c) =>
+            new Promise<void>((resolve) => {
+              if (c.exitCode !== null || c.signalCode !== null) return resolve();
+              c.once('exit', () => resolve());
+              c.kill('SIGKILL');
+            }),
+        ),
+      );
+    },
+  };
 }

@@ -32,7 +32,24 @@ const SET: Record<string, [string, (c: Config) => unknown, unknown, Record<strin
   UPSTREAM_MAX_BYTES: ['2048', (c) => c.upstream.maxBytes, 2048],
   SYNC_INTERVAL_MINUTES: ['0', (c) => c.syncIntervalMinutes, 0],
   SYNC_RUN_BUDGET_MS: ['60000', (c) => c.syncRunBudgetMs, 60_000],
-  REDIS_URL: ['unix:///run/redis.sock', (c) => c.redis?.url, 'unix:///run/redis.sock'],
+  REDIS_URL: ['unix:///run/redis.sock', (c) => c.redis?.target, { kind: 'url', url: 'unix:///run/redis.sock' }],
+  REDIS_SENTINELS: [
+    '10.0.0.1:26379,s2.example:26380',
+    (c) => c.redis?.target,
+    {
+      kind: 'sentinel',
+      sentinels: [
+        { host: '10.0.0.1', port: 26379 },
+        { host: 's2.example', port: 26380 },
+      ],
+      name: 'mymaster',
+      tls: false,
+    },
+  ],
+  REDIS_SENTINEL_NAME: ['cache', (c) => c.redis?.target, expect.objectContaining({ name: 'cache' }), { REDIS_SENTINELS: 'h:26379' }],
+  REDIS_PASSWORD: ['s3cret', (c) => c.redis?.target, expect.objectContaining({ password: 's3cret' }), { REDIS_SENTINELS: 'h:26379' }],
+  REDIS_SENTINEL_PASSWORD: ['t0p', (c) => c.redis?.target, expect.objectContaining({ sentinelPassword: 't0p' }), { REDIS_SENTINELS: 'h:26379' }],
+  REDIS_TLS: ['on', (c) => c.redis?.target, expect.objectContaining({ tls: true }), { REDIS_SENTINELS: 'h:26379' }],
   REPLICA_ID: ['eu-1', (c) => c.redis?.replicaId, 'eu-1', { REDIS_URL: 'redis://h:6379' }],
   CLOCK_START: ['2027-07-01T08:00:00Z', (c) => c.clockStart, '2027-07-01T08:00:00Z'],
   CORS_ORIGINS: ['https://a.example, https://b.example', (c) => c.corsOrigins, ['https://a.example', 'https://b.example']],
@@ -134,6 +151,8 @@ describe('configuration', () => {
       ['PROVIDER', 'met-office'],
       ['OPEN_METEO_FORECAST_URL', 'not a url'],
       ['REDIS_URL', 'http://h'],
+      ['REDIS_SENTINELS', 'sentinel-without-port'],
+      ['REDIS_SENTINELS', 'h:26379,h:70000'],
       ['CLOCK_START', 'next tuesday'],
       ['UPSTREAM_RETRIES', '6'],
       ['MAX_CONNECTIONS', '1'],
@@ -146,6 +165,7 @@ describe('configuration', () => {
       expect(() => loadConfig({ [name!]: value }), name).toThrow(new RegExp(`^Invalid environment:\\n${name}: `));
     }
     expect(() => loadConfig({ GRAPHQL_TRUSTED_ONLY: 'on' })).toThrow(/GRAPHQL_TRUSTED_ONLY: needs GRAPHQL_TRUSTED_DOCUMENTS/);
+    expect(() => loadConfig({ REDIS_URL: 'redis://h:6379', REDIS_SENTINELS: 'h:26379' })).toThrow(/REDIS_URL \/ REDIS_SENTINELS: set one/);
     expect(() => loadConfig({ MAX_CONNECTIONS: '10', MAX_STREAMS: '10' })).toThrow(/MAX_STREAMS: must be below MAX_CONNECTIONS \(10\)/);
   });
 });

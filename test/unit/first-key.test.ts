@@ -103,7 +103,7 @@ describe.skipIf(!haveRedis)('the first key among replicas sharing one Redis', ()
   });
 
   it('replicas starting at once on an empty Redis make exactly one key between them, printed by one', async () => {
-    links = [0, 1, 2].map(() => connectRedis(redis.url, logger()));
+    links = [0, 1, 2].map(() => connectRedis({ kind: 'url', url: redis.url }, logger()));
     for (const link of links) expect(await waitUntilUp(link, 5000)).toBe(true);
     const stores = links.map((l) => new RedisKeyStore(l));
     lines = [];
