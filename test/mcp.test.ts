@@ -322,6 +322,23 @@ describe('MCP with the official SDK client', () => {
     await disconnect(session);
   });
 
+  it('two requests with one id at once in a session: the second is refused (409), the first answered; every one is answered', async () => {
+    const session = await rawSession(app, TEST_KEY);
+    const send = () =>
+      getJson(app, '/mcp', {
+        method: 'POST',
+        headers: { ...JSON_RPC_HEADERS, 'mcp-session-id': session },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 'same', method: 'tools/call', params: { name: 'resort_history', arguments: { id: 'alta', days: 90, years: 10, units: 'METRIC' } } }),
+      }).then((r) => [r.status, r.body.code ?? r.body.result?.isError ?? false]);
+    const answers = await Promise.all([send(), send()]);
+    expect(answers.sort()).toEqual([
+      [200, false],
+      [409, 'CONFLICT'],
+    ]);
+    // Its id is free again once answered.
+    expect((await send())[0]).toBe(200);
+  });
+
   it('docs/mcp.md: the assistant’s configuration connects, and the SDK example runs as written', async () => {
     const doc = readFileSync(path.resolve(import.meta.dirname, '../docs/mcp.md'), 'utf8');
     const entry = JSON.parse(/```json\n([\s\S]*?)```/.exec(doc)![1]!).mcpServers['ski-zip'];

@@ -39,6 +39,8 @@ export interface McpDeps {
 }
 
 const SWEEP_MS = 1000;
+/** Requests one session may have running at once (an agent's calls in parallel). */
+const MAX_RUNNING_PER_SESSION = 8;
 const INSTRUCTIONS =
   'US ZIP codes and ski resort conditions. Tools look up ZIP codes, distances and places, and resorts near a ZIP with their snow report, ' +
   'forecast and rankings. resort://{id}/conditions and resort://{id}/weather are readable and subscribable: an update comes when the data changes.';
@@ -120,6 +122,35 @@ export function createMcp(deps: McpDeps) {
       session = opened;
     }
     session.activeAt = clock();
+    // A request's answer is found by its id: a second request with the id of one still running
+    // would take its answer away (the first would never be answered), so it is refused; and a
+    // session runs a few at once, not a connection's worth.
+    const requestId = message && 'method' in message && 'id' in message ? JSON.stringify(message.id) : null;
+    if (requestId !== null) {
+      const running = session.running;
+      if (running.has(requestId))
+        return sendProblem(ex, {
+          status: 409,
+          code: 'CONFLICT',
+          detail: `A request with the id ${requestId.slice(0, 100)} is still running in this session: give each its own id.`,
+        });
+      if (running.size >= MAX_RUNNING_PER_SESSION)
+        return sendProblem(ex, {
+          status: 429,
+          code: 'TOO_MANY_REQUESTS',
+          detail: `This session already runs ${MAX_RUNNING_PER_SESSION} requests; wait for an answer first.`,
+          headers: ['retry-after', '1'],
+          errors: [
+            {
+              name: 'requests',
+              bound: `at most ${MAX_RUNNING_PER_SESSION} running at once per session`,
+              message: `requests must be at most ${MAX_RUNNING_PER_SESSION} running at once per session`,
+            },
+          ],
+        });
+      running.add(requestId);
+      ex.res.once('close', () => running.delete(requestId));
+    }
     // The one notification stream a session may have (the SDK refuses a second with 409).
     if (method === 'GET' && !session.notifications) {
       const res = ex.res;

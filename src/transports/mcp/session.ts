@@ -59,6 +59,8 @@ export class McpSession implements Watcher {
   readonly transport: StreamableHTTPServerTransport;
   /** When a request last came (the app's clock, ms). */
   activeAt: number;
+  /** The ids of its requests still running (JSON text), each answered once. */
+  readonly running = new Set<string>();
   /** The open GET stream notifications go out on, if any: its unsent bytes are bounded. */
   notifications: ServerResponse | null = null;
   /** Resource URIs subscribed to, by resort id. */
