@@ -33,6 +33,12 @@ import { endStreamsOfRefusedKeys } from '../http/stream-keys.js';
 import { createPages } from '../http/pages.js';
 import type { Metrics } from '../http/metrics.js';
 import type { Lifecycle } from './lifecycle.js';
+import { Lazy } from '../lib/lazy.js';
+
+const lazyText = (build: () => string) => {
+  const text = new Lazy(build);
+  return () => text.get();
+};
 
 export interface HttpDeps {
   config: Config;
@@ -122,9 +128,10 @@ export async function startHttp({ config, logger, now, services, guard, usage, m
         idleTimeoutMs: config.mcp.sessionIdleTimeoutMs,
         keepAliveMs: config.graphql.heartbeatMs,
         deadlineMs: config.executionTimeoutMs,
+        // Made once, on the first read: the schema and the route table do not change while the server runs.
         documents: {
-          'gateway://schema.graphql': () => printSchema(schema),
-          'gateway://openapi.json': () => JSON.stringify(openApiDocument(routes, API_VERSION, schema)),
+          'gateway://schema.graphql': lazyText(() => printSchema(schema)),
+          'gateway://openapi.json': lazyText(() => JSON.stringify(openApiDocument(routes, API_VERSION, schema))),
         },
         version: API_VERSION,
         now,

@@ -66,7 +66,7 @@ export function createCalls(deps: CallsDeps) {
     /** A tool's operation with the call's arguments as its variables; arguments the tool does not take are refused, naming them. */
     call(ex: Exchange, tool: McpTool, args: Record<string, unknown>): Promise<CallOutcome> {
       const known = tool.inputSchema.properties as Record<string, unknown>;
-      const unknown = Object.keys(args).filter((k) => !(k in known));
+      const unknown = Object.keys(args).filter((k) => !Object.hasOwn(known, k));
       if (unknown.length > 0) {
         const takes = Object.keys(known);
         const message = `${tool.name} takes no argument ${unknown.map((k) => JSON.stringify(k)).join(', ')}; it takes ${takes.length ? takes.join(', ') : 'none'}.`;

@@ -11,7 +11,7 @@ import type { Logger } from '../../lib/logger.js';
 import type { Pipeline } from '../../operation/pipeline.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { createCalls } from './calls.js';
-import { isInitialize, readMessage, requestProblem, SESSION_HEADER } from './message.js';
+import { isCancellation, isInitialize, readMessage, requestProblem, SESSION_HEADER } from './message.js';
 import type { DocumentUri } from './resources.js';
 import { McpSession } from './session.js';
 import { toolsOf } from './tools.js';
@@ -39,6 +39,11 @@ export interface McpDeps {
 }
 
 const SWEEP_MS = 1000;
+const SESSION_ENDED: Problem = {
+  status: 404,
+  code: 'SESSION_NOT_FOUND',
+  detail: 'The MCP session ended (deleted, idle, its key revoked, or the server stopping) before this request was answered. Initialize a new one.',
+};
 /** Requests one session may have running at once (an agent's calls in parallel). */
 const MAX_RUNNING_PER_SESSION = 8;
 const INSTRUCTIONS =
@@ -112,7 +117,14 @@ export function createMcp(deps: McpDeps) {
       const read = await readMessage(req, deps.maxBodyBytes);
       if ('status' in read) return sendProblem(ex, read);
       if (!session && !isInitialize(read))
-        return sendProblem(ex, { status: 400, code: 'BAD_REQUEST', detail: `Without the ${SESSION_HEADER} header, the message must be initialize.` });
+        return sendProblem(ex, {
+          status: 400,
+          code: 'BAD_REQUEST',
+          detail: `Without the ${SESSION_HEADER} header, the message must be an initialize request (jsonrpc, id, method, params with protocolVersion, capabilities, clientInfo).`,
+        });
+      // A cancelled request would never be answered (the SDK drops its answer): every call ends by
+      // itself within the request deadline, so a cancellation is taken and not passed on.
+      if (isCancellation(read)) return ex.sendEmpty(202);
       message = read;
     }
 
@@ -148,7 +160,7 @@ export function createMcp(deps: McpDeps) {
             },
           ],
         });
-      running.add(requestId);
+      running.set(requestId, ex);
       ex.res.once('close', () => running.delete(requestId));
     }
     // The one notification stream a session may have (the SDK refuses a second with 409).
@@ -182,7 +194,7 @@ export function createMcp(deps: McpDeps) {
     // restarted a few times must not wait for the idle time-out of the sessions it left behind.
     if (isRefusal(admitted) && admitted.status === 429) {
       const left = [...sessions.values()]
-        .filter((s) => s.who.keyId === who.keyId && s.notifications === null && s.watched.size === 0)
+        .filter((s) => s.who.keyId === who.keyId && s.address === holder.address && s.notifications === null && s.watched.size === 0)
         .sort((a, b) => a.activeAt - b.activeAt)[0];
       if (left) {
         left.end();
@@ -190,10 +202,13 @@ export function createMcp(deps: McpDeps) {
       }
     }
     if (isRefusal(admitted)) return admitted;
-    session = new McpSession(sessionDeps, who, admitted, clock(), {
+    session = new McpSession(sessionDeps, who, holder.address, admitted, clock(), {
       initialized: (s) => void sessions.set(s.id!, s),
       ended: (s) => {
         if (s.id) sessions.delete(s.id);
+        // Requests still running get an answer: the SDK drops theirs once the session is closed.
+        for (const running of s.running.values()) if (!running.answered) sendProblem(running, SESSION_ENDED);
+        s.running.clear();
         deps.logger.debug({ session: s.id }, 'MCP session ended');
       },
     });

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { InitializeRequestSchema, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { readBody } from '../../http/body.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../http/json-guard.js';
 import { allowsOrigin, sameOrigin } from '../../http/security.js';
@@ -59,5 +59,8 @@ export async function readMessage(req: IncomingMessage, maxBodyBytes: number): P
   return parsed.success ? parsed.data : badRequest('The body is not a JSON-RPC 2.0 message (jsonrpc, and a method or a result or an error).');
 }
 
-/** A JSON-RPC initialize request: the only message that may come without a session. */
-export const isInitialize = (message: JSONRPCMessage): boolean => 'method' in message && message.method === 'initialize' && 'id' in message;
+/** A whole initialize request (the only message that may come without a session): one the SDK would refuse opens no session. */
+export const isInitialize = (message: JSONRPCMessage): boolean => InitializeRequestSchema.safeParse(message).success && 'id' in message;
+
+/** A client's cancellation of one of its requests. */
+export const isCancellation = (message: JSONRPCMessage): boolean => 'method' in message && message.method === 'notifications/cancelled' && !('id' in message);

@@ -41,13 +41,13 @@ export const templates = () =>
 
 export const documentList = () => (Object.keys(DOCUMENTS) as DocumentUri[]).map((uri) => ({ uri, ...DOCUMENTS[uri] }));
 
-/** What a URI names, or null when it names nothing here. */
+/** What a URI names (a resort's with its URI as written canonically: its id in lower case), or null when it names nothing here. */
 export function targetOf(uri: string): ResourceTarget | null {
-  if (uri in DOCUMENTS) return { kind: 'document', uri };
+  if (Object.hasOwn(DOCUMENTS, uri)) return { kind: 'document', uri };
   const m = RESORT_URI.exec(uri);
   const id = m ? resortId.safeParse(m[1]) : null;
   if (!m || !id?.success) return null;
-  return { kind: 'resort', uri, resortId: id.data, view: m[2] as ResortView };
+  return { kind: 'resort', uri: `resort://${id.data}/${m[2]}`, resortId: id.data, view: m[2] as ResortView };
 }
 
 /** The tool whose operation reads a resort's view. */

@@ -59,8 +59,8 @@ export class McpSession implements Watcher {
   readonly transport: StreamableHTTPServerTransport;
   /** When a request last came (the app's clock, ms). */
   activeAt: number;
-  /** The ids of its requests still running (JSON text), each answered once. */
-  readonly running = new Set<string>();
+  /** Its requests still running, by id (JSON text), each answered once: by the SDK, or by the end of the session. */
+  readonly running = new Map<string, Exchange>();
   /** The open GET stream notifications go out on, if any: its unsent bytes are bounded. */
   notifications: ServerResponse | null = null;
   /** Resource URIs subscribed to, by resort id. */
@@ -71,6 +71,8 @@ export class McpSession implements Watcher {
   constructor(
     private readonly deps: SessionDeps,
     readonly who: Identity,
+    /** The client address that opened it. */
+    readonly address: string,
     private readonly lease: StreamLease,
     now: number,
     private readonly on: { initialized(session: McpSession): void; ended(session: McpSession): void },
@@ -124,6 +126,9 @@ export class McpSession implements Watcher {
       const target = targetOf(uri);
       if (!target) throw notFound(uri);
       if (target.kind === 'document') {
+        // A read is a call, as every resource read is.
+        const refused = await calls.admit(exchangeOf(extra));
+        if (refused) throw new McpError(ErrorCode.InvalidRequest, `${refused.code}: ${refused.message}`);
         const doc = target.uri as DocumentUri;
         return { contents: [{ uri, mimeType: DOCUMENTS[doc].mimeType, text: this.deps.documents[doc]() }] };
       }
@@ -135,9 +140,11 @@ export class McpSession implements Watcher {
       const { uri } = request.params;
       const target = targetOf(uri);
       if (target?.kind !== 'resort') throw new McpError(ErrorCode.InvalidParams, `Only resort resources change: ${uri} cannot be subscribed to.`);
+      // One URI per resort and view, however the client spelt it (resort://VAIL/… is resort://vail/…).
+      const canonical = target.uri;
       const uris = this.watched.get(target.resortId);
       if (uris) {
-        uris.add(uri);
+        uris.add(canonical);
         return {};
       }
       if (this.watched.size >= MAX_WATCHED_RESORTS)
@@ -146,13 +153,13 @@ export class McpSession implements Watcher {
       const refused = await calls.admit(exchangeOf(extra));
       if (refused) throw new McpError(ErrorCode.InvalidRequest, `${refused.code}: ${refused.message}`);
       await this.rewatch([...this.watched.keys(), target.resortId]);
-      this.watched.set(target.resortId, new Set([uri]));
+      this.watched.set(target.resortId, new Set([canonical]));
       return {};
     });
     this.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
       const target = targetOf(request.params.uri);
       const uris = target?.kind === 'resort' ? this.watched.get(target.resortId) : undefined;
-      if (target?.kind !== 'resort' || !uris?.delete(request.params.uri)) return {};
+      if (target?.kind !== 'resort' || !uris?.delete(target.uri)) return {};
       if (uris.size === 0) {
         this.watched.delete(target.resortId);
         await this.rewatch([...this.watched.keys()]);

@@ -24,7 +24,7 @@ export interface WatchDeps {
 export interface Watcher {
   readonly id: string | undefined;
   readonly who: Identity;
-  readonly notifications: { writableLength: number } | null;
+  readonly notifications: { writableLength: number; writableNeedDrain: boolean } | null;
   changed(resortId: string): void;
   end(reason?: Problem): void;
 }
@@ -77,7 +77,10 @@ export function createWatcher(deps: WatchDeps) {
           if (part.errors?.length) return session.end();
           const update = part.data?.conditionsChanged;
           if (update && update.reason !== 'INITIAL') {
-            if ((session.notifications?.writableLength ?? 0) > deps.maxBufferedBytes) return session.end(tooSlow(deps.maxBufferedBytes));
+            // The SDK's stream writes only after a drain: a socket that has not drained holds the
+            // rest in the SDK's queue, unbounded, so not draining is not reading.
+            const stream = session.notifications;
+            if (stream && (stream.writableNeedDrain || stream.writableLength > deps.maxBufferedBytes)) return session.end(tooSlow(deps.maxBufferedBytes));
             session.changed(update.resortId);
           }
           pullWhileTurnLasts(pump);
