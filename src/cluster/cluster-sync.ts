@@ -4,7 +4,8 @@ import type { Logger } from '../lib/logger.js';
 import type { SyncRunRecord, SyncTrigger } from '../data/repositories/sync.js';
 import { statusUpdates, type SyncRunner, type SyncService, type SyncStatus } from '../sync/runner.js';
 import type { PublishedWindow, WindowStore } from './window-store.js';
-import { PREFIX, type RedisLink } from './redis.js';
+import { UnavailableError } from '../lib/errors.js';
+import { PREFIX, type RedisLink, waitUntilUp } from './redis.js';
 import { defineSyncScripts, type SyncRedis } from './sync-scripts.js';
 
 const K = {
@@ -15,12 +16,16 @@ const K = {
   windowVersion: `${PREFIX}sync:window-version`,
   statusChannel: `${PREFIX}sync:status-events`,
   commandChannel: `${PREFIX}sync:commands`,
+  /** A run asked on a replica that does not lead, waiting for the leader to take it. */
+  asked: `${PREFIX}sync:asked`,
   publishedChannel: `${PREFIX}sync:published`,
 };
 
 /** How long a leader's lease lasts without renewal, and how often it is renewed (or sought). */
 const LEASE_MS = 6000;
 const LEASE_EVERY_MS = 2000;
+/** How long a replica asked for a run waits for an unreachable Redis (a failover) before refusing. */
+const REDIS_WAIT_MS = 2000;
 /** Runs kept in the shared history. */
 const HISTORY = 100;
 
@@ -89,8 +94,10 @@ export class ClusterSync implements SyncService {
     await sub
       .subscribe(K.statusChannel, K.commandChannel, K.publishedChannel)
       .catch((err: unknown) => this.deps.logger.warn({ err }, 'could not subscribe to sync news yet: runs elsewhere are heard once Redis is back'));
-    // After Redis comes back, or the subscriber reconnects: catch up with what was published meanwhile.
-    this.deps.link.cmd.on('ready', () => void this.applyLatest());
+    // After Redis comes back, or the subscriber reconnects: catch up with what was published
+    // meanwhile. Redis back: the whole tick at once, the lease's renewal first (an outage, such as a
+    // failover, has eaten into it), and a run asked meanwhile.
+    this.deps.link.cmd.on('ready', () => void this.tick());
     sub.on('ready', () => void this.resubscribed());
     await this.applyLatest();
     await this.tick();
@@ -127,24 +134,72 @@ export class ClusterSync implements SyncService {
     }
   }
 
-  /** Starts a run on the leader (here, or by asking it); answers the status once it shows. */
+  /**
+   * Starts a run on the leader (here, or by asking it); answers the status once it shows. A replica
+   * that cannot reach Redis and does not lead waits briefly for it (a failover), then refuses: run
+   * here, its run could be a second one.
+   */
   async start(trigger: SyncTrigger): Promise<SyncStatus> {
-    if (this.leader || !this.deps.link.up()) return this.deps.runner.start(trigger);
-    // Nobody leads (the last leader stopped and its lease ran out): try to, and run here.
-    if (!(await this.deps.link.cmd.exists(K.leader).catch(() => 1))) {
+    if (await this.stillLeads()) return this.deps.runner.start(trigger);
+    // A failover: the link may come and go once more while ioredis follows the new primary.
+    for (let attempt = 1; ; attempt++) {
+      if (!this.deps.link.up() && !(await waitUntilUp(this.deps.link, REDIS_WAIT_MS)))
+        throw new UnavailableError(
+          'SYNC_LEADER_UNREACHABLE',
+          'Redis, through which runs are started on the sync leader, is unreachable from this replica; try again shortly.',
+        );
+      try {
+        return await this.askLeader(trigger);
+      } catch (err) {
+        if (attempt === 2)
+          throw new UnavailableError(
+            'SYNC_LEADER_UNREACHABLE',
+            `The sync leader could not be asked through Redis (${(err as Error).message}); try again shortly.`,
+          );
+      }
+    }
+  }
+
+  /**
+   * Asks the leader for a run: the request is left in Redis, where the leader takes it (once) when
+   * told, or at its next tick if it missed being told (pub/sub keeps nothing for a subscriber that
+   * is reconnecting). Nobody leading (the last leader stopped and its lease ran out): leads and runs.
+   */
+  private async askLeader(trigger: SyncTrigger): Promise<SyncStatus> {
+    if (!(await this.deps.link.cmd.exists(K.leader))) {
       await this.tick();
       if (this.leader) return this.deps.runner.start(trigger);
     }
     const before = await this.status();
     if (before.state === 'RUNNING') return before;
-    await this.deps.link.cmd.publish(K.commandChannel, JSON.stringify({ run: trigger, from: this.deps.replicaId }));
+    // Any run newer than the last one this replica knows of answers the ask.
+    const ask = JSON.stringify({ trigger, after: Math.max(before.lastRun?.id ?? 0, this.lastRunId) });
+    await this.deps.link.cmd
+      .multi()
+      .set(K.asked, ask, 'PX', LEASE_MS)
+      .publish(K.commandChannel, JSON.stringify({ asked: true, from: this.deps.replicaId }))
+      .exec();
     // The leader starts within a moment; wait (briefly) for the shared status to say so.
-    for (let i = 0; i < 40; i++) {
+    for (let i = 0; i < 60; i++) {
       const s = await this.status();
       if (s.state === 'RUNNING' || (s.lastRun?.id ?? 0) > (before.lastRun?.id ?? 0)) return s;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     return this.status();
+  }
+
+  /**
+   * The leader takes a run asked on another replica, if one is waiting (each is taken once); a run
+   * going on, or one begun since the last run the asking replica knew of (it could not see this
+   * leader's status during a failover), answers it.
+   */
+  private async takeAsked(): Promise<void> {
+    if (!(await this.stillLeads()) || !this.deps.link.up()) return;
+    const raw = await this.redis.getdel(K.asked).catch(() => null);
+    if (!raw) return;
+    const asked = JSON.parse(raw) as { trigger: SyncTrigger; after: number };
+    if (this.deps.runner.busy || this.lastRunId > asked.after) return;
+    this.deps.runner.start(asked.trigger === 'SCHEDULED' ? 'SCHEDULED' : 'MANUAL');
   }
 
   updates(signal?: AbortSignal): AsyncGenerator<SyncStatus> {
@@ -170,6 +225,7 @@ export class ClusterSync implements SyncService {
     if (this.stopped) return;
     await this.seekLease();
     if (!this.deps.link.up()) return;
+    if (this.leader) await this.takeAsked();
     if (this.unshared) await this.share(this.unshared.runId, this.unshared.gz);
     // A replica that lost the lease meanwhile still puts the outcome of its finished run on record.
     if (this.statusUnshared && (this.leader || !this.deps.runner.busy)) this.shareStatus(this.deps.runner.status());
@@ -178,17 +234,31 @@ export class ClusterSync implements SyncService {
     await this.applyLatest();
   }
 
+  /**
+   * Whether this replica leads, checked against Redis before a run starts: a failover can lose the
+   * lease's last write, and then another replica may have taken it. While Redis is unreachable a
+   * leader keeps leading (its lease runs out elsewhere first).
+   */
+  private async stillLeads(): Promise<boolean> {
+    if (!this.leader) return false;
+    if (!this.deps.link.up()) return true;
+    try {
+      if (await this.redis.szgRenewLease(K.leader, this.deps.replicaId, LEASE_MS)) return true;
+      this.leader = false;
+      this.deps.logger.warn('sync leadership lost');
+      return false;
+    } catch {
+      return true;
+    }
+  }
+
   private async seekLease(): Promise<void> {
+    if (this.leader) {
+      await this.stillLeads();
+      return;
+    }
     const cmd = this.redis;
     try {
-      if (this.leader) {
-        const renewed = await cmd.szgRenewLease(K.leader, this.deps.replicaId, LEASE_MS);
-        if (!renewed) {
-          this.leader = false;
-          this.deps.logger.warn('sync leadership lost');
-        }
-        return;
-      }
       const won = await cmd.set(K.leader, this.deps.replicaId, 'PX', LEASE_MS, 'NX');
       if (won !== 'OK') return;
       this.leader = true;
@@ -320,7 +390,11 @@ export class ClusterSync implements SyncService {
       this.lastRunId = Math.max(this.lastRunId, shared.currentRun?.id ?? 0, shared.lastRun?.id ?? 0);
       this.events.emit('status', publicStatus(shared, this.deps.runner.status().nextScheduledRun));
     } else if (channel === K.commandChannel) {
-      if (this.leader) this.deps.runner.start(JSON.parse(message).run === 'SCHEDULED' ? 'SCHEDULED' : 'MANUAL');
+      const command = JSON.parse(message) as { asked?: boolean; run?: SyncTrigger };
+      if (!this.leader) return;
+      if (command.asked) void this.takeAsked();
+      // From a replica of the previous version (a rolling upgrade), which only publishes.
+      else void this.stillLeads().then((leads) => leads && this.deps.runner.start(command.run === 'SCHEDULED' ? 'SCHEDULED' : 'MANUAL'));
     } else if (channel === K.publishedChannel) {
       void this.applyLatest();
     }

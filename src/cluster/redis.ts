@@ -1,6 +1,7 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { RedisTarget } from '../lib/config.js';
 import type { Logger } from '../lib/logger.js';
+import { watchFailovers } from './sentinel-watch.js';
 
 /** Every key this service writes in Redis starts with this, so one Redis can serve other things too. */
 export const PREFIX = 'szg:';
@@ -26,8 +27,9 @@ function open(target: RedisTarget, options: RedisOptions): Redis {
       name: target.name,
       ...(target.password ? { password: target.password } : {}),
       ...(target.sentinelPassword ? { sentinelPassword: target.sentinelPassword } : {}),
-      // Told by the Sentinels of a new primary (+switch-master), not only when the old one stops answering.
-      failoverDetector: true,
+      // Failovers are heard by watchFailovers, not ioredis' failoverDetector (see there). Should a
+      // write reach a node that is a replica now, its READONLY reconnects too (asking the Sentinels).
+      reconnectOnError: (err: Error) => err.message.startsWith('READONLY'),
       sentinelRetryStrategy: (attempt: number) => Math.min(200 * attempt, 2000),
     });
   }
@@ -59,6 +61,7 @@ export function connectRedis(target: RedisTarget, logger: Logger): RedisLink {
   // The subscriber queues its SUBSCRIBE commands until it is connected, and replays them after.
   const sub = open(target, { ...options, enableOfflineQueue: true, maxRetriesPerRequest: null });
   const where = describeTarget(target);
+  const unwatch = target.kind === 'sentinel' ? watchFailovers(target, [cmd, sub]) : () => {};
   let wasUp = false;
   // Closing on purpose (a command finished, a replica shut down) is not Redis going away.
   let closing = false;
@@ -79,6 +82,14 @@ export function connectRedis(target: RedisTarget, logger: Logger): RedisLink {
   sub.on('close', () => {
     if (subWasUp && !closing && cmd.status === 'ready') logger.warn({ redis: where }, 'redis subscriber connection lost; reconnecting');
   });
+  // ioredis gives a connection up for good only on a closing of ours, or when its connector fails
+  // outright: then it is started again, as a reconnection would.
+  for (const conn of [cmd, sub])
+    conn.on('end', () => {
+      if (closing) return;
+      logger.warn({ redis: where }, 'redis connection given up by the client; starting it again');
+      setTimeout(() => void conn.connect().catch(() => {}), 1000).unref();
+    });
   // Connection errors are reported by the close/ready lines above; ioredis would print each retry.
   cmd.on('error', () => {});
   sub.on('error', () => {});
@@ -88,6 +99,7 @@ export function connectRedis(target: RedisTarget, logger: Logger): RedisLink {
     up: () => cmd.status === 'ready',
     close: async () => {
       closing = true;
+      unwatch();
       cmd.disconnect();
       sub.disconnect();
     },

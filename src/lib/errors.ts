@@ -106,6 +106,13 @@ export class TimeoutError extends GraphQLError {
   }
 }
 
+/** A part the request needs is out of reach for now (e.g. the sync leader during a Redis failover): 503, try again. */
+export class UnavailableError extends ClientError {
+  constructor(code: string, message: string) {
+    super(message, { extensions: { code, status: 503 } });
+  }
+}
+
 /**
  * What the operator must change before the server can start or a command can run (the
  * environment, a manifest, a process holding the database): said in a sentence, without a stack.

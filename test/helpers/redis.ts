@@ -92,6 +92,8 @@ export interface TestSentinels {
   primaryPort(): Promise<number>;
   /** Kills a node (SIGKILL) by its port. */
   kill(port: number): void;
+  /** Fails over by hand (SENTINEL FAILOVER): the old primary lives on, as a replica of the new one. */
+  failover(): Promise<void>;
   ports: { nodes: number[]; sentinels: number[] };
   stop(): Promise<void>;
 }
@@ -110,7 +112,23 @@ export async function startSentinels(): Promise<TestSentinels> {
   const [primary, replica] = nodePorts as [number, number];
   const node = (port: number, extra: string[]) =>
     startProcess(
-      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--dbfilename', `dump-${port}.rdb`, '--save', '', '--appendonly', 'no', ...extra],
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--dbfilename',
+        `dump-${port}.rdb`,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--repl-diskless-sync-delay',
+        '0',
+        ...extra,
+      ],
       /ready to accept connections/i,
     );
   children.set(primary, await node(primary, []));
@@ -135,18 +153,26 @@ export async function startSentinels(): Promise<TestSentinels> {
   }
   const ask = new Redis({ host: '127.0.0.1', port: sentinelPorts[0]!, lazyConnect: false });
   ask.on('error', () => {});
-  // Failing over needs the Sentinels to know the replica, and each other.
+  const replicaLink = new Redis({ host: '127.0.0.1', port: replica, lazyConnect: false });
+  replicaLink.on('error', () => {});
+  // Failing over without loss needs the replica in sync (its first full copy done), and the
+  // Sentinels knowing the replica and each other.
   for (let i = 0; ; i++) {
+    const synced = /master_link_status:up/.test(await replicaLink.info('replication'));
     const replicas = (await ask.call('SENTINEL', 'REPLICAS', SENTINEL_NAME)) as unknown[];
     const sentinels = (await ask.call('SENTINEL', 'SENTINELS', SENTINEL_NAME)) as unknown[];
-    if (replicas.length === 1 && sentinels.length === 2) break;
-    if (i > 200) throw new Error('the Sentinels did not find the replica and each other in 20 s');
+    if (synced && replicas.length === 1 && sentinels.length === 2) break;
+    if (i > 200) throw new Error('the replica did not sync, or the Sentinels did not find it and each other, in 20 s');
     await new Promise((r) => setTimeout(r, 100));
   }
+  replicaLink.disconnect();
   return {
     env: { REDIS_SENTINELS: sentinelPorts.map((p) => `127.0.0.1:${p}`).join(','), REDIS_SENTINEL_NAME: SENTINEL_NAME },
     primaryPort: async () => Number(((await ask.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', SENTINEL_NAME)) as string[])[1]),
     kill: (port) => children.get(port)?.kill('SIGKILL'),
+    failover: async () => {
+      await ask.call('SENTINEL', 'FAILOVER', SENTINEL_NAME);
+    },
     ports: { nodes: nodePorts, sentinels: sentinelPorts },
     stop: async () => {
       ask.disconnect();

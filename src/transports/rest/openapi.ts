@@ -183,7 +183,11 @@ function operation(route: RestRoute, schema: GraphQLSchema): Json {
       headers: { 'Retry-After': { schema: { type: 'integer' } }, ...RATE_LIMIT_HEADERS },
     },
     ...(route.path.endsWith('/history') ? { 502: problem('The weather provider failed (provider lookup error).') } : {}),
-    503: problem('The request ran past the execution time limit.'),
+    503: problem(
+      route.path === '/api/sync/run'
+        ? 'The request ran past the execution time limit, or (replicas) this replica does not lead and cannot reach Redis to ask the leader (SYNC_LEADER_UNREACHABLE).'
+        : 'The request ran past the execution time limit.',
+    ),
   };
   return {
     operationId: name.charAt(0).toLowerCase() + name.slice(1),
