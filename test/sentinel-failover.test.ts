@@ -172,7 +172,8 @@ function steadyRequests(urls: string[], key: string, get: (url: string, key: str
   });
   const load = (async () => {
     while (steady) {
-      statuses.push(...(await Promise.all(urls.map((u) => get(u, key)))));
+      // A request that fails outright counts as 0 (and so as a failure).
+      statuses.push(...(await Promise.all(urls.map((u) => get(u, key).catch(() => 0)))));
       await new Promise((r) => setTimeout(r, 10));
     }
   })();

@@ -27,9 +27,12 @@ export function watchFailovers(target: SentinelTarget, connections: Redis[]): ()
     watcher.subscribe('+switch-master').catch(() => {});
     watcher.on('message', (_channel: string, message: string) => {
       // "<name> <old ip> <old port> <new ip> <new port>", from each Sentinel: acted on once.
-      if (message.split(' ')[0] !== target.name || message === handled) return;
+      const [name, , , host, port] = message.split(' ');
+      if (name !== target.name || message === handled) return;
       handled = message;
-      for (const conn of connections) if (conn.status === 'ready') conn.disconnect(true);
+      // A connection that found the new primary already (the news can come late) stays.
+      for (const conn of connections)
+        if (conn.status === 'ready' && !(conn.stream?.remoteAddress === host && String(conn.stream?.remotePort) === port)) conn.disconnect(true);
     });
     return watcher;
   });

@@ -56,7 +56,7 @@ export async function startRedis(): Promise<TestRedis> {
 }
 
 /** A port free now (the OS's pick), for servers that must be reached over TCP (Sentinel announces host:port). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
