@@ -523,6 +523,35 @@ describe.skipIf(!haveRedis)('cost budgets with replicas', () => {
     expect(refusedBy.size).toBe(2);
   }, 90_000);
 
+  it('Redis frozen (it holds its connections and answers nothing): a key seen before is answered, after one wait of at most a second; Redis back, counting there goes on', async () => {
+    const [url] = await startReplicas(1);
+    const key = (await keys('create', '--name', 'frozen', '--rate', '1000')).match(/szg_[\w-]+/)![0];
+    expect((await call(url!, '/api/zip/05401', key)).status).toBe(200);
+    redis.pause();
+    try {
+      const waits: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        const t0 = performance.now();
+        expect((await call(url!, '/api/zip/05401', key)).status).toBe(200);
+        waits.push(performance.now() - t0);
+      }
+      // The first request waits out the command's time-out (1 s); the connection is then made
+      // again, and until Redis answers, requests do not wait for it.
+      expect(waits.filter((ms) => ms > 500).length).toBeLessThanOrEqual(1);
+      expect(replicas[0]!.output()).toContain('redis stopped answering');
+    } finally {
+      redis.resume();
+    }
+    await until(
+      async () => (await call(url!, '/readyz')).json(),
+      (body) => !body.notes,
+    );
+    const id = await redisCli('HGET', `szg:key:${createHash('sha256').update(key).digest('hex')}`, 'id');
+    const before = Number(await redisCli('GET', `szg:usage:${id}:${isoDate(runNow()).slice(0, 7)}`));
+    expect((await call(url!, '/api/zip/05401', key)).status).toBe(200);
+    expect(Number(await redisCli('GET', `szg:usage:${id}:${isoDate(runNow()).slice(0, 7)}`))).toBe(before + 1);
+  });
+
   it('with Redis away, each replica keeps a budget of its own in memory: the cluster then allows one budget per replica', async () => {
     const urls = await startReplicas(2, { COST_UNITS_PER_REQUEST: '100', COST_WINDOW_SECONDS: '100' });
     const key = (await keys('create', '--name', 'heavy-alone', '--rate', '12')).match(/szg_[\w-]+/)![0];

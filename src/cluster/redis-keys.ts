@@ -178,7 +178,10 @@ export class RedisKeyStore {
     const cmd = this.link.cmd as unknown as {
       szgCheckKey(key: string, month: string, second: number, prefix: string, counted: Counted): Promise<[number, string[]?, number?]>;
     };
-    const [code, fields, used] = await cmd.szgCheckKey(K.key(keyHash), month, second, PREFIX, counted);
+    const [code, fields, used] = await cmd.szgCheckKey(K.key(keyHash), month, second, PREFIX, counted).catch((err: unknown) => {
+      this.link.failed(err);
+      throw err;
+    });
     const kind = KINDS[code]!;
     if (kind === 'unknown') return { kind };
     return { kind, key: recordOf(fields!, keyHash), used: used ?? 0 };

@@ -13,6 +13,12 @@ export interface RedisLink {
   sub: Redis;
   /** Whether the command connection is up now. */
   up(): boolean;
+  /**
+   * Told of a command that failed: one that timed out means Redis stopped answering (frozen, or cut
+   * off without a reset), so the connection is dropped and made again; until it is ready, commands
+   * fail at once and callers fall back, instead of each waiting out its time-out.
+   */
+  failed(err: unknown): void;
   close(): Promise<void>;
 }
 
@@ -44,6 +50,9 @@ export function describeTarget(target: RedisTarget): string {
   return `sentinel ${target.name} via ${target.sentinels.map((s) => `${s.host}:${s.port}`).join(',')}`;
 }
 
+/** A command Redis has not answered in this long is given up (Redis answers in well under a millisecond). */
+const COMMAND_TIMEOUT_MS = 1000;
+
 /**
  * Two connections to Redis that reconnect by themselves (every 0.2–2 s) and resubscribe after a
  * reconnect; through Sentinel, each finds the primary by asking the Sentinels, again after a
@@ -52,6 +61,7 @@ export function describeTarget(target: RedisTarget): string {
 export function connectRedis(target: RedisTarget, logger: Logger): RedisLink {
   const options: RedisOptions = {
     enableOfflineQueue: false,
+    commandTimeout: COMMAND_TIMEOUT_MS,
     maxRetriesPerRequest: 1,
     connectTimeout: 2000,
     retryStrategy: (attempt: number) => Math.min(200 * attempt, 2000),
@@ -59,13 +69,15 @@ export function connectRedis(target: RedisTarget, logger: Logger): RedisLink {
   };
   const cmd = open(target, options);
   // The subscriber queues its SUBSCRIBE commands until it is connected, and replays them after.
-  const sub = open(target, { ...options, enableOfflineQueue: true, maxRetriesPerRequest: null });
+  const sub = open(target, { ...options, commandTimeout: undefined, enableOfflineQueue: true, maxRetriesPerRequest: null });
   const where = describeTarget(target);
   const unwatch = target.kind === 'sentinel' ? watchFailovers(target, [cmd, sub]) : () => {};
   let wasUp = false;
   // Closing on purpose (a command finished, a replica shut down) is not Redis going away.
   let closing = false;
+  let dropping = false;
   cmd.on('ready', () => {
+    dropping = false;
     if (!wasUp) logger.info({ redis: where }, 'redis connected');
     wasUp = true;
   });
@@ -96,7 +108,14 @@ export function connectRedis(target: RedisTarget, logger: Logger): RedisLink {
   return {
     cmd,
     sub,
-    up: () => cmd.status === 'ready',
+    // A connection being dropped stays "ready" to ioredis until its socket has closed.
+    up: () => cmd.status === 'ready' && !dropping,
+    failed: (err) => {
+      if ((err as Error)?.message !== 'Command timed out' || cmd.status !== 'ready' || dropping) return;
+      logger.warn({ redis: where, timeoutMs: COMMAND_TIMEOUT_MS }, 'redis stopped answering: connecting again; local limits meanwhile');
+      dropping = true;
+      cmd.disconnect(true);
+    },
     close: async () => {
       closing = true;
       unwatch();

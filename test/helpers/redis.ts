@@ -16,6 +16,10 @@ export interface TestRedis {
   stop(): Promise<void>;
   /** Starts it again on the same socket and data. */
   start(): Promise<void>;
+  /** Freezes it (SIGSTOP): connections stay open and nothing is answered, as when a host hangs. */
+  pause(): void;
+  /** Lets a frozen server go on (SIGCONT). */
+  resume(): void;
 }
 
 /**
@@ -52,7 +56,14 @@ export async function startRedis(): Promise<TestRedis> {
     });
   };
   await start();
-  return { url: `unix://${socket}`, cliArgs: ['-s', socket], stop, start };
+  return {
+    url: `unix://${socket}`,
+    cliArgs: ['-s', socket],
+    stop,
+    start,
+    pause: () => (child as ChildProcess | null)?.kill('SIGSTOP'),
+    resume: () => (child as ChildProcess | null)?.kill('SIGCONT'),
+  };
 }
 
 /** A port free now (the OS's pick), for servers that must be reached over TCP (Sentinel announces host:port). */
