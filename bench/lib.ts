@@ -81,8 +81,9 @@ export async function startServer(
   env: Record<string, string>,
   probe: { path: string; headers?: Record<string, string> },
   bin = process.execPath,
+  fixedPort?: number,
 ): Promise<ServerProcess> {
-  const port = await freePort();
+  const port = fixedPort ?? (await freePort());
   const t0 = performance.now();
   // A group of its own, so that stopping `npm start` stops the node process under npm too.
   const child = spawn(bin, args, {

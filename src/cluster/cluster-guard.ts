@@ -26,10 +26,14 @@ import type { RedisKeyStore } from './redis-keys.js';
  * When Redis is unreachable the replica keeps serving the keys it has seen (their records as last
  * read), counting their seconds and month in memory from the last count Redis gave — so a key can
  * get up to one replica's worth of extra requests while Redis is away — and refuses keys it has
- * never seen with a 503 (it cannot tell whether they exist). /readyz and the log say so.
+ * never seen with a 503 (it cannot tell whether they exist). /readyz and the log say so. What it
+ * answered meanwhile is added to the counts in Redis once Redis answers again.
  */
 export class ClusterGuard {
   private readonly hashes = new LRUCache<string, string>({ max: 10_000 });
+  /** Requests answered while Redis was away, by "key id month", not yet added to Redis. */
+  private readonly uncounted = new Map<string, number>();
+  private counting = false;
   private readonly seen = new LRUCache<string, { key: ApiKeyRecord; used: number; month: string; second: number; inSecond: number }>({ max: 10_000 });
 
   constructor(
@@ -66,6 +70,7 @@ export class ClusterGuard {
       return revokedKey();
     }
     this.seen.set(hash, { key, used, month, second, inSecond: 0 });
+    if (this.uncounted.size > 0) void this.countInRedis();
     if (outcome.kind === 'rate-limited') return rateLimited(key, policy);
     if (outcome.kind === 'quota-used-up') return quotaUsedUp(key, policy, now);
     return allowed(key, used, policy, now);
@@ -102,6 +107,34 @@ export class ClusterGuard {
     if (counted === 'rate') return allowed(key, known.used, policy, now);
     if (known.used >= key.monthlyQuota) return quotaUsedUp(key, policy, now);
     known.used++;
+    const uncounted = `${key.id} ${month}`;
+    this.uncounted.set(uncounted, (this.uncounted.get(uncounted) ?? 0) + 1);
     return allowed(key, known.used, policy, now);
+  }
+
+  /**
+   * Redis is back: the requests answered while it was away are added to their keys' counts there,
+   * so a month's count ends equal to the requests answered (the quota may have been passed by up
+   * to what the replicas answered meanwhile, never forgotten).
+   */
+  private async countInRedis(): Promise<void> {
+    if (this.counting) return;
+    this.counting = true;
+    try {
+      for (const [entry, n] of this.uncounted) {
+        const [id, month] = entry.split(' ') as [string, string];
+        this.uncounted.delete(entry);
+        await this.store.addUsage(Number(id), month, n).catch((err: unknown) => {
+          // Away again: kept for the next time it is back.
+          this.uncounted.set(entry, (this.uncounted.get(entry) ?? 0) + n);
+          throw err;
+        });
+      }
+      this.logger.info('requests answered while redis was away added to their keys in redis');
+    } catch {
+      // Tried again after the next check Redis answers.
+    } finally {
+      this.counting = false;
+    }
   }
 }

@@ -187,6 +187,12 @@ export class RedisKeyStore {
     return { kind, key: recordOf(fields!, keyHash), used: used ?? 0 };
   }
 
+  /** Adds requests answered while Redis was away to a key's count for that month. */
+  async addUsage(id: number, month: string, n: number): Promise<void> {
+    const usage = K.usage(id, month);
+    await this.link.cmd.multi().incrby(usage, n).expire(usage, 34_560_000).exec();
+  }
+
   /** Adds a key (one script: no half-made key); one whose hash exists already is left as it is. Returns whether it was added. */
   async create(key: NewKey): Promise<boolean> {
     const cmd = this.link.cmd as unknown as { szgCreateKey(...args: (string | number)[]): Promise<number> };

@@ -45,6 +45,9 @@ ${upstreamPorts.map((p) => `    server 127.0.0.1:${p} max_fails=3 fail_timeout=1
   }
   server {
     listen 127.0.0.1:${port};
+    # A client connection is not closed after 1,000 requests (the default): a load generator's
+    # next request would race that close.
+    keepalive_requests 1000000;
     location / {
       proxy_pass http://gateway;
       proxy_http_version 1.1;

@@ -105,6 +105,9 @@ export interface TestSentinels {
   kill(port: number): void;
   /** Fails over by hand (SENTINEL FAILOVER): the old primary lives on, as a replica of the new one. */
   failover(): Promise<void>;
+  /** Freezes every node left (SIGSTOP; the Sentinels go on), and lets them go on again (SIGCONT). */
+  freezeAll(): void;
+  thawAll(): void;
   ports: { nodes: number[]; sentinels: number[] };
   stop(): Promise<void>;
 }
@@ -181,6 +184,12 @@ export async function startSentinels(): Promise<TestSentinels> {
     env: { REDIS_SENTINELS: sentinelPorts.map((p) => `127.0.0.1:${p}`).join(','), REDIS_SENTINEL_NAME: SENTINEL_NAME },
     primaryPort: async () => Number(((await ask.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', SENTINEL_NAME)) as string[])[1]),
     kill: (port) => children.get(port)?.kill('SIGKILL'),
+    freezeAll: () => {
+      for (const port of nodePorts) children.get(port)?.kill('SIGSTOP');
+    },
+    thawAll: () => {
+      for (const port of nodePorts) children.get(port)?.kill('SIGCONT');
+    },
     failover: async () => {
       await ask.call('SENTINEL', 'FAILOVER', SENTINEL_NAME);
     },
