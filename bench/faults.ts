@@ -16,7 +16,7 @@ import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { buildOnce, freePort, startCommand, startServer, type ServerProcess } from './lib.js';
 import { errorsOf, mixedRequests } from './load-mix.js';
-import { startSentinels, SENTINEL_NAME } from '../test/helpers/redis.js';
+import { startSentinels } from '../test/helpers/redis.js';
 import { startNginx } from '../test/helpers/nginx.js';
 import { hashApiKey } from '../src/auth/api-key.js';
 
