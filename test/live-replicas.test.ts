@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import WebSocket from 'ws';
 import { startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
-import { spawnServer, type ServerProcess } from './helpers/process.js';
+import { spawnServer, type ServerProcess, watchReplicas } from './helpers/process.js';
 import { haveRedis, startRedis, type TestRedis } from './helpers/redis.js';
 import { privateDatabase, SYNC_RESORTS } from './helpers/server.js';
 import { runNow } from './helpers/clock.js';
@@ -63,20 +63,7 @@ async function startCluster(): Promise<Cluster> {
       UPSTREAM_TIMEOUT_MS: '60000',
     }),
   );
-  onTestFinished(async () => {
-    for (const r of replicas) r.child.kill('SIGKILL');
-    await Promise.all(replicas.map((r) => r.exited));
-  });
-  onTestFailed(() => {
-    for (const [i, r] of replicas.entries())
-      console.error(
-        `replica-${i} said:\n${r
-          .output()
-          .split('\n')
-          .filter((l) => /"level":[456]0|leader|window|sync run/.test(l))
-          .join('\n')}`,
-      );
-  });
+  watchReplicas(replicas, /leader|window|sync run/, { onTestFinished, onTestFailed });
   const urls = await Promise.all(replicas.map((r) => r.url));
   return { redis, fake, replicas, urls };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it, onTestFailed, onTestFinished } from 'vitest';
 import { isoDate } from '../src/domain/dates.js';
 import { runNow } from './helpers/clock.js';
 import { startFakeUpstream } from './helpers/fake-upstream.js';
-import { cliCommand, runCommand, spawnServer, type ServerProcess } from './helpers/process.js';
+import { cliCommand, runCommand, spawnServer, type ServerProcess, watchReplicas } from './helpers/process.js';
 import { haveRedis, startSentinels } from './helpers/redis.js';
 import { privateDatabase, SYNC_RESORTS } from './helpers/server.js';
 import { readEvents, until } from './helpers/wait.js';
@@ -34,20 +34,7 @@ async function startCluster() {
       UPSTREAM_TIMEOUT_MS: '60000',
     }),
   );
-  onTestFinished(async () => {
-    for (const r of replicas) r.child.kill('SIGKILL');
-    await Promise.all(replicas.map((r) => r.exited));
-  });
-  onTestFailed(() => {
-    for (const [i, r] of replicas.entries())
-      console.error(
-        `replica-${i} said:\n${r
-          .output()
-          .split('\n')
-          .filter((l) => /"level":[456]0|redis|leader|sync run/.test(l))
-          .join('\n')}`,
-      );
-  });
+  watchReplicas(replicas, /redis|leader|sync run/, { onTestFinished, onTestFailed });
   const urls = await Promise.all(replicas.map((r) => r.url));
   const dbPath = privateDatabase('gateway-sentinel-cli-');
   const keys = (...args: string[]) => runCommand(dbPath, cliCommand('keys', ...args), sentinels.env);

@@ -107,3 +107,28 @@ export function spawnServer(dbPath: string, env: Record<string, string> = {}, sc
   const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once('exit', (code) => resolve({ code, at: Date.now() })));
   return { child, url, output: () => out, errors: () => err, exited };
 }
+
+/**
+ * For a test that runs replicas: they are killed when it ends, and if it fails, each one's log
+ * lines matching `said` (warnings and errors always) are printed, since their output is piped.
+ */
+export function watchReplicas(
+  replicas: ServerProcess[],
+  said: RegExp,
+  hooks: { onTestFinished(fn: () => Promise<void>): void; onTestFailed(fn: () => void): void },
+): void {
+  hooks.onTestFinished(async () => {
+    for (const r of replicas) r.child.kill('SIGKILL');
+    await Promise.all(replicas.map((r) => r.exited));
+  });
+  hooks.onTestFailed(() => {
+    for (const [i, r] of replicas.entries())
+      console.error(
+        `replica-${i} said:\n${r
+          .output()
+          .split('\n')
+          .filter((l) => /"level":[456]0/.test(l) || said.test(l))
+          .join('\n')}`,
+      );
+  });
+}
