@@ -29,16 +29,21 @@ await buildOnce();
 const dir = mkdtempSync(path.join(tmpdir(), 'gateway-faults-'));
 const sentinels = await startSentinels();
 const env = { ...sentinels.env };
-const makeKey = (name: string) => {
-  const out = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/keys.ts', 'create', '--name', name, '--quota', '1000000000', '--rate', '1000000'], {
-    env: { ...process.env, ...env, DB_PATH: path.join(dir, 'cli.sqlite') },
-    encoding: 'utf8',
-  });
+const makeKey = (name: string, ...more: string[]) => {
+  const out = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli/keys.ts', 'create', '--name', name, '--quota', '1000000000', '--rate', '1000000', ...more],
+    {
+      env: { ...process.env, ...env, DB_PATH: path.join(dir, 'cli.sqlite') },
+      encoding: 'utf8',
+    },
+  );
   const key = out.stdout.match(/szg_[\w-]+/)?.[0];
   if (!key) throw new Error(`could not create the key ${name}: ${out.stderr}`);
   return key;
 };
 const KEY = makeKey('faults');
+const ADMIN = makeKey('faults-admin', '--scope', 'admin', '--streams', '100');
 
 const ports = await Promise.all(Array.from({ length: REPLICAS }, () => freePort()));
 const start = (i: number) =>
@@ -85,13 +90,84 @@ interface Phase {
   name: string;
   result: autocannon.Result;
   cut: string;
+  /** Subscriber streams that ended in the phase (each then subscribed again). */
+  reconnects: number;
+  /** The sync run asked for after the fault, once finished; null if it could not be started. */
+  run: number | null;
 }
+
+/**
+ * Live subscribers through nginx: `syncProgress` over SSE, each subscribing again whenever its
+ * stream ends (as EventSource does), noting every finished run it hears of.
+ */
+const SUBSCRIBERS = 20;
+let reconnects = 0;
+let listening = true;
+// Ends every stream at the close: nginx, stopped gracefully, waits for its open connections.
+const hangUp = new AbortController();
+const heard = Array.from({ length: SUBSCRIBERS }, () => new Set<number>());
+const subscribers = heard.map(async (runs) => {
+  while (listening) {
+    try {
+      const res = await fetch(`${nginx.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': ADMIN },
+        body: JSON.stringify({ query: 'subscription { syncProgress { state lastRun { id } } }' }),
+        signal: hangUp.signal,
+      });
+      const reader = res.body!.getReader();
+      let buffer = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done || !listening) break;
+        buffer += new TextDecoder().decode(value);
+        const parts = buffer.split('\n\n');
+        buffer = parts.pop()!;
+        for (const part of parts) {
+          const data = part.split('\n').find((l) => l.startsWith('data:'));
+          const id = data ? JSON.parse(data.slice(5)).data?.syncProgress?.lastRun?.id : undefined;
+          if (typeof id === 'number') runs.add(id);
+        }
+      }
+      if (!listening) return;
+    } catch {
+      // The replica went away mid-stream: subscribe again.
+    }
+    reconnects++;
+    await sleep(200);
+  }
+});
+
+/** Asks for a sync run through nginx and waits until it has finished: its id, or null. */
+async function syncRun(): Promise<number | null> {
+  const ask = () =>
+    fetch(`${nginx.url}/api/sync/run`, { method: 'POST', headers: { 'x-api-key': ADMIN } }).then(
+      (r) => r.json(),
+      () => null,
+    );
+  const status = () =>
+    fetch(`${nginx.url}/api/sync/status`, { headers: { 'x-api-key': ADMIN } }).then(
+      (r) => r.json(),
+      () => null,
+    );
+  const before = (await status())?.lastRun?.id ?? 0;
+  for (let i = 0; i < 20 && !(await ask())?.state; i++) await sleep(250);
+  for (let i = 0; i < 200; i++) {
+    const s = await status();
+    if (s?.state === 'IDLE' && (s.lastRun?.id ?? 0) > before) return s.lastRun.id;
+    await sleep(100);
+  }
+  return null;
+}
+
 const phases: Phase[] = [];
 async function phase(name: string, fault: () => Promise<void>): Promise<autocannon.Result> {
   const logged = nginx.errors().length;
+  const reconnectsBefore = reconnects;
   const load = autocannon({ url: nginx.url, connections, duration: phaseSeconds, headers: { 'x-api-key': KEY }, requests: mixedRequests() });
   await sleep(3000);
   await fault();
+  const run = await syncRun();
   const result = await load;
   // Requests a replica failed mid-way (nginx's error log): a GET is retried on the next replica,
   // a POST is not (nginx does not resend a non-idempotent request once sent).
@@ -101,7 +177,7 @@ async function phase(name: string, fault: () => Promise<void>): Promise<autocann
     .split('\n')
     .filter((l) => /prematurely closed|reset by peer/.test(l));
   const cutPosts = cut.filter((l) => l.includes('request: "POST')).length;
-  phases.push({ name, result, cut: `${cut.length - cutPosts} GET, ${cutPosts} POST` });
+  phases.push({ name, result, cut: `${cut.length - cutPosts} GET, ${cutPosts} POST`, reconnects: reconnects - reconnectsBefore, run });
   console.error(`${name}: ${result.requests.total} requests, ${errorsOf(result)} failed (${failuresOf(result)})`);
   return result;
 }
@@ -135,6 +211,9 @@ await phase('Redis gone for 10 s (frozen), then back', async () => {
   sentinels.thawAll();
 });
 
+listening = false;
+hangUp.abort();
+await Promise.all(subscribers);
 // The count in Redis against the requests answered (warm-up included; each answered request counts once).
 const answered = [await warm, ...phases.map((p) => p.result)].reduce((n, res) => n + res['2xx'], 0);
 const r = await primaryLink();
@@ -149,11 +228,11 @@ await sentinels.stop();
 rmSync(dir, { recursive: true, force: true });
 
 console.log(
-  `\n| fault (${phaseSeconds} s phase, fault at 3 s, ${connections} connections through nginx, 3 replicas, Redis + Sentinel) | requests | failed | what failed | cut mid-answer (nginx) | p99 ms | max ms |\n|---|---:|---:|---|---|---:|---:|`,
+  `\n| fault (${phaseSeconds} s phase, fault at 3 s, ${connections} connections through nginx, 3 replicas, Redis + Sentinel) | requests | failed | what failed | cut mid-answer (nginx) | p99 ms | max ms | subscriber reconnects | subscribers that heard the run |\n|---|---:|---:|---|---|---:|---:|---:|---:|`,
 );
 for (const p of phases)
   console.log(
-    `| ${p.name} | ${p.result.requests.total} | ${errorsOf(p.result)} | ${failuresOf(p.result)} | ${p.cut} | ${p.result.latency.p99} | ${p.result.latency.max} |`,
+    `| ${p.name} | ${p.result.requests.total} | ${errorsOf(p.result)} | ${failuresOf(p.result)} | ${p.cut} | ${p.result.latency.p99} | ${p.result.latency.max} | ${p.reconnects} | ${p.run === null ? 'no run' : `${heard.filter((runs) => runs.has(p.run!)).length} of ${SUBSCRIBERS}`} |`,
   );
 console.log(`\nQuota: ${answered} requests answered, ${counted} counted in Redis (${counted - answered >= 0 ? '+' : ''}${counted - answered}).`);
 console.log(`Redis commands per request (baseline phase): ${((commandsAfter - commandsBefore) / baseline.requests.total).toFixed(2)}.`);

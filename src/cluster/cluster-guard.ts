@@ -31,7 +31,7 @@ import type { RedisKeyStore } from './redis-keys.js';
  */
 export class ClusterGuard {
   private readonly hashes = new LRUCache<string, string>({ max: 10_000 });
-  /** Requests answered while Redis was away, by "key id month", not yet added to Redis. */
+  /** Requests answered while Redis was away, by key and month ("id hash month"), not yet added to Redis. */
   private readonly uncounted = new Map<string, number>();
   private counting = false;
   private readonly seen = new LRUCache<string, { key: ApiKeyRecord; used: number; month: string; second: number; inSecond: number }>({ max: 10_000 });
@@ -107,7 +107,7 @@ export class ClusterGuard {
     if (counted === 'rate') return allowed(key, known.used, policy, now);
     if (known.used >= key.monthlyQuota) return quotaUsedUp(key, policy, now);
     known.used++;
-    const uncounted = `${key.id} ${month}`;
+    const uncounted = `${key.id} ${hash} ${month}`;
     this.uncounted.set(uncounted, (this.uncounted.get(uncounted) ?? 0) + 1);
     return allowed(key, known.used, policy, now);
   }
@@ -122,13 +122,18 @@ export class ClusterGuard {
     this.counting = true;
     try {
       for (const [entry, n] of this.uncounted) {
-        const [id, month] = entry.split(' ') as [string, string];
+        const [id, keyHash, month] = entry.split(' ') as [string, string, string];
         this.uncounted.delete(entry);
-        await this.store.addUsage(Number(id), month, n).catch((err: unknown) => {
+        const added = await this.store.addUsage({ id: Number(id), keyHash }, month, n).catch((err: unknown) => {
           // Away again: kept for the next time it is back.
           this.uncounted.set(entry, (this.uncounted.get(entry) ?? 0) + n);
           throw err;
         });
+        if (!added)
+          this.logger.warn(
+            { keyId: Number(id), requests: n },
+            'redis no longer has this key (it came back without its data): its requests answered meanwhile are not counted',
+          );
       }
       this.logger.info('requests answered while redis was away added to their keys in redis');
     } catch {

@@ -75,6 +75,8 @@ export class ClusterSync implements SyncService {
   private unshared: { runId: number; gz: Buffer } | null = null;
   /** Whether this replica's last status change could not be written to Redis. */
   private statusUnshared = false;
+  /** Runs this replica finished while Redis was away, by id: each goes into the shared history once it is back. */
+  private readonly runsUnshared = new Map<number, SyncRunRecord>();
   /** Applying one window at a time: an announcement and a tick may ask at once. */
   private applying: Promise<void> = Promise.resolve();
 
@@ -308,6 +310,8 @@ export class ClusterSync implements SyncService {
   /** This replica's runner changed state: share it (and a finished run) with every replica. */
   private shareStatus(status: SyncStatus): void {
     this.lastRunId = Math.max(this.lastRunId, status.currentRun?.id ?? 0, status.lastRun?.id ?? 0);
+    // A run finished while Redis is away may be followed by another before it is back: each is kept.
+    if (status.lastRun && status.lastRun.id > this.sharedRunId) this.runsUnshared.set(status.lastRun.id, status.lastRun);
     if (!this.deps.link.up()) {
       this.statusUnshared = true;
       this.events.emit('status', status);
@@ -320,6 +324,12 @@ export class ClusterSync implements SyncService {
     const sharedBefore = this.sharedRunId;
     const finished = status.state === 'IDLE' && status.lastRun && status.lastRun.id > sharedBefore ? status.lastRun : null;
     if (finished) this.sharedRunId = finished.id;
+    for (const [id, run] of this.runsUnshared) {
+      this.runsUnshared.delete(id);
+      if (id === finished?.id) continue; // shared with the status below
+      this.sharedRunId = Math.max(this.sharedRunId, id);
+      cmd.szgPutRun(K.runs, K.status, JSON.stringify(run), id, '', '', '', HISTORY).catch(() => this.runsUnshared.set(id, run));
+    }
     const write = finished
       ? cmd.szgFinishRun(K.runs, K.status, JSON.stringify(finished), finished.id, json, this.deps.replicaId, this.leader ? '1' : '0', HISTORY, K.statusChannel)
       : cmd.multi().set(K.status, json).publish(K.statusChannel, json).exec();

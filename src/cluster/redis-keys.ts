@@ -57,6 +57,17 @@ local used = redis.call('GET', ARGV[3] .. 'usage:' .. ARGV[1] .. ':' .. ARGV[2])
 return {k[1] or '', k[2] or '0', used}
 `;
 
+/**
+ * KEYS: the id-to-hash map, the usage counter; ARGV: the key's id, its hash, n. Adds n unless the id
+ * belongs to another key now (Redis came back empty and ids were given again): 1 added, 0 not.
+ */
+const ADD_USAGE = `
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('INCRBY', KEYS[2], ARGV[3])
+redis.call('EXPIRE', KEYS[2], 34560000)
+return 1
+`;
+
 /** KEYS: the keys' hashes; ARGV[1]: when. The positions (from 1) of keys not active now, having revoked none; else {} with all revoked. */
 const REVOKE_ALL = `
 local stale = {}
@@ -156,6 +167,7 @@ function recordOf(fields: string[], keyHash: string): ApiKeyRecord {
 export class RedisKeyStore {
   constructor(private readonly link: RedisLink) {
     link.cmd.defineCommand('szgCheckKey', { numberOfKeys: 1, lua: CHECK });
+    link.cmd.defineCommand('szgAddUsage', { numberOfKeys: 2, lua: ADD_USAGE });
     link.cmd.defineCommand('szgKeyStanding', { numberOfKeys: 1, lua: STANDING });
     link.cmd.defineCommand('szgCreateKey', { numberOfKeys: 3, lua: CREATE });
     link.cmd.defineCommand('szgReplaceKey', { numberOfKeys: 4, lua: REPLACE });
@@ -187,10 +199,13 @@ export class RedisKeyStore {
     return { kind, key: recordOf(fields!, keyHash), used: used ?? 0 };
   }
 
-  /** Adds requests answered while Redis was away to a key's count for that month. */
-  async addUsage(id: number, month: string, n: number): Promise<void> {
-    const usage = K.usage(id, month);
-    await this.link.cmd.multi().incrby(usage, n).expire(usage, 34_560_000).exec();
+  /**
+   * Adds requests answered while Redis was away to a key's count for that month, if the id is still
+   * that key's: false when Redis lost it (came back empty), so no other key is charged.
+   */
+  async addUsage(key: Pick<ApiKeyRecord, 'id' | 'keyHash'>, month: string, n: number): Promise<boolean> {
+    const cmd = this.link.cmd as unknown as { szgAddUsage(ids: string, usage: string, id: number, hash: string, n: number): Promise<number> };
+    return (await cmd.szgAddUsage(K.ids, K.usage(key.id, month), key.id, key.keyHash, n)) === 1;
   }
 
   /** Adds a key (one script: no half-made key); one whose hash exists already is left as it is. Returns whether it was added. */

@@ -67,7 +67,11 @@ export function connectRedis(target: RedisTarget, logger: Logger): RedisLink {
     retryStrategy: (attempt: number) => Math.min(200 * attempt, 2000),
     lazyConnect: false,
   };
-  const cmd = open(target, options);
+  // A command that got no answer is not sent again: a frozen Redis that wakes runs it anyway, and
+  // the request was answered (and counted) on local limits meanwhile. Every command in flight
+  // fails the moment the connection drops (no retry), so requests fall back together, not each
+  // after its own time-out.
+  const cmd = open(target, { ...options, autoResendUnfulfilledCommands: false, maxRetriesPerRequest: 0 });
   // The subscriber queues its SUBSCRIBE commands until it is connected, and replays them after.
   const sub = open(target, { ...options, commandTimeout: undefined, enableOfflineQueue: true, maxRetriesPerRequest: null });
   const where = describeTarget(target);

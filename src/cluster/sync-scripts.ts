@@ -22,11 +22,10 @@ return 1`;
 /**
  * Puts a finished run in the shared history (newest first) in place of any record of the same run:
  * the replica that ran it knows its outcome better than one that took the lease over while Redis
- * was away and marked it FAILED. Writes the status too, unless another replica's run has begun
- * since. KEYS: runs, status; ARGV: the record, its id, the status, this replica, whether it leads,
- * the history's length, the channel.
+ * was away and marked it FAILED. KEYS[1]: runs; ARGV[1]: the record, [2]: its id, [6]: the
+ * history's length.
  */
-const FINISH_RUN = `local record, id = ARGV[1], tonumber(ARGV[2])
+const PLACE_RUN = `local record, id = ARGV[1], tonumber(ARGV[2])
 for _, r in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
   if cjson.decode(r).id == id then redis.call('LREM', KEYS[1], 0, r) end
 end
@@ -40,6 +39,18 @@ for _, r in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
 end
 if not placed then redis.call('RPUSH', KEYS[1], record) end
 redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[6]) - 1)
+`;
+
+/** PLACE_RUN alone, for a run finished while Redis was away and followed by another since (KEYS[1], ARGV[1], [2], [6] as there). */
+const PUT_RUN = `${PLACE_RUN}
+return 1`;
+
+/**
+ * PLACE_RUN, then writes the status too, unless another replica's run has begun since. KEYS: runs,
+ * status; ARGV: the record, its id, the status, this replica, whether it leads, the history's
+ * length, the channel.
+ */
+const FINISH_RUN = `${PLACE_RUN}
 local current = redis.call('GET', KEYS[2])
 if current and ARGV[5] ~= '1' then
   local s = cjson.decode(current)
@@ -79,6 +90,7 @@ export type SyncRedis = Redis & {
     history: number,
     channel: string,
   ): Promise<number>;
+  szgPutRun(runs: string, status: string, record: string, id: number, _status: '', _me: '', _leads: '', history: number): Promise<number>;
   szgMarkInterrupted(status: string, runs: string, owner: string, id: number, record: string, json: string, history: number, channel: string): Promise<number>;
 };
 
@@ -86,6 +98,7 @@ export type SyncRedis = Redis & {
 export function defineSyncScripts(cmd: Redis): SyncRedis {
   cmd.defineCommand('szgRenewLease', { numberOfKeys: 1, lua: RENEW });
   cmd.defineCommand('szgShareWindow', { numberOfKeys: 2, lua: SHARE_WINDOW });
+  cmd.defineCommand('szgPutRun', { numberOfKeys: 2, lua: PUT_RUN });
   cmd.defineCommand('szgFinishRun', { numberOfKeys: 2, lua: FINISH_RUN });
   cmd.defineCommand('szgMarkInterrupted', { numberOfKeys: 2, lua: MARK_INTERRUPTED });
   return cmd as SyncRedis;

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import path from 'node:path';
@@ -16,6 +16,8 @@ export interface TestRedis {
   stop(): Promise<void>;
   /** Starts it again on the same socket and data. */
   start(): Promise<void>;
+  /** Deletes its data, while stopped: it starts again empty, as a Redis without persistence does. */
+  wipe(): void;
   /** Freezes it (SIGSTOP): connections stay open and nothing is answered, as when a host hangs. */
   pause(): void;
   /** Lets a frozen server go on (SIGCONT). */
@@ -61,6 +63,7 @@ export async function startRedis(): Promise<TestRedis> {
     cliArgs: ['-s', socket],
     stop,
     start,
+    wipe: () => rmSync(path.join(dir, 'appendonlydir'), { recursive: true, force: true }),
     pause: () => (child as ChildProcess | null)?.kill('SIGSTOP'),
     resume: () => (child as ChildProcess | null)?.kill('SIGCONT'),
   };
