@@ -179,6 +179,8 @@ async function phase(name: string, fault: () => Promise<void>): Promise<autocann
   const cutPosts = cut.filter((l) => l.includes('request: "POST')).length;
   phases.push({ name, result, cut: `${cut.length - cutPosts} GET, ${cutPosts} POST`, reconnects: reconnects - reconnectsBefore, run });
   console.error(`${name}: ${result.requests.total} requests, ${errorsOf(result)} failed (${failuresOf(result)})`);
+  // FAULTS_VERBOSE=1: nginx's lines about each cut request, to tell which failed and why.
+  if (process.env.FAULTS_VERBOSE) console.error(cut.join('\n'));
   return result;
 }
 

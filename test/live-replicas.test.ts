@@ -1,4 +1,3 @@
-import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it, onTestFailed, onTestFinished } from 'vitest';
 import { ApolloClient, HttpLink, InMemoryCache, gql } from '@apollo/client';
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
@@ -14,6 +13,7 @@ import { privateDatabase, SYNC_RESORTS } from './helpers/server.js';
 import { runNow } from './helpers/clock.js';
 import { resultQueue, type ResultStream } from './helpers/live.js';
 import { isoDate } from '../src/domain/dates.js';
+import { decodeWindow, encodeWindow } from '../src/cluster/window-codec.js';
 import { until } from './helpers/wait.js';
 import { connectMcp, disconnectMcp } from './helpers/mcp.js';
 
@@ -228,12 +228,12 @@ describe.skipIf(!haveRedis)('live conditions across two replicas sharing one Red
       // subscriber connection had been away when it was published.
       const version = Number(await cmd.get('szg:sync:window-version'));
       expect(version).toBe(run.id);
-      const window = JSON.parse(gunzipSync((await cmd.getBuffer('szg:sync:window'))!).toString('utf8')) as { fields: string[]; days: unknown[][] };
+      const window = await decodeWindow((await cmd.getBuffer('szg:sync:window'))!);
       const syncedAt = window.fields.indexOf('syncedAt');
       const resortId = window.fields.indexOf('resortId');
       const later = new Date(Date.parse(vail!.syncedAt) + 60_000).toISOString();
       for (const row of window.days) if (row[resortId] === 'vail') row[syncedAt] = later;
-      await cmd.set('szg:sync:window', gzipSync(JSON.stringify(window)));
+      await cmd.set('szg:sync:window', await encodeWindow(window));
       await cmd.set('szg:sync:window-version', String(version + 1));
 
       const [update] = updatesOf(await stream.take(1));

@@ -104,7 +104,11 @@ export async function startData(
   if (cluster) life.onClose('cluster sync', () => cluster.stop());
   sync.onPublished((runId, { from, to }) => {
     windowChanged();
-    void cluster?.publishWindow(runId, windows.read(from, to));
+    if (cluster)
+      windows
+        .read(from, to)
+        .then((window) => cluster.publishWindow(runId, window))
+        .catch((err: unknown) => logger.warn({ syncRun: runId, cause: (err as Error).message }, 'could not read the published window to share it'));
   });
   if (cluster) await cluster.join();
   else if (windowMissing()) sync.start('SCHEDULED');

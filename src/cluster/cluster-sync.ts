@@ -1,9 +1,9 @@
 import { EventEmitter } from 'node:events';
-import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Logger } from '../lib/logger.js';
 import type { SyncRunRecord, SyncTrigger } from '../data/repositories/sync.js';
 import { statusUpdates, type SyncRunner, type SyncService, type SyncStatus } from '../sync/runner.js';
 import type { PublishedWindow, WindowStore } from './window-store.js';
+import { decodeWindow, encodeWindow } from './window-codec.js';
 import { UnavailableError } from '../lib/errors.js';
 import { PREFIX, type RedisLink, waitUntilUp } from './redis.js';
 import { defineSyncScripts, type SyncRedis } from './sync-scripts.js';
@@ -344,7 +344,7 @@ export class ClusterSync implements SyncService {
   /** After the runner published a run here: put the window where every replica can take it. */
   async publishWindow(runId: number, window: PublishedWindow): Promise<void> {
     this.appliedVersion = Math.max(this.appliedVersion, runId);
-    await this.share(runId, gzipSync(JSON.stringify(window)));
+    await this.share(runId, await encodeWindow(window));
   }
 
   /** Stores and announces a window; kept for the next tick while Redis cannot take it. */
@@ -383,7 +383,7 @@ export class ClusterSync implements SyncService {
       if (version <= this.appliedVersion) return;
       const buf = await cmd.getBuffer(K.window);
       if (!buf) return;
-      const window = JSON.parse(gunzipSync(buf).toString('utf8')) as PublishedWindow;
+      const window = await decodeWindow(buf);
       this.deps.windows.apply(window);
       this.appliedVersion = version;
       this.lastRunId = Math.max(this.lastRunId, version);
