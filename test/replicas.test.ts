@@ -399,6 +399,41 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
     expect(fake.requests.filter((r) => r.startsWith('/v1/forecast')).length).toBe(N);
   }, 60_000);
 
+  it('a replica that does not lead cannot start a run while Redis is frozen or away: 503 SYNC_LEADER_UNREACHABLE, and no run starts', async () => {
+    const urls = await startReplicas(2);
+    const leader = await until(
+      async () => replicas.findIndex((r) => r.output().includes('this replica is now the sync leader')),
+      (i) => i >= 0,
+    );
+    const follower = urls[1 - leader]!;
+    // Seen by the follower: its key check is answered on local limits while Redis is away.
+    expect((await call(follower, '/api/stats')).status).toBe(200);
+    await until(
+      () => json(follower, '/api/sync/status'),
+      (x) => x.state === 'IDLE',
+    );
+    const started = () => replicas.map((r) => r.output().split('sync run started').length);
+    const startedBefore = started();
+    const refused = async () => {
+      const r = await call(follower, '/api/sync/run', ADMIN, { method: 'POST' });
+      expect([r.status, r.headers.get('content-type')]).toEqual([503, 'application/problem+json; charset=utf-8']);
+      expect((await r.json()).code).toBe('SYNC_LEADER_UNREACHABLE');
+    };
+    redis.pause();
+    try {
+      await refused();
+    } finally {
+      redis.resume();
+    }
+    await redis.stop();
+    try {
+      await refused();
+    } finally {
+      await redis.start();
+    }
+    expect(started()).toEqual(startedBefore);
+  }, 60_000);
+
   it('two runs that finish while Redis is away both go on record once it is back', async () => {
     const { leader, follower, release } = await runUnderWayOnTwo();
     const leaderUrl = await replicas[leader]!.url;

@@ -143,9 +143,11 @@ export class ClusterSync implements SyncService {
    */
   async start(trigger: SyncTrigger): Promise<SyncStatus> {
     if (await this.stillLeads()) return this.deps.runner.start(trigger);
-    // A failover: the link may come and go once more while ioredis follows the new primary.
+    // A failover: the link may come and go once more while ioredis follows the new primary. The
+    // wait is REDIS_WAIT_MS in all, a command that timed out included (real time, as the link's).
+    const waitUntil = performance.now() + REDIS_WAIT_MS;
     for (let attempt = 1; ; attempt++) {
-      if (!this.deps.link.up() && !(await waitUntilUp(this.deps.link, REDIS_WAIT_MS)))
+      if (!this.deps.link.up() && !(await waitUntilUp(this.deps.link, Math.max(0, waitUntil - performance.now()))))
         throw new UnavailableError(
           'SYNC_LEADER_UNREACHABLE',
           'Redis, through which runs are started on the sync leader, is unreachable from this replica; try again shortly.',
@@ -153,6 +155,8 @@ export class ClusterSync implements SyncService {
       try {
         return await this.askLeader(trigger);
       } catch (err) {
+        // A command that timed out: Redis stopped answering, and the link is made again.
+        this.deps.link.failed(err);
         if (attempt === 2)
           throw new UnavailableError(
             'SYNC_LEADER_UNREACHABLE',
