@@ -86,8 +86,9 @@ export const EnvSchema = z.object({
   /** Redis through Sentinel instead of REDIS_URL: the Sentinels' host:port list, the primary's name, passwords, TLS. */
   REDIS_SENTINELS: z
     .string()
-    .regex(/^[^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*$/, 'host:port,host:port… (the Sentinels)')
-    .refine((s) => s.split(',').every((hp) => Number(hp.split(':')[1]) >= 1 && Number(hp.split(':')[1]) <= 65535), { error: 'ports from 1 to 65535' })
+    .refine((s) => s.split(',').every((hp) => sentinelAddress(hp) !== null), {
+      error: 'host:port,host:port… (the Sentinels; ports from 1 to 65535; an IPv6 address in brackets, [::1]:26379)',
+    })
     .optional(),
   REDIS_SENTINEL_NAME: z.string().min(1).max(200).default('mymaster'),
   REDIS_PASSWORD: z.string().min(1).optional(),
@@ -230,13 +231,17 @@ export type RedisTarget =
   | { kind: 'url'; url: string }
   | { kind: 'sentinel'; sentinels: { host: string; port: number }[]; name: string; password?: string; sentinelPassword?: string; tls: boolean };
 
+/** One of REDIS_SENTINELS' entries, `host:port` or `[IPv6]:port`; null when it is neither. */
+function sentinelAddress(entry: string): { host: string; port: number } | null {
+  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^\s,:[\]]+)):(\d{1,5})$/.exec(entry);
+  const port = Number(m?.[3]);
+  return m && port >= 1 && port <= 65535 ? { host: (m[1] ?? m[2])!, port } : null;
+}
+
 function redisTarget(e: z.output<typeof EnvSchema>): RedisTarget | null {
   if (e.REDIS_URL) return { kind: 'url', url: e.REDIS_URL };
   if (!e.REDIS_SENTINELS) return null;
-  const sentinels = e.REDIS_SENTINELS.split(',').map((hp) => {
-    const i = hp.lastIndexOf(':');
-    return { host: hp.slice(0, i), port: Number(hp.slice(i + 1)) };
-  });
+  const sentinels = e.REDIS_SENTINELS.split(',').map((hp) => sentinelAddress(hp)!);
   return {
     kind: 'sentinel',
     sentinels,

@@ -34,13 +34,14 @@ const SET: Record<string, [string, (c: Config) => unknown, unknown, Record<strin
   SYNC_RUN_BUDGET_MS: ['60000', (c) => c.syncRunBudgetMs, 60_000],
   REDIS_URL: ['unix:///run/redis.sock', (c) => c.redis?.target, { kind: 'url', url: 'unix:///run/redis.sock' }],
   REDIS_SENTINELS: [
-    '10.0.0.1:26379,s2.example:26380',
+    '10.0.0.1:26379,s2.example:26380,[fd00::1]:26381',
     (c) => c.redis?.target,
     {
       kind: 'sentinel',
       sentinels: [
         { host: '10.0.0.1', port: 26379 },
         { host: 's2.example', port: 26380 },
+        { host: 'fd00::1', port: 26381 },
       ],
       name: 'mymaster',
       tls: false,
@@ -153,6 +154,7 @@ describe('configuration', () => {
       ['REDIS_URL', 'http://h'],
       ['REDIS_SENTINELS', 'sentinel-without-port'],
       ['REDIS_SENTINELS', 'h:26379,h:70000'],
+      ['REDIS_SENTINELS', 'fd00::1:26379'],
       ['CLOCK_START', 'next tuesday'],
       ['UPSTREAM_RETRIES', '6'],
       ['MAX_CONNECTIONS', '1'],
@@ -164,6 +166,11 @@ describe('configuration', () => {
     ]) {
       expect(() => loadConfig({ [name!]: value }), name).toThrow(new RegExp(`^Invalid environment:\\n${name}: `));
     }
+    // One line for one bad value, whatever is wrong with it.
+    for (const value of ['sentinel-without-port', 'h:0', 'h:26379,,h:26380'])
+      expect(() => loadConfig({ REDIS_SENTINELS: value })).toThrow(
+        /^Invalid environment:\nREDIS_SENTINELS: host:port,host:port… \(the Sentinels; ports from 1 to 65535; an IPv6 address in brackets, \[::1\]:26379\)$/,
+      );
     expect(() => loadConfig({ GRAPHQL_TRUSTED_ONLY: 'on' })).toThrow(/GRAPHQL_TRUSTED_ONLY: needs GRAPHQL_TRUSTED_DOCUMENTS/);
     expect(() => loadConfig({ REDIS_URL: 'redis://h:6379', REDIS_SENTINELS: 'h:26379' })).toThrow(/REDIS_URL \/ REDIS_SENTINELS: set one/);
     expect(() => loadConfig({ MAX_CONNECTIONS: '10', MAX_STREAMS: '10' })).toThrow(/MAX_STREAMS: must be below MAX_CONNECTIONS \(10\)/);
