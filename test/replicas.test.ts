@@ -625,6 +625,17 @@ describe.skipIf(!haveRedis)('cost budgets with replicas', () => {
     expect(replicas[0]!.output()).toContain('requests answered while redis was away added to their keys in redis');
   });
 
+  it("a replica serves its own API_ADMIN_KEYS key while Redis is away, before the key's first request there", async () => {
+    const [url] = await startReplicas(1);
+    await redis.stop();
+    try {
+      expect((await call(url!, '/api/stats')).status).toBe(200);
+      expect((await call(url!, '/api/stats', 'szg_never_seen_here')).status).toBe(503);
+    } finally {
+      await redis.start();
+    }
+  });
+
   it('Redis back without its data: requests answered meanwhile are not charged to a new key that got the same id', async () => {
     const [url] = await startReplicas(1);
     const ids = () => redisCli('HLEN', 'szg:key-ids');

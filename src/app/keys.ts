@@ -3,6 +3,7 @@ import type { Logger } from '../lib/logger.js';
 import { AuthGuard } from '../auth/guard.js';
 import { UsageCounter } from '../auth/usage-counter.js';
 import { registerEnvKeys } from '../auth/env-keys.js';
+import { hashApiKey } from '../auth/api-key.js';
 import { ensureFirstKey, showOnTerminalAndInFile } from '../auth/first-key.js';
 import { KeyRepository } from '../data/repositories/keys.js';
 import type { Lifecycle } from './lifecycle.js';
@@ -23,12 +24,14 @@ export async function startKeys(config: Config, logger: Logger, now: () => Date,
   await ensureFirstKey(stores.keys, config, logger, now, showOnTerminalAndInFile(config.dbPath));
   // Keys from the environment are there again after Redis comes back (even one without persistence).
   replicas?.redis.cmd.on('ready', () =>
-    registerEnvKeys(replicas.envKeys, config, now, logger).catch((err) =>
-      logger.warn(
-        { err },
-        'the keys of API_KEYS and API_ADMIN_KEYS could not be registered again in Redis after it came back: those it lost are refused (401) until Redis reconnects or this replica restarts',
+    registerEnvKeys(replicas.envKeys, config, now, logger)
+      .then(() => knowOwnKeys())
+      .catch((err) =>
+        logger.warn(
+          { err },
+          'the keys of API_KEYS and API_ADMIN_KEYS could not be registered again in Redis after it came back: those it lost are refused (401) until Redis reconnects or this replica restarts',
+        ),
       ),
-    ),
   );
   if (!config.auth) logger.warn('AUTH=off: API keys are NOT checked. Never run like this outside local development.');
 
@@ -37,6 +40,11 @@ export async function startKeys(config: Config, logger: Logger, now: () => Date,
   const keys = new KeyRepository(storage.backgroundDb);
   const usage = new UsageCounter(keys);
   life.onClose('keys', () => usage.close());
-  const guard = replicas ? new replicas.cluster.ClusterGuard(replicas.keys, now, config.auth, logger) : new AuthGuard(keys, usage, now, config.auth);
+  const cluster = replicas ? new replicas.cluster.ClusterGuard(replicas.keys, now, config.auth, logger) : null;
+  // A replica serves its own keys while Redis is away, used here before or not.
+  const ownKeys = [...new Set([...config.apiKeys, ...config.apiAdminKeys])].map(hashApiKey);
+  const knowOwnKeys = () => cluster?.know(ownKeys);
+  if (replicas?.redis.up()) await knowOwnKeys();
+  const guard = cluster ?? new AuthGuard(keys, usage, now, config.auth);
   return { guard, usage };
 }

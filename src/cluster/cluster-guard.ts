@@ -77,6 +77,23 @@ export class ClusterGuard {
   }
 
   /**
+   * Learns these keys from Redis as a check would, counting nothing: the replica's own keys (its
+   * environment's) are then served while Redis is away even before their first request here.
+   */
+  async know(hashes: readonly string[]): Promise<void> {
+    if (!this.enabled || hashes.length === 0) return;
+    const now = this.now();
+    const month = monthOf(now);
+    const wanted = new Set(hashes);
+    try {
+      for (const key of await this.store.list(month))
+        if (wanted.has(key.keyHash) && !key.revokedAt) this.seen.set(key.keyHash, { key, used: key.requests, month, second: 0, inSecond: 0 });
+    } catch {
+      // Redis away again: learnt at their first request, as any key.
+    }
+  }
+
+  /**
    * Whether a key holding streams may keep them, from Redis (counting nothing). While Redis is
    * unreachable nothing can be known: the streams stay.
    */
