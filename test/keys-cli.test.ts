@@ -361,6 +361,28 @@ describe.skipIf(!haveRedis)('the keys command, on the Redis replicas share', () 
     expect(await states(inRedis())).toEqual({});
   }, 60_000);
 
+  it('requests answered while Redis was away are added once per batch, however often the batch is sent, and never to a key that took the id', async () => {
+    await flush();
+    const link = connectRedis({ kind: 'url', url: redis.url }, createLogger('silent'));
+    try {
+      expect(await waitUntilUp(link, 5000)).toBe(true);
+      const store = new RedisKeyStore(link);
+      await store.create({ name: 'a', plan: 'free', keyHash: 'hash-a', createdAt: '2027-01-01', monthlyQuota: 100, ratePerSecond: 1, scopes: '' });
+      const a = (await store.findByName('a'))!;
+      const batch = { batchId: 'replica-1-batch-1', keyId: a.id, keyHash: 'hash-a', month: '2027-01', requests: 5 };
+      // Sent again after its answer was lost (Redis stalled): added once.
+      expect(await store.addUsage(batch)).toBe('added');
+      expect(await store.addUsage(batch)).toBe('added');
+      expect(await store.addUsage({ ...batch, batchId: 'replica-1-batch-2', requests: 2 })).toBe('added');
+      expect((await store.list('2027-01')).map((k) => [k.name, k.requests])).toEqual([['a', 7]]);
+      // The id is another key's now (Redis came back empty): nothing added.
+      expect(await store.addUsage({ ...batch, batchId: 'replica-1-batch-3', keyHash: 'hash-lost' })).toBe('gone');
+      expect((await store.list('2027-01')).map((k) => [k.name, k.requests])).toEqual([['a', 7]]);
+    } finally {
+      await link.close();
+    }
+  });
+
   it('revoking is all or none when another command revoked one of the keys after they were read', async () => {
     await flush();
     const link = connectRedis({ kind: 'url', url: redis.url }, createLogger('silent'));

@@ -66,10 +66,11 @@ async function stopReplicas() {
   expect((await run('redis-cli', [...redis.cliArgs, 'FLUSHALL'])).stdout.trim()).toBe('OK');
 }
 
-async function startReplicas(n: number, env: Record<string, string> = {}, { weather = true } = {}): Promise<string[]> {
+/** Starts `n` replicas, each on a database of its own (`dbs[i]` when given: a replica started again on its file). */
+async function startReplicas(n: number, env: Record<string, string> = {}, { weather = true, dbs = [] as string[] } = {}): Promise<string[]> {
   for (let i = 0; i < n; i++) {
     replicas.push(
-      spawnServer(privateDatabase('gateway-replica-', { weather, resorts: SYNC_RESORTS }), {
+      spawnServer(dbs[i] ?? privateDatabase('gateway-replica-', { weather, resorts: SYNC_RESORTS }), {
         REDIS_URL: redis.url,
         REPLICA_ID: `replica-${i}`,
         API_ADMIN_KEYS: ADMIN,
@@ -84,7 +85,7 @@ async function startReplicas(n: number, env: Record<string, string> = {}, { weat
       }),
     );
   }
-  return Promise.all(replicas.map((r) => r.url));
+  return Promise.all(replicas.slice(-n).map((r) => r.url));
 }
 
 const call = (url: string, p: string, key = ADMIN, init: RequestInit = {}) => fetch(url + p, { ...init, headers: { 'x-api-key': key, ...init.headers } });
@@ -623,6 +624,33 @@ describe.skipIf(!haveRedis)('cost budgets with replicas', () => {
     const after = await until(count, (n) => n >= beforeFreeze + 31);
     expect(after).toBeLessThanOrEqual(beforeFreeze + 41);
     expect(replicas[0]!.output()).toContain('requests answered while redis was away added to their keys in redis');
+  });
+
+  it('a replica stopped while Redis is away keeps what it answered meanwhile, and adds it to Redis after its next start', async () => {
+    const db = privateDatabase('gateway-replica-', { weather: true, resorts: SYNC_RESORTS });
+    const [url] = await startReplicas(1, {}, { dbs: [db] });
+    const key = (await keys('create', '--name', 'across-a-restart')).match(/szg_[\w-]+/)![0];
+    expect((await call(url!, '/api/zip/05401', key)).status).toBe(200);
+    const id = await redisCli('HGET', `szg:key:${createHash('sha256').update(key).digest('hex')}`, 'id');
+    const count = async () => Number(await redisCli('GET', `szg:usage:${id}:${isoDate(runNow()).slice(0, 7)}`));
+    const before = await count();
+    const first = replicas[0]!;
+    await redis.stop();
+    try {
+      for (let i = 0; i < 5; i++) expect((await call(url!, '/api/zip/05401', key)).status).toBe(200);
+      first.child.kill('SIGTERM');
+      await first.exited;
+      expect(first.output()).toContain('requests answered while redis was away are kept in the database');
+    } finally {
+      await redis.start();
+    }
+    const [again] = await startReplicas(1, {}, { dbs: [db] });
+    expect((await call(again!, '/api/zip/05401', key)).status).toBe(200);
+    await until(
+      async () => replicas[1]!.output(),
+      (out) => out.includes('requests answered while redis was away added to their keys in redis'),
+    );
+    expect(await count()).toBe(before + 6);
   });
 
   it("a replica serves its own API_ADMIN_KEYS key while Redis is away, before the key's first request there", async () => {

@@ -41,6 +41,16 @@ export async function startKeys(config: Config, logger: Logger, now: () => Date,
   const usage = new UsageCounter(keys);
   life.onClose('keys', () => usage.close());
   const cluster = replicas ? new replicas.cluster.ClusterGuard(replicas.keys, now, config.auth, logger) : null;
+  if (cluster) {
+    // Requests answered while Redis was away, not yet in Redis when this replica last stopped.
+    cluster.resume(repos.keys.takeUnsentUsage());
+    life.onClose('keys', () => {
+      const unsent = cluster.unsent();
+      if (unsent.length === 0) return;
+      repos.keys.keepUnsentUsage(unsent);
+      logger.warn({ keys: unsent.length }, 'requests answered while redis was away are kept in the database, to be added to redis after the next start');
+    });
+  }
   // A replica serves its own keys while Redis is away, used here before or not.
   const ownKeys = [...new Set([...config.apiKeys, ...config.apiAdminKeys])].map(hashApiKey);
   const knowOwnKeys = () => cluster?.know(ownKeys);

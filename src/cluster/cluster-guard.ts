@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { hashApiKey } from '../auth/api-key.js';
 import {
@@ -15,7 +16,7 @@ import {
   type GuardResult,
 } from '../auth/guard-answers.js';
 import type { Problem } from '../lib/errors.js';
-import type { ApiKeyRecord } from '../data/repositories/keys.js';
+import type { ApiKeyRecord, UsageBatch } from '../data/repositories/keys.js';
 import type { Logger } from '../lib/logger.js';
 import type { RedisKeyStore } from './redis-keys.js';
 
@@ -31,8 +32,10 @@ import type { RedisKeyStore } from './redis-keys.js';
  */
 export class ClusterGuard {
   private readonly hashes = new LRUCache<string, string>({ max: 10_000 });
-  /** Requests answered while Redis was away, by key and month ("id hash month"), not yet added to Redis. */
+  /** Requests answered while Redis was away, by key and month ("id hash month"), not yet in a batch. */
   private readonly uncounted = new Map<string, number>();
+  /** Batches made of them, sent until Redis has each (once: see RedisKeyStore.addUsage). */
+  private readonly batches: UsageBatch[] = [];
   private counting = false;
   private readonly seen = new LRUCache<string, { key: ApiKeyRecord; used: number; month: string; second: number; inSecond: number }>({ max: 10_000 });
 
@@ -41,6 +44,8 @@ export class ClusterGuard {
     private readonly now: () => Date,
     private readonly enabled: boolean,
     private readonly logger: Logger,
+    /** Ids for batches of requests counted here, unique across replicas and restarts. */
+    private readonly newBatchId: () => string = randomUUID,
   ) {}
 
   async check(presented: string | string[] | undefined, counted: Counted = 'request'): Promise<GuardResult> {
@@ -70,7 +75,7 @@ export class ClusterGuard {
       return revokedKey();
     }
     this.seen.set(hash, { key, used, month, second, inSecond: 0 });
-    if (this.uncounted.size > 0) void this.countInRedis();
+    if (this.uncounted.size > 0 || this.batches.length > 0) void this.countInRedis();
     if (outcome.kind === 'rate-limited') return rateLimited(key, policy);
     if (outcome.kind === 'quota-used-up') return quotaUsedUp(key, policy, now);
     return allowed(key, used, policy, now);
@@ -129,28 +134,47 @@ export class ClusterGuard {
     return allowed(key, known.used, policy, now);
   }
 
+  /** What is still to be added to Redis, as batches: kept by a replica that stops meanwhile (KeyRepository.keepUnsentUsage). */
+  unsent(): UsageBatch[] {
+    this.seal();
+    return [...this.batches];
+  }
+
+  /** Batches a previous run of this replica could not add, added with the first check Redis answers. */
+  resume(batches: readonly UsageBatch[]): void {
+    this.batches.push(...batches);
+  }
+
+  /** The requests counted here so far become batches, each with its id. */
+  private seal(): void {
+    for (const [entry, requests] of this.uncounted) {
+      const [keyId, keyHash, month] = entry.split(' ') as [string, string, string];
+      this.batches.push({ batchId: this.newBatchId(), keyId: Number(keyId), keyHash, month, requests });
+    }
+    this.uncounted.clear();
+  }
+
   /**
    * Redis is back: the requests answered while it was away are added to their keys' counts there,
    * so a month's count ends equal to the requests answered (the quota may have been passed by up
-   * to what the replicas answered meanwhile, never forgotten).
+   * to what the replicas answered meanwhile, never forgotten). Each key's are one batch with an id
+   * of its own: a batch whose answer was lost (Redis stalled again) is sent again with that id,
+   * and Redis adds it once.
    */
   private async countInRedis(): Promise<void> {
     if (this.counting) return;
     this.counting = true;
     try {
-      for (const [entry, n] of this.uncounted) {
-        const [id, keyHash, month] = entry.split(' ') as [string, string, string];
-        this.uncounted.delete(entry);
-        const added = await this.store.addUsage({ id: Number(id), keyHash }, month, n).catch((err: unknown) => {
-          // Away again: kept for the next time it is back.
-          this.uncounted.set(entry, (this.uncounted.get(entry) ?? 0) + n);
-          throw err;
-        });
-        if (!added)
+      this.seal();
+      while (this.batches.length > 0) {
+        const batch = this.batches[0]!;
+        // Away again: the batch stays first, for the next time Redis answers a check.
+        if ((await this.store.addUsage(batch)) === 'gone')
           this.logger.warn(
-            { keyId: Number(id), requests: n },
+            { keyId: batch.keyId, requests: batch.requests },
             'redis no longer has this key (it came back without its data): its requests answered meanwhile are not counted',
           );
+        this.batches.shift();
       }
       this.logger.info('requests answered while redis was away added to their keys in redis');
     } catch {

@@ -384,7 +384,8 @@ export class ClusterSync implements SyncService {
     try {
       const { cmd } = this.deps.link;
       const version = Number((await cmd.get(K.windowVersion)) ?? 0);
-      if (version <= this.appliedVersion) return;
+      // A version that is no run's id (written by hand) is not a window's: it would number runs NaN.
+      if (!Number.isSafeInteger(version) || version <= this.appliedVersion) return;
       const buf = await cmd.getBuffer(K.window);
       if (!buf) return;
       const window = await decodeWindow(buf);

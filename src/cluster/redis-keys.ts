@@ -6,6 +6,7 @@ import {
   type ReplaceOutcome,
   replacedName,
   type RevokedBy,
+  type UsageBatch,
 } from '../data/repositories/keys.js';
 import type { Counted } from '../auth/guard-answers.js';
 import { PREFIX, type RedisLink } from './redis.js';
@@ -24,6 +25,7 @@ export const K = {
   ids: `${PREFIX}key-ids`,
   nextId: `${PREFIX}key-next-id`,
   usage: (id: number, month: string) => `${PREFIX}usage:${id}:${month}`,
+  usageBatch: (batchId: string) => `${PREFIX}usage-batch:${batchId}`,
 };
 
 /** KEYS[1]: the key's hash; ARGV: month, second, prefix, what is counted (Counted). See CheckOutcome for the answer. */
@@ -58,10 +60,12 @@ return {k[1] or '', k[2] or '0', used}
 `;
 
 /**
- * KEYS: the id-to-hash map, the usage counter; ARGV: the key's id, its hash, n. Adds n unless the id
- * belongs to another key now (Redis came back empty and ids were given again): 1 added, 0 not.
+ * KEYS: the id-to-hash map, the usage counter, the batch's mark; ARGV: the key's id, its hash, n.
+ * Adds n once per batch (a batch sent again after its answer was lost finds its mark: 2), and
+ * not if the id belongs to another key now (Redis came back empty and ids were given again: 0).
  */
 const ADD_USAGE = `
+if not redis.call('SET', KEYS[3], '1', 'NX', 'EX', 86400) then return 2 end
 if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
 redis.call('INCRBY', KEYS[2], ARGV[3])
 redis.call('EXPIRE', KEYS[2], 34560000)
@@ -167,7 +171,7 @@ function recordOf(fields: string[], keyHash: string): ApiKeyRecord {
 export class RedisKeyStore {
   constructor(private readonly link: RedisLink) {
     link.cmd.defineCommand('szgCheckKey', { numberOfKeys: 1, lua: CHECK });
-    link.cmd.defineCommand('szgAddUsage', { numberOfKeys: 2, lua: ADD_USAGE });
+    link.cmd.defineCommand('szgAddUsage', { numberOfKeys: 3, lua: ADD_USAGE });
     link.cmd.defineCommand('szgKeyStanding', { numberOfKeys: 1, lua: STANDING });
     link.cmd.defineCommand('szgCreateKey', { numberOfKeys: 3, lua: CREATE });
     link.cmd.defineCommand('szgReplaceKey', { numberOfKeys: 4, lua: REPLACE });
@@ -200,12 +204,16 @@ export class RedisKeyStore {
   }
 
   /**
-   * Adds requests answered while Redis was away to a key's count for that month, if the id is still
-   * that key's: false when Redis lost it (came back empty), so no other key is charged.
+   * Adds a batch of requests answered while Redis was away to a key's count for that month, once
+   * whatever the times it is sent (by its id, unique to the batch), and only if the id is still that
+   * key's: 'gone' when Redis lost the key (came back empty), so no other key is charged.
    */
-  async addUsage(key: Pick<ApiKeyRecord, 'id' | 'keyHash'>, month: string, n: number): Promise<boolean> {
-    const cmd = this.link.cmd as unknown as { szgAddUsage(ids: string, usage: string, id: number, hash: string, n: number): Promise<number> };
-    return (await cmd.szgAddUsage(K.ids, K.usage(key.id, month), key.id, key.keyHash, n)) === 1;
+  async addUsage(batch: UsageBatch): Promise<'added' | 'gone'> {
+    const cmd = this.link.cmd as unknown as {
+      szgAddUsage(ids: string, usage: string, mark: string, id: number, hash: string, n: number): Promise<number>;
+    };
+    const code = await cmd.szgAddUsage(K.ids, K.usage(batch.keyId, batch.month), K.usageBatch(batch.batchId), batch.keyId, batch.keyHash, batch.requests);
+    return code === 0 ? 'gone' : 'added';
   }
 
   /** Adds a key (one script: no half-made key); one whose hash exists already is left as it is. Returns whether it was added. */

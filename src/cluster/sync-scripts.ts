@@ -46,7 +46,8 @@ const PUT_RUN = `${PLACE_RUN}
 return 1`;
 
 /**
- * PLACE_RUN, then writes the status too, unless another replica's run has begun since. KEYS: runs,
+ * PLACE_RUN, then writes the status too, unless another replica's run has begun since (a status
+ * at rest on an older run, such as one a replica marked FAILED while Redis was away, is replaced). KEYS: runs,
  * status; ARGV: the record, its id, the status, this replica, whether it leads, the history's
  * length, the channel.
  */
@@ -55,7 +56,8 @@ local current = redis.call('GET', KEYS[2])
 if current and ARGV[5] ~= '1' then
   local s = cjson.decode(current)
   local function about(run) return type(run) == 'table' and run.id == id end
-  if s.owner ~= ARGV[4] and not about(s.currentRun) and not about(s.lastRun) then return 0 end
+  local behind = s.state ~= 'RUNNING' and (type(s.lastRun) ~= 'table' or s.lastRun.id < id)
+  if s.owner ~= ARGV[4] and not about(s.currentRun) and not about(s.lastRun) and not behind then return 0 end
 end
 redis.call('SET', KEYS[2], ARGV[3])
 redis.call('PUBLISH', ARGV[7], ARGV[3])

@@ -5,6 +5,11 @@ import type { PublishedWindow } from './window-store.js';
 
 /** Rows made or read in one turn of the event loop (a window has some 16,000). */
 const ROWS_PER_TURN = 1000;
+/**
+ * The largest window read, unpacked (one of 241 resorts is under 3 MB): a value in Redis that
+ * unpacks to more is refused, not read (a few hundred KB of gzip can unpack to gigabytes).
+ */
+export const MAX_WINDOW_BYTES = 64 * 1024 * 1024;
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
 
@@ -26,7 +31,10 @@ export async function encodeWindow(window: PublishedWindow): Promise<Buffer> {
 
 /** The window `encodeWindow` made; also one a replica of the previous version shared (one JSON document, on one line). */
 export async function decodeWindow(gz: Buffer): Promise<PublishedWindow> {
-  const lines = (await gunzipAsync(gz)).toString('utf8').split('\n');
+  const text = await gunzipAsync(gz, { maxOutputLength: MAX_WINDOW_BYTES }).catch((err: Error) => {
+    throw new Error(err instanceof RangeError ? `the published window unpacks to over ${MAX_WINDOW_BYTES} bytes` : err.message);
+  });
+  const lines = text.toString('utf8').split('\n');
   const head = JSON.parse(lines[0]!) as PublishedWindow;
   if (lines.length === 1 && Array.isArray(head.days)) return head;
   const days: unknown[][] = [];

@@ -1,6 +1,6 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { decodeWindow, encodeWindow } from '../../src/cluster/window-codec.js';
+import { decodeWindow, encodeWindow, MAX_WINDOW_BYTES } from '../../src/cluster/window-codec.js';
 import type { PublishedWindow } from '../../src/cluster/window-store.js';
 
 /** A window of 2,500 rows: more than one turn's slice, to make and to read. */
@@ -27,6 +27,12 @@ describe('the window replicas exchange through Redis', () => {
 
   it('reads a window a replica of the previous version shared: one JSON document', async () => {
     expect(await decodeWindow(gzipSync(JSON.stringify(window)))).toEqual(window);
+  });
+
+  it('a value that unpacks to more than a window can be is refused, not unpacked (a gzip bomb kills a replica)', async () => {
+    const bomb = gzipSync(Buffer.alloc(MAX_WINDOW_BYTES + 1, '\n'));
+    expect(bomb.length).toBeLessThan(MAX_WINDOW_BYTES / 500);
+    await expect(decodeWindow(bomb)).rejects.toThrow(`the published window unpacks to over ${MAX_WINDOW_BYTES} bytes`);
   });
 
   it('an empty window: no rows', async () => {

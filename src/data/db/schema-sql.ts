@@ -236,3 +236,5 @@ export const PRESERVED_TABLES = ['api_keys', 'key_usage', 'sync_runs'] as const;
 
 /** The meta row that says where this database's server keeps its keys: 'sqlite', or 'redis' (a replica). */
 export const KEY_STORE_META = 'keys.store';
+/** meta's key for the requests a replica answered while Redis was away and could not add there before it stopped (JSON). */
+export const UNSENT_USAGE_META = 'keys.unsentRedisUsage';

@@ -1,5 +1,5 @@
 import type { Db } from '../db/open.js';
-import { KEY_STORE_META } from '../db/schema-sql.js';
+import { KEY_STORE_META, UNSENT_USAGE_META } from '../db/schema-sql.js';
 
 export interface ApiKeyRecord {
   id: number;
@@ -24,6 +24,15 @@ export interface ApiKeyRecord {
 }
 
 /** `npm run keys`, the server's first start, or the environment (API_KEYS, API_ADMIN_KEYS). */
+/** Requests one replica answered for a key while Redis was away, added to its count there as one (by its id, once). */
+export interface UsageBatch {
+  batchId: string;
+  keyId: number;
+  keyHash: string;
+  month: string;
+  requests: number;
+}
+
 export type KeyOrigin = 'cli' | 'first-key' | 'env';
 
 /**
@@ -133,6 +142,24 @@ export class KeyRepository {
   keyStore(): 'sqlite' | 'redis' | null {
     const row = this.db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?').get(KEY_STORE_META);
     return row ? (row.value as 'sqlite' | 'redis') : null;
+  }
+
+  /**
+   * Requests a replica answered while Redis was away and could not add there before it stopped:
+   * taken (and forgotten here) at the next start, to be added then.
+   */
+  takeUnsentUsage(): UsageBatch[] {
+    return this.db.transaction(() => {
+      const row = this.db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?').get(UNSENT_USAGE_META);
+      this.db.prepare('DELETE FROM meta WHERE key = ?').run(UNSENT_USAGE_META);
+      return row ? (JSON.parse(row.value) as UsageBatch[]) : [];
+    })();
+  }
+
+  keepUnsentUsage(batches: readonly UsageBatch[]): void {
+    this.db
+      .prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
+      .run(UNSENT_USAGE_META, JSON.stringify(batches));
   }
 
   setKeyStore(store: 'sqlite' | 'redis'): void {
