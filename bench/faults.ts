@@ -54,7 +54,7 @@ const start = (i: number) =>
       ...env,
       DB_PATH: path.join(dir, `replica-${i}.sqlite`),
       REPLICA_ID: `replica-${i}`,
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
       SYNC_INTERVAL_MINUTES: '0',
     },
     { path: '/readyz' },

@@ -1,6 +1,6 @@
 /** What `npm run bench` and `npm run load` share: server processes, and what /proc says of them. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -86,9 +86,11 @@ export async function startServer(
   const port = fixedPort ?? (await freePort());
   const t0 = performance.now();
   // A group of its own, so that stopping `npm start` stops the node process under npm too.
+  // BENCH_SERVER_LOGS=<dir>: each server's log in a file there (port.log), to see what it did.
+  const logDir = process.env.BENCH_SERVER_LOGS;
   const child = spawn(bin, args, {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', logDir ? openSync(path.join(logDir, `${port}.log`), 'a') : 'ignore', 'inherit'],
     detached: true,
   });
   const url = `http://127.0.0.1:${port}`;

@@ -41,9 +41,11 @@ export async function startKeys(config: Config, logger: Logger, now: () => Date,
   const usage = new UsageCounter(keys);
   life.onClose('keys', () => usage.close());
   const cluster = replicas ? new replicas.cluster.ClusterGuard(replicas.keys, now, config.auth, logger) : null;
-  if (cluster) {
+  if (replicas && cluster) {
     // Requests answered while Redis was away, not yet in Redis when this replica last stopped.
     cluster.resume(repos.keys.takeUnsentUsage());
+    replicas.redis.cmd.on('ready', () => void cluster.countOffline());
+    if (replicas.redis.up()) void cluster.countOffline();
     life.onClose('keys', () => {
       const unsent = cluster.unsent();
       if (unsent.length === 0) return;

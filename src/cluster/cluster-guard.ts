@@ -75,7 +75,7 @@ export class ClusterGuard {
       return revokedKey();
     }
     this.seen.set(hash, { key, used, month, second, inSecond: 0 });
-    if (this.uncounted.size > 0 || this.batches.length > 0) void this.countInRedis();
+    void this.countOffline();
     if (outcome.kind === 'rate-limited') return rateLimited(key, policy);
     if (outcome.kind === 'quota-used-up') return quotaUsedUp(key, policy, now);
     return allowed(key, used, policy, now);
@@ -155,14 +155,15 @@ export class ClusterGuard {
   }
 
   /**
-   * Redis is back: the requests answered while it was away are added to their keys' counts there,
+   * Redis is back (it answered a check, or the link is ready again): the requests answered while it
+   * was away are added to their keys' counts there,
    * so a month's count ends equal to the requests answered (the quota may have been passed by up
    * to what the replicas answered meanwhile, never forgotten). Each key's are one batch with an id
    * of its own: a batch whose answer was lost (Redis stalled again) is sent again with that id,
    * and Redis adds it once.
    */
-  private async countInRedis(): Promise<void> {
-    if (this.counting) return;
+  async countOffline(): Promise<void> {
+    if (this.counting || (this.uncounted.size === 0 && this.batches.length === 0)) return;
     this.counting = true;
     try {
       this.seal();
