@@ -43,6 +43,17 @@ describe.skipIf(!haveRedis)('sync across replicas, in Redis', () => {
     expect((await cmd.lrange('runs', 0, -1)).map((r) => JSON.parse(r))).toEqual([run(2, 'SUCCEEDED'), run(1, 'SUCCEEDED')]);
   });
 
+  it('the lease: taken when free, kept from others, and taken by the replica it names even when that replica never heard its SET answered', async () => {
+    await cmd.flushall();
+    expect(await cmd.szgSeekLease('lease', 'a', 6000)).toBe(1);
+    expect(await cmd.szgSeekLease('lease', 'b', 6000)).toBe(0);
+    expect(await cmd.get('lease')).toBe('a');
+    // a's SET ran in a Redis that woke after a had given the command up: a finds it is a's.
+    await cmd.set('lease', 'a', 'PX', 100);
+    expect(await cmd.szgSeekLease('lease', 'a', 6000)).toBe(1);
+    expect(await cmd.pttl('lease')).toBeGreaterThan(5000);
+  });
+
   it('a run another replica has begun since keeps the status: a late finish goes into the history only', async () => {
     await cmd.flushall();
     const running = { state: 'RUNNING', owner: 'b', currentRun: run(3, 'RUNNING'), lastRun: run(1, 'FAILED') };

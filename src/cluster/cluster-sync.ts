@@ -265,8 +265,7 @@ export class ClusterSync implements SyncService {
     }
     const cmd = this.redis;
     try {
-      const won = await cmd.set(K.leader, this.deps.replicaId, 'PX', LEASE_MS, 'NX');
-      if (won !== 'OK') return;
+      if (!(await cmd.szgSeekLease(K.leader, this.deps.replicaId, LEASE_MS))) return;
       this.leader = true;
       this.deps.logger.info({ replica: this.deps.replicaId }, 'this replica is now the sync leader');
       await this.takeOver();

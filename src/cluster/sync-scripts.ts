@@ -9,6 +9,16 @@ import type { Redis } from 'ioredis';
 const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
 
 /**
+ * Takes the lease if nobody holds it, or if this replica does without knowing (its SET was run by
+ * a Redis that woke after the command had timed out here): else nobody would lead until it ran out.
+ */
+const SEEK = `local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+if holder then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1`;
+
+/**
  * Stores a published window unless a newer one is there (a leader that lost its lease may finish
  * its run after the next leader's), and announces it. KEYS: window, version; ARGV: the gzipped
  * window, its run id, the channel.
@@ -80,6 +90,7 @@ return 1`;
 
 export type SyncRedis = Redis & {
   szgRenewLease(lease: string, me: string, ms: number): Promise<number>;
+  szgSeekLease(lease: string, me: string, ms: number): Promise<number>;
   szgShareWindow(window: string, version: string, gz: Buffer, runId: number, channel: string): Promise<number>;
   szgFinishRun(
     runs: string,
@@ -99,6 +110,7 @@ export type SyncRedis = Redis & {
 /** The connection with the scripts defined on it (each sent once, then run by its hash). */
 export function defineSyncScripts(cmd: Redis): SyncRedis {
   cmd.defineCommand('szgRenewLease', { numberOfKeys: 1, lua: RENEW });
+  cmd.defineCommand('szgSeekLease', { numberOfKeys: 1, lua: SEEK });
   cmd.defineCommand('szgShareWindow', { numberOfKeys: 2, lua: SHARE_WINDOW });
   cmd.defineCommand('szgPutRun', { numberOfKeys: 2, lua: PUT_RUN });
   cmd.defineCommand('szgFinishRun', { numberOfKeys: 2, lua: FINISH_RUN });
