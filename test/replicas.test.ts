@@ -372,6 +372,35 @@ describe.skipIf(!haveRedis)('replicas sharing one Redis, when one of them or Red
     expect(await redisGet('szg:sync:window')).toBe(storedWindow);
   }, 60_000);
 
+  it('a window no replica can read is passed over once, and the next run, numbered after it, replaces it everywhere', async () => {
+    const urls = await startReplicas(2);
+    const cli = async (...args: string[]) => (await run('redis-cli', [...redis.cliArgs, ...args])).stdout.trim();
+    expect(await cli('SET', 'szg:sync:window', 'not a gzipped window')).toBe('OK');
+    expect(await cli('SET', 'szg:sync:window-version', '1000')).toBe('OK');
+    await cli('PUBLISH', 'szg:sync:published', '1000');
+    const passedOver = (r: ServerProcess) => r.output().split('the published window cannot be applied here: passed over').length - 1;
+    await until(
+      async () => replicas.map(passedOver),
+      (n) => n.every((x) => x >= 1),
+    );
+    await json(urls[0]!, '/api/sync/run', ADMIN, { method: 'POST' });
+    const done = await until(
+      () => json(urls[1]!, '/api/sync/status'),
+      (x) => x.state === 'IDLE' && x.lastRun?.id > 1000,
+    );
+    expect(done.lastRun.status).toBe('SUCCEEDED');
+    await until(
+      async () => Number(await cli('GET', 'szg:sync:window-version')),
+      (v) => v === done.lastRun.id,
+    );
+    // The replica that did not run it applies its window; neither tried the unreadable one again.
+    await until(
+      async () => replicas.map((r) => r.output()).join('\n'),
+      (out) => out.includes(`"syncRun":${done.lastRun.id},"days"`),
+    );
+    expect(replicas.map(passedOver)).toEqual([1, 1]);
+  }, 60_000);
+
   it('a run that finishes while Redis is away is shared once it is back: its window, its status and its record', async () => {
     const { leader, follower, release } = await runUnderWayOnTwo();
     // Redis goes, and the provider answers the rest: the run ends well inside the lease the leader keeps.
@@ -641,16 +670,45 @@ describe.skipIf(!haveRedis)('cost budgets with replicas', () => {
       first.child.kill('SIGTERM');
       await first.exited;
       expect(first.output()).toContain('requests answered while redis was away are kept in the database');
+      // A start killed before Redis is back loses none of them.
+      await startReplicas(1, {}, { dbs: [db] });
+      replicas[1]!.child.kill('SIGKILL');
+      await replicas[1]!.exited;
     } finally {
       await redis.start();
     }
     // Added as soon as the replica is connected again, before any request.
     await startReplicas(1, {}, { dbs: [db] });
     await until(
-      async () => replicas[1]!.output(),
+      async () => replicas[2]!.output(),
       (out) => out.includes('requests answered while redis was away added to their keys in redis'),
     );
     expect(await count()).toBe(before + 5);
+  });
+
+  it('a replica started while Redis is away serves (readiness, and 503 for the keys it cannot check); Redis back, it works without a restart', async () => {
+    await redis.stop();
+    let url: string;
+    try {
+      [url] = (await startReplicas(1)) as [string];
+      // Ready once warm, as any replica: nothing waits for Redis.
+      const ready = await until(
+        async () => {
+          const r = await call(url, '/readyz', '');
+          return { status: r.status, body: await r.json() };
+        },
+        (r) => r.status === 200,
+      );
+      expect(ready.body.notes).toEqual(['redis unreachable: local limits and local data until it is back']);
+      const refused = await call(url, '/api/zip/05401');
+      expect([refused.status, (await refused.json()).code]).toEqual([503, 'KEY_STORE_UNAVAILABLE']);
+    } finally {
+      await redis.start();
+    }
+    await until(
+      async () => (await call(url, '/api/zip/05401')).status,
+      (status) => status === 200,
+    );
   });
 
   it("a replica serves its own API_ADMIN_KEYS key while Redis is away, before the key's first request there", async () => {

@@ -40,17 +40,18 @@ export async function startKeys(config: Config, logger: Logger, now: () => Date,
   const keys = new KeyRepository(storage.backgroundDb);
   const usage = new UsageCounter(keys);
   life.onClose('keys', () => usage.close());
-  const cluster = replicas ? new replicas.cluster.ClusterGuard(replicas.keys, now, config.auth, logger) : null;
+  // Requests answered while Redis was away are kept in the database from a stop to the next start,
+  // until Redis has them.
+  const cluster = replicas ? new replicas.cluster.ClusterGuard(replicas.keys, now, config.auth, logger, () => repos.keys.keepUnsentUsage([])) : null;
   if (replicas && cluster) {
-    // Requests answered while Redis was away, not yet in Redis when this replica last stopped.
-    cluster.resume(repos.keys.takeUnsentUsage());
+    cluster.resume(repos.keys.unsentUsage());
     replicas.redis.cmd.on('ready', () => void cluster.countOffline());
     if (replicas.redis.up()) void cluster.countOffline();
     life.onClose('keys', () => {
       const unsent = cluster.unsent();
-      if (unsent.length === 0) return;
       repos.keys.keepUnsentUsage(unsent);
-      logger.warn({ keys: unsent.length }, 'requests answered while redis was away are kept in the database, to be added to redis after the next start');
+      if (unsent.length > 0)
+        logger.warn({ keys: unsent.length }, 'requests answered while redis was away are kept in the database, to be added to redis after the next start');
     });
   }
   // A replica serves its own keys while Redis is away, used here before or not.

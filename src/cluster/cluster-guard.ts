@@ -44,6 +44,8 @@ export class ClusterGuard {
     private readonly now: () => Date,
     private readonly enabled: boolean,
     private readonly logger: Logger,
+    /** Told when every batch is in Redis (a store of the ones a previous run left can forget them). */
+    private readonly allCounted: () => void = () => {},
     /** Ids for batches of requests counted here, unique across replicas and restarts. */
     private readonly newBatchId: () => string = randomUUID,
   ) {}
@@ -177,6 +179,7 @@ export class ClusterGuard {
           );
         this.batches.shift();
       }
+      this.allCounted();
       this.logger.info('requests answered while redis was away added to their keys in redis');
     } catch {
       // Tried again after the next check Redis answers.

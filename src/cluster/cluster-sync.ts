@@ -92,8 +92,9 @@ export class ClusterSync implements SyncService {
   async join(): Promise<void> {
     const { sub } = this.deps.link;
     sub.on('message', (channel: string, message: string) => this.onMessage(channel, message));
-    // Redis down at start: the subscriber subscribes again once it is back ('ready' below).
-    await sub
+    // Not awaited: with Redis down at start the subscriber holds SUBSCRIBE until it is back (and
+    // subscribes again after every reconnection), and the replica serves meanwhile.
+    sub
       .subscribe(K.statusChannel, K.commandChannel, K.publishedChannel)
       .catch((err: unknown) => this.deps.logger.warn({ err }, 'could not subscribe to sync news yet: runs elsewhere are heard once Redis is back'));
     // After Redis comes back, or the subscriber reconnects: catch up with what was published
@@ -380,22 +381,31 @@ export class ClusterSync implements SyncService {
   }
 
   private async applyNewest(): Promise<void> {
+    let version: number;
+    let buf: Buffer | null;
     try {
       const { cmd } = this.deps.link;
-      const version = Number((await cmd.get(K.windowVersion)) ?? 0);
+      version = Number((await cmd.get(K.windowVersion)) ?? 0);
       // A version that is no run's id (written by hand) is not a window's: it would number runs NaN.
       if (!Number.isSafeInteger(version) || version <= this.appliedVersion) return;
-      const buf = await cmd.getBuffer(K.window);
+      buf = await cmd.getBuffer(K.window);
       if (!buf) return;
+    } catch (err) {
+      this.deps.logger.warn({ cause: (err as Error).message }, 'could not apply the published window yet');
+      return;
+    }
+    try {
       const window = await decodeWindow(buf);
       this.deps.windows.apply(window);
-      this.appliedVersion = version;
-      this.lastRunId = Math.max(this.lastRunId, version);
       this.deps.onApplied();
       this.deps.logger.info({ syncRun: version, days: window.days.length }, 'applied the window another replica published');
     } catch (err) {
-      this.deps.logger.warn({ cause: (err as Error).message }, 'could not apply the published window yet');
+      // Not a window this replica can apply, now or later: it is passed over (once), and this
+      // replica's next run is numbered after it, so that run's window replaces it everywhere.
+      this.deps.logger.error({ syncRun: version, cause: (err as Error).message }, 'the published window cannot be applied here: passed over');
     }
+    this.appliedVersion = version;
+    this.lastRunId = Math.max(this.lastRunId, version);
   }
 
   private onMessage(channel: string, message: string): void {

@@ -1,6 +1,6 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { decodeWindow, encodeWindow, MAX_WINDOW_BYTES } from '../../src/cluster/window-codec.js';
+import { decodeWindow, encodeWindow, MAX_WINDOW_BYTES, MAX_WINDOW_ROWS } from '../../src/cluster/window-codec.js';
 import type { PublishedWindow } from '../../src/cluster/window-store.js';
 
 /** A window of 2,500 rows: more than one turn's slice, to make and to read. */
@@ -33,6 +33,15 @@ describe('the window replicas exchange through Redis', () => {
     const bomb = gzipSync(Buffer.alloc(MAX_WINDOW_BYTES + 1, '\n'));
     expect(bomb.length).toBeLessThan(MAX_WINDOW_BYTES / 500);
     await expect(decodeWindow(bomb)).rejects.toThrow(`the published window unpacks to over ${MAX_WINDOW_BYTES} bytes`);
+  });
+
+  it('a value of more rows than a window can have is refused before its rows are parsed, and so is a row that is not one of its fields', async () => {
+    const { days: _days, ...head } = window;
+    const lines = `${JSON.stringify(head)}${'\n[]'.repeat(MAX_WINDOW_ROWS + 1)}`;
+    await expect(decodeWindow(gzipSync(lines))).rejects.toThrow(`the published window has over ${MAX_WINDOW_ROWS} rows`);
+    await expect(decodeWindow(gzipSync(`${JSON.stringify(head)}\n["a","b","c","d"]\n[]`))).rejects.toThrow(
+      'row 2 of the published window does not have its 4 fields',
+    );
   });
 
   it('an empty window: no rows', async () => {

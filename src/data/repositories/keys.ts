@@ -145,21 +145,22 @@ export class KeyRepository {
   }
 
   /**
-   * Requests a replica answered while Redis was away and could not add there before it stopped:
-   * taken (and forgotten here) at the next start, to be added then.
+   * Requests a replica answered while Redis was away and could not add there before it stopped,
+   * read at the next start and kept until Redis has them (a start killed before cannot lose them;
+   * sent twice, Redis adds a batch once).
    */
-  takeUnsentUsage(): UsageBatch[] {
-    return this.db.transaction(() => {
-      const row = this.db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?').get(UNSENT_USAGE_META);
-      this.db.prepare('DELETE FROM meta WHERE key = ?').run(UNSENT_USAGE_META);
-      return row ? (JSON.parse(row.value) as UsageBatch[]) : [];
-    })();
+  unsentUsage(): UsageBatch[] {
+    const row = this.db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?').get(UNSENT_USAGE_META);
+    return row ? (JSON.parse(row.value) as UsageBatch[]) : [];
   }
 
+  /** What is still to be sent, in place of what was (none: forgotten). */
   keepUnsentUsage(batches: readonly UsageBatch[]): void {
-    this.db
-      .prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
-      .run(UNSENT_USAGE_META, JSON.stringify(batches));
+    if (batches.length === 0) this.db.prepare('DELETE FROM meta WHERE key = ?').run(UNSENT_USAGE_META);
+    else
+      this.db
+        .prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
+        .run(UNSENT_USAGE_META, JSON.stringify(batches));
   }
 
   setKeyStore(store: 'sqlite' | 'redis'): void {
