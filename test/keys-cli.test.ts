@@ -312,6 +312,17 @@ describe.skipIf(!haveRedis)('the keys command, on the Redis replicas share', () 
     return (...args) => runCommand(dbPath, cliCommand('keys', ...args), { REDIS_URL: redis.url });
   };
   const flush = async () => expect((await run('redis-cli', [...redis.cliArgs, 'FLUSHALL'])).stdout.trim()).toBe('OK');
+  /** The key store a replica uses, on an emptied Redis, for the test's steps; its link closed after. */
+  const withStore = async (steps: (store: RedisKeyStore) => Promise<void>) => {
+    await flush();
+    const link = connectRedis({ kind: 'url', url: redis.url }, createLogger('silent'));
+    try {
+      expect(await waitUntilUp(link, 5000)).toBe(true);
+      await steps(new RedisKeyStore(link));
+    } finally {
+      await link.close();
+    }
+  };
 
   for (const [title, walk] of IN_EVERY_STORE)
     it(title, async () => {
@@ -362,11 +373,7 @@ describe.skipIf(!haveRedis)('the keys command, on the Redis replicas share', () 
   }, 60_000);
 
   it('requests answered while Redis was away are added once per batch, however often the batch is sent, and never to a key that took the id', async () => {
-    await flush();
-    const link = connectRedis({ kind: 'url', url: redis.url }, createLogger('silent'));
-    try {
-      expect(await waitUntilUp(link, 5000)).toBe(true);
-      const store = new RedisKeyStore(link);
+    await withStore(async (store) => {
       await store.create({ name: 'a', plan: 'free', keyHash: 'hash-a', createdAt: '2027-01-01', monthlyQuota: 100, ratePerSecond: 1, scopes: '' });
       const a = (await store.findByName('a'))!;
       const batch = { batchId: 'replica-1-batch-1', keyId: a.id, keyHash: 'hash-a', month: '2027-01', requests: 5 };
@@ -378,17 +385,11 @@ describe.skipIf(!haveRedis)('the keys command, on the Redis replicas share', () 
       // The id is another key's now (Redis came back empty): nothing added.
       expect(await store.addUsage({ ...batch, batchId: 'replica-1-batch-3', keyHash: 'hash-lost' })).toBe('gone');
       expect((await store.list('2027-01')).map((k) => [k.name, k.requests])).toEqual([['a', 7]]);
-    } finally {
-      await link.close();
-    }
+    });
   });
 
   it('revoking is all or none when another command revoked one of the keys after they were read', async () => {
-    await flush();
-    const link = connectRedis({ kind: 'url', url: redis.url }, createLogger('silent'));
-    try {
-      expect(await waitUntilUp(link, 5000)).toBe(true);
-      const store = new RedisKeyStore(link);
+    await withStore(async (store) => {
       for (const name of ['a', 'b'])
         await store.create({ name, plan: 'free', keyHash: `hash-${name}`, createdAt: '2027-01-01', monthlyQuota: 1, ratePerSecond: 1, scopes: '' });
       const [a, b] = [(await store.findByName('a'))!, (await store.findByName('b'))!];
@@ -412,8 +413,6 @@ describe.skipIf(!haveRedis)('the keys command, on the Redis replicas share', () 
         [2, 'b', '2027-01-02'],
         [3, 'a', null],
       ]);
-    } finally {
-      await link.close();
-    }
+    });
   });
 });
