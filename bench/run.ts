@@ -23,6 +23,7 @@ import autocannon from 'autocannon';
 import { transformSync } from 'esbuild';
 import Database from 'better-sqlite3';
 import { buildDatabase } from '../src/data/db/build.js';
+import { cacheMissCost } from './cache-miss.js';
 import { buildOnce, cpuSeconds, median, memoryMiB, serverCommand, shuffled, startCommand, startServer, type ServerProcess } from './lib.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -63,6 +64,8 @@ const WARM_ZIPS = 10_000;
 const warmZips = allZips.slice(0, WARM_ZIPS);
 const zips = allZips.slice(WARM_ZIPS);
 const resorts = db.prepare('SELECT id FROM resorts ORDER BY id').pluck().all() as string[];
+/** Answers the size of a REST ZIP answer, for the cache's own cost on a miss (cache-miss.ts). */
+const sampleAnswers = (db.prepare('SELECT * FROM zips LIMIT 1000').all() as object[]).map((row) => JSON.stringify(row));
 db.close();
 
 interface Sample {
@@ -640,6 +643,10 @@ if (viaHive && oursGraphQL)
   console.log(
     `The same lookup through Hive Gateway over our OpenAPI document costs ${(viaHive / oursGraphQL).toFixed(2)}× the CPU of our /graphql (gateway and upstream together).`,
   );
+const miss = cacheMissCost(sampleAnswers);
+console.log(
+  `\nThe response cache's own work on a miss (a lookup, the frequency sketch, admission declining), full at its default size, in the bench's process: ${miss.bookkeepingUs.toFixed(2)} µs (${miss.spreadUs[0].toFixed(2)}–${miss.spreadUs[1].toFixed(2)}; target ≤ 2 µs).`,
+);
 if (cacheLines.length > 0)
   console.log(`\nThe response cache in each workload's row (lookups by result, every run):\n${cacheLines.map((l) => `- ${l}`).join('\n')}`);
 rmSync(dir, { recursive: true, force: true });
