@@ -73,9 +73,14 @@ export class ResponseCache {
     return answer;
   }
 
-  /** Counts what a kept answer's new representation holds (the LRU sizes an entry when it is set). */
+  /**
+   * Counts what a kept answer's new representation holds. The LRU sizes an entry when it is set,
+   * and setting the same value again keeps the old size: the entry is set anew.
+   */
   resized(key: string, answer: Representations): void {
-    if (this.lru?.peek(key) === answer) this.lru.set(key, answer);
+    if (this.lru?.peek(key) !== answer) return;
+    this.lru.delete(key);
+    this.lru.set(key, answer);
   }
 
   private admit(key: string, body: string): boolean {
@@ -85,7 +90,8 @@ export class ResponseCache {
     if (frequency < 2) return this.decline();
     if (lru.calculatedSize + body.length + key.length + ENTRY_BYTES <= this.maxBytes) return true;
     const victim = lru.rkeys().next().value;
-    if (victim === undefined) return true;
+    // Empty, and still no room: larger than the whole cache.
+    if (victim === undefined) return this.decline();
     // Asks before this one against the victim's (counting this one, a client cycling through more
     // answers than fit would always win against the answer it asked for a cycle ago); a counter at
     // its top is as hot as can be told, and may replace another at its top.

@@ -112,3 +112,128 @@ describe('admission to the response cache', () => {
     expect(cache.stats).toMatchObject({ hits: 0, misses: 3, stored: 0 });
   });
 });
+
+describe('the response cache’s bookkeeping', () => {
+  /** What a kept answer counts against the bound: its body, its key and 280 bytes of entry. */
+  const entry = (key: string, bytes: number) => bytes + key.length + 280;
+
+  it('counts every lookup as a hit or a miss, and what it stored or declined', () => {
+    const cache = cacheFor(10);
+    ask(cache, 'a');
+    ask(cache, 'a');
+    ask(cache, 'a');
+    ask(cache, 'b');
+    expect(cache.stats).toEqual({ hits: 1, misses: 3, stored: 1, declined: 2 });
+  });
+
+  it('holds a kept answer at its body, key and entry bytes, and counts a compressed form once made', async () => {
+    const cache = new ResponseCache(100_000);
+    const key = 'big';
+    const text = 'x'.repeat(5000);
+    cache.get(key);
+    cache.get(key);
+    const answer = cache.put(key, text);
+    expect(cache.bytes).toBe(entry(key, 5000));
+    await answer.in('gzip', 'answer');
+    expect(answer.encodedBytes).toBeGreaterThan(0);
+    // Not yet told: the LRU sized the entry when it was set.
+    expect(cache.bytes).toBe(entry(key, 5000));
+    cache.resized(key, answer);
+    expect(cache.bytes).toBe(entry(key, 5000) + answer.encodedBytes);
+    // An answer the cache does not hold under that key changes nothing.
+    const other = cache.put('other', text);
+    await other.in('gzip', 'answer');
+    cache.resized('other', other);
+    cache.resized(key, other);
+    expect(cache.bytes).toBe(entry(key, 5000) + answer.encodedBytes);
+    expect(cache.size).toBe(1);
+  });
+
+  it('stores an answer that fits exactly without asking the one it would evict; one byte over, it asks', () => {
+    const a = 'a'.repeat(100);
+    const exact = new ResponseCache(2 * entry('a', 100));
+    const over = new ResponseCache(2 * entry('a', 100) - 1);
+    for (const cache of [exact, over]) {
+      for (const k of ['a', 'b']) {
+        cache.get(k);
+        cache.get(k);
+        cache.put(k, a);
+      }
+    }
+    // 'b' as often asked as 'a': kept where it fits, declined where it would evict 'a'.
+    expect([exact.size, exact.stats.stored]).toEqual([2, 2]);
+    expect([over.size, over.stats.stored, over.stats.declined]).toEqual([1, 1, 1]);
+    expect(over.get('a')).toBeDefined();
+  });
+
+  it('an answer larger than the whole cache is declined, and still answered', () => {
+    const cache = new ResponseCache(500);
+    cache.get('huge');
+    cache.get('huge');
+    const answer = cache.put('huge', 'h'.repeat(1000));
+    expect(answer.body).toBe('h'.repeat(1000));
+    expect([cache.size, cache.bytes]).toEqual([0, 0]);
+    expect(cache.stats).toMatchObject({ stored: 0, declined: 1 });
+  });
+
+  it('a newcomer must have been asked more often than the answer it evicts, unless both are as hot as can be told', () => {
+    const cache = cacheFor(1);
+    const askN = (k: string, n: number) => {
+      for (let i = 0; i < n; i++) ask(cache, k);
+    };
+    askN('old', 3);
+    expect(cache.get('old')).toBeDefined();
+    // 'new' with four asks before its fifth against 'old''s four (three and the lookup above): not more often.
+    askN('new', 5);
+    expect(cache.get('new')).toBeUndefined();
+    askN('new', 1);
+    expect(cache.get('new')).toBeDefined();
+    // Both at the sketch's top: the newcomer wins, so a hot answer is never locked out by another.
+    askN('new', 40);
+    askN('hot', 40);
+    expect(cache.get('hot')).toBeDefined();
+  });
+
+  it('off (0 bytes): no size, no bytes, and an answer still made with its ETag', () => {
+    const cache = new ResponseCache(0);
+    const answer = cache.put('k', 'body');
+    expect(answer.etag).toMatch(/^"[\w-]{27}"$/);
+    expect([cache.size, cache.bytes]).toEqual([0, 0]);
+    // Nothing to admit to: neither stored nor declined.
+    expect(cache.stats).toEqual({ hits: 0, misses: 0, stored: 0, declined: 0 });
+    cache.resized('k', answer);
+    expect(cache.bytes).toBe(0);
+  });
+});
+
+describe('the frequency sketch’s edges', () => {
+  it('is FNV-1a over UTF-16 code units', () => {
+    expect(fnv1a('')).toBe(0x811c9dc5);
+    expect(fnv1a('a')).toBe(0xe40c292c);
+    expect(fnv1a('foobar')).toBe(0xbf9cf968);
+  });
+
+  it('wants a power of two counters a row', () => {
+    expect(() => new FrequencySketch(1000, 10)).toThrow(new RangeError('width must be a power of two'));
+    expect(() => new FrequencySketch(1024, 10)).not.toThrow();
+  });
+
+  it('after a halving, a key’s next ask counts from what was left: the doorkeeper’s ask and the halved count', () => {
+    const sketch = new FrequencySketch(1024, 100);
+    const old = fnv1a('old');
+    for (let i = 0; i < 12; i++) sketch.increment(old);
+    for (let i = 0; i < 88; i++) sketch.increment(fnv1a(`other ${i}`));
+    // Halved on the hundredth: eleven counted become five; this ask is the doorkeeper's again.
+    expect(sketch.increment(old)).toBe(6);
+    expect(sketch.frequency(old)).toBe(6);
+  });
+
+  it('a counter stops at its top, so a halving leaves a hot key at half the top, not more', () => {
+    const sketch = new FrequencySketch(1024, 100);
+    const hot = fnv1a('hot');
+    for (let i = 0; i < 60; i++) sketch.increment(hot);
+    expect(sketch.frequency(hot)).toBe(FrequencySketch.MAX);
+    for (let i = 0; i < 40; i++) sketch.increment(fnv1a(`other ${i}`));
+    expect(sketch.frequency(hot)).toBe(7);
+  });
+});
