@@ -15,7 +15,10 @@ export default {
     // The request path, as its in-process unit tests cover it (issue 58).
     'src/http/deadline.ts',
     'src/http/frequency-sketch.ts',
+    'src/http/identity.ts',
+    'src/http/json-guard.ts',
     'src/http/query-string.ts',
+    'src/http/request-tally.ts',
     'src/http/response-cache.ts',
   ],
   coverageAnalysis: 'perTest',

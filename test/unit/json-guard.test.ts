@@ -23,4 +23,11 @@ describe('nestsDeeperThan', () => {
     expect(nestsDeeperThan(nested(100_000))).toBe(true);
     expect(nestsDeeperThan(`{"a":"${'['.repeat(100)}\\"${'{'.repeat(100)}"}`)).toBe(false);
   });
+
+  it('a closing brace or bracket ends its level: many siblings of either are as shallow as one', () => {
+    expect(nestsDeeperThan(`[${Array(100).fill('{}').join(',')}]`, 2)).toBe(false);
+    expect(nestsDeeperThan(`[${Array(100).fill('[]').join(',')}]`, 2)).toBe(false);
+    expect(nestsDeeperThan(`[${Array(100).fill('{"a":[{}]}').join(',')}]`, 4)).toBe(false);
+    expect(nestsDeeperThan(`[${Array(100).fill('{"a":[{}]}').join(',')}]`, 3)).toBe(true);
+  });
 });
