@@ -22,6 +22,7 @@ export default {
     'src/http/query-string.ts',
     'src/http/request-tally.ts',
     'src/http/response-cache.ts',
+    'src/http/unparsed.ts',
   ],
   coverageAnalysis: 'perTest',
   // Mutants in module-level tables (word lists, the FIPS table, bounds objects) run every test

@@ -733,4 +733,12 @@ export const EQUIVALENT = [
     'bucket <= LATENCY_BUCKETS.length',
     'past the last bound the bucket reads undefined, and seconds > undefined is false: the walk stops at the same bucket',
   ],
+  [
+    'src/http/unparsed.ts',
+    15,
+    'Math.min(from + 32, packet.length)',
+    'MethodExpression',
+    'Math.max(from + 32, packet.length)',
+    "toString clamps an end past the packet, and the pattern reads only the line's start: a longer slice matches exactly when the 32 bytes do",
+  ],
 ];
