@@ -22,6 +22,8 @@ export default {
     'src/http/query-string.ts',
     'src/http/request-tally.ts',
     'src/http/response-cache.ts',
+    'src/http/stream-keys.ts',
+    'src/http/streams.ts',
     'src/http/unparsed.ts',
   ],
   coverageAnalysis: 'perTest',

@@ -741,4 +741,28 @@ export const EQUIVALENT = [
     'Math.max(from + 32, packet.length)',
     "toString clamps an end past the packet, and the pattern reads only the line's start: a longer slice matches exactly when the 32 bytes do",
   ],
+  [
+    'src/http/streams.ts',
+    90,
+    'holder.keyId === null',
+    'ConditionalExpression',
+    'false',
+    'AUTH=off\'s streams are then counted under "null" instead of "no key": a name no numeric key id has either, so the counts and keys() are the same',
+  ],
+  [
+    'src/http/streams.ts',
+    154,
+    'keyId === null',
+    'ConditionalExpression',
+    'false',
+    'AUTH=off\'s streams are then counted under "null" instead of "no key": a name no numeric key id has either, so the counts and keys() are the same',
+  ],
+  [
+    'src/http/streams.ts',
+    176,
+    'left === 0',
+    'ConditionalExpression',
+    'false',
+    "an address's count kept at 0 reads as one removed (the admit reads ?? 0); only the map's size differs, which no answer shows",
+  ],
 ];
