@@ -163,7 +163,14 @@ describe('streams of keys refused since they opened', () => {
     for (const h of [revoked, fine, open]) limiter.admit(h);
     const asked: number[] = [];
     let refuse = false;
-    const watch = endStreamsOfRefusedKeys(limiter, (keyId) => (asked.push(keyId), keyId === 1 && refuse ? REVOKED : null), logger);
+    const watch = endStreamsOfRefusedKeys(
+      limiter,
+      (keyId) => {
+        asked.push(keyId);
+        return keyId === 1 && refuse ? REVOKED : null;
+      },
+      logger,
+    );
     await vi.advanceTimersByTimeAsync(STREAM_KEY_CHECK_MS);
     expect(asked).toEqual([1, 2]);
     refuse = true;
