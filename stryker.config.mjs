@@ -14,6 +14,7 @@ export default {
     'src/transports/rest/*-routes.ts',
     // The request path, as its in-process unit tests cover it (issue 58).
     'src/http/body.ts',
+    'src/http/connections.ts',
     'src/http/deadline.ts',
     'src/http/frequency-sketch.ts',
     'src/http/identity.ts',

@@ -765,4 +765,5 @@ export const EQUIVALENT = [
     'false',
     "an address's count kept at 0 reads as one removed (the admit reads ?? 0); only the map's size differs, which no answer shows",
   ],
+  ['src/http/connections.ts', 30, '!established.has(socket)', 'ConditionalExpression', 'true', 'adding a socket a WeakSet holds already leaves it as it was'],
 ];
