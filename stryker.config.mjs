@@ -19,6 +19,7 @@ export default {
     'src/http/frequency-sketch.ts',
     'src/http/identity.ts',
     'src/http/json-guard.ts',
+    'src/http/metrics.ts',
     'src/http/pending-sockets.ts',
     'src/http/query-string.ts',
     'src/http/request-tally.ts',

@@ -172,21 +172,35 @@ function liveMetrics({ Counter, Gauge, Registry, collectDefaultMetrics }: PromCl
       this.set(sources.live().fanOutCpuSeconds);
     },
   });
-  new Gauge({
-    name: 'sync_window_applied_timestamp_seconds',
-    help: 'When this replica last published or applied a sync run’s window (Unix seconds; absent before the first). Its age is how stale the data may be.',
-    registers: [registry],
-    collect() {
-      const at = sources.windowAt();
-      if (at) this.set(at.getTime() / 1000);
-    },
-  });
+  registry.registerMetric(windowGauge(sources) as unknown as Parameters<typeof registry.registerMetric>[0]);
 
   return {
     contentType: registry.contentType,
     text: () => registry.metrics(),
     syncRun: (status: string) => syncRuns.inc({ status }),
     upstreamCall: (provider: string, outcome: string) => upstreamCalls.inc({ provider, outcome }),
+  };
+}
+
+const WINDOW = 'sync_window_applied_timestamp_seconds';
+
+/**
+ * When this replica last published or applied a window, as a gauge with no sample before the
+ * first: prom-client's own gauge reads 0 until set, the Unix epoch, and an alert on its age
+ * (docs/operations.md) would fire at every start until the first sync run.
+ */
+function windowGauge(sources: MetricSources) {
+  const help = 'When this replica last published or applied a sync run’s window (Unix seconds; absent before the first). Its age is how stale the data may be.';
+  return {
+    name: WINDOW,
+    help,
+    type: 'gauge',
+    aggregator: 'omit',
+    reset() {},
+    get: async () => {
+      const at = sources.windowAt();
+      return { name: WINDOW, help, type: 'gauge', aggregator: 'omit', values: at ? [{ labels: {}, value: at.getTime() / 1000 }] : [] };
+    },
   };
 }
 

@@ -38,4 +38,72 @@ describe('metrics', () => {
     expect(text).toMatch(/^live_fanout_cpu_seconds 0\.25$/m);
     expect(text).toMatch(/^sync_window_applied_timestamp_seconds 1800014400$/m);
   });
+
+  it('reads each source when scraped: breakers, the response cache, key usage; a part that reports later is read from then', async () => {
+    let usage = [
+      { keyId: 1, requests: 10 },
+      { keyId: 2, requests: 3 },
+    ];
+    const metrics = createMetrics({ usage: () => usage });
+    const before = (await metrics.scrape()).text;
+    // Nothing reported yet: zeros, no breaker, no window.
+    expect(before).toMatch(/^response_cache_lookups\{result="hit"\} 0$/m);
+    expect(before).toMatch(/^live_subscribers 0$/m);
+    expect(before).not.toMatch(/^upstream_circuit_open\{/m);
+    expect(before).not.toMatch(/^sync_window_applied_timestamp_seconds\b/m);
+    expect(before).toMatch(
+      /^# HELP sync_window_applied_timestamp_seconds When this replica last published or applied a sync run’s window \(Unix seconds; absent before the first\)\. Its age is how stale the data may be\.\n# TYPE sync_window_applied_timestamp_seconds gauge$/m,
+    );
+    metrics.observe({
+      breakers: () => [
+        { provider: 'open-meteo', open: true },
+        { provider: 'liftie', open: false },
+      ],
+      cache: () => ({ hits: 5, misses: 7, stored: 2, declined: 4, bytes: 4096 }),
+    });
+    const text = (await metrics.scrape()).text;
+    expect(text).toMatch(/^upstream_circuit_open\{provider="open-meteo"\} 1$/m);
+    expect(text).toMatch(/^upstream_circuit_open\{provider="liftie"\} 0$/m);
+    for (const [result, n] of [
+      ['hit', 5],
+      ['miss', 7],
+      ['stored', 2],
+      ['declined', 4],
+    ])
+      expect(text).toMatch(new RegExp(`^response_cache_lookups\\{result="${result}"\\} ${n}$`, 'm'));
+    expect(text).toMatch(/^response_cache_bytes 4096$/m);
+    expect(text).toMatch(/^api_key_requests_this_month\{key_id="1"\} 10$/m);
+    expect(text).toMatch(/^api_key_requests_this_month\{key_id="2"\} 3$/m);
+    expect(text).toMatch(/^# HELP http_request_duration_seconds Time to answer, by route template\.$/m);
+    // The histogram's series are its buckets, sum and count, never a bare sample.
+    expect(text).not.toMatch(/^http_request_duration_seconds[ {]/m);
+    // A key gone from the usage is gone from the series (not left at its last value).
+    usage = [{ keyId: 2, requests: 4 }];
+    const after = (await metrics.scrape()).text;
+    expect(after).not.toMatch(/key_id="1"/);
+    expect(after).toMatch(/^api_key_requests_this_month\{key_id="2"\} 4$/m);
+    // The process's own series are there too (prom-client's default collectors).
+    expect(after).toMatch(/^process_cpu_seconds_total \d/m);
+  });
+
+  it('once loaded, counts sync runs and upstream calls at once; before, keeps at most 100,000 of them', async () => {
+    const metrics = createMetrics();
+    for (let i = 0; i < 100_005; i++) metrics.upstreamCall('liftie', 'ok');
+    await metrics.load();
+    metrics.syncRun('FAILED');
+    metrics.upstreamCall('liftie', 'ok');
+    const { text } = await metrics.scrape();
+    expect(text).toMatch(/^sync_runs_total\{status="FAILED"\} 1$/m);
+    expect(text).toMatch(/^upstream_calls_total\{provider="liftie",outcome="ok"\} 100001$/m);
+  });
+
+  it('counts requests again from the tally at each scrape, not twice', async () => {
+    const metrics = createMetrics();
+    metrics.request('/graphql', 'POST', 200, 0.01);
+    await metrics.scrape();
+    metrics.request('/graphql', 'POST', 200, 0.01);
+    const { text } = await metrics.scrape();
+    expect(text).toMatch(/^http_requests_total\{route="\/graphql",method="POST",status="200"\} 2$/m);
+    expect(text).toMatch(/^http_request_duration_seconds_sum\{route="\/graphql"\} 0\.02$/m);
+  });
 });
