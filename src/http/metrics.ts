@@ -182,55 +182,57 @@ function liveMetrics({ Counter, Gauge, Registry, collectDefaultMetrics }: PromCl
   };
 }
 
-const WINDOW = 'sync_window_applied_timestamp_seconds';
+interface Sample {
+  labels: Record<string, string | number>;
+  value: number;
+  metricName?: string;
+}
 
 /**
- * When this replica last published or applied a window, as a gauge with no sample before the
- * first: prom-client's own gauge reads 0 until set, the Unix epoch, and an alert on its age
+ * A metric whose samples are read from elsewhere at each scrape, in the shape prom-client's own
+ * metrics give the registry (which prints the type and samples its get() returns).
+ */
+function computedMetric(name: string, help: string, type: 'gauge' | 'histogram', samples: () => Sample[]) {
+  // The aggregator is read only when a cluster's workers' registries are merged, which this server never does.
+  return { name, help, type, aggregator: 'sum', reset() {}, get: async () => ({ name, help, type, aggregator: 'sum', values: samples() }) };
+}
+
+/**
+ * When this replica last published or applied a window, with no sample before the first:
+ * prom-client's own gauge reads 0 until set, the Unix epoch, and an alert on its age
  * (docs/operations.md) would fire at every start until the first sync run.
  */
 function windowGauge(sources: MetricSources) {
-  const help = 'When this replica last published or applied a sync run’s window (Unix seconds; absent before the first). Its age is how stale the data may be.';
-  return {
-    name: WINDOW,
-    help,
-    type: 'gauge',
-    aggregator: 'omit',
-    reset() {},
-    get: async () => {
+  return computedMetric(
+    'sync_window_applied_timestamp_seconds',
+    'When this replica last published or applied a sync run’s window (Unix seconds; absent before the first). Its age is how stale the data may be.',
+    'gauge',
+    () => {
       const at = sources.windowAt();
-      return { name: WINDOW, help, type: 'gauge', aggregator: 'omit', values: at ? [{ labels: {}, value: at.getTime() / 1000 }] : [] };
+      return at ? [{ labels: {}, value: at.getTime() / 1000 }] : [];
     },
-  };
+  );
 }
 
 const LATENCY = 'http_request_duration_seconds';
 
 /**
- * The latency histogram from the tallies, in the shape prom-client's own histograms give the
- * registry (cumulative `le` buckets, then sum and count per route).
+ * The latency histogram from the tallies, as prom-client's own histograms give it (cumulative
+ * `le` buckets, then sum and count per route).
  */
 function latencyHistogram(tally: RequestTally) {
-  const help = 'Time to answer, by route template.';
-  return {
-    name: LATENCY,
-    help,
-    type: 'histogram',
-    aggregator: 'sum',
-    reset() {},
-    get: async () => {
-      const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
-      for (const { route, buckets, sumSeconds, count } of tally.all()) {
-        let cumulative = 0;
-        LATENCY_BUCKETS.forEach((le, i) => {
-          cumulative += buckets[i]!;
-          values.push({ labels: { le, route }, value: cumulative, metricName: `${LATENCY}_bucket` });
-        });
-        values.push({ labels: { le: '+Inf', route }, value: count, metricName: `${LATENCY}_bucket` });
-        values.push({ labels: { route }, value: sumSeconds, metricName: `${LATENCY}_sum` });
-        values.push({ labels: { route }, value: count, metricName: `${LATENCY}_count` });
-      }
-      return { name: LATENCY, help, type: 'histogram', values, aggregator: 'sum' };
-    },
-  };
+  return computedMetric(LATENCY, 'Time to answer, by route template.', 'histogram', () => {
+    const values: Sample[] = [];
+    for (const { route, buckets, sumSeconds, count } of tally.all()) {
+      let cumulative = 0;
+      LATENCY_BUCKETS.forEach((le, i) => {
+        cumulative += buckets[i]!;
+        values.push({ labels: { le, route }, value: cumulative, metricName: `${LATENCY}_bucket` });
+      });
+      values.push({ labels: { le: '+Inf', route }, value: count, metricName: `${LATENCY}_bucket` });
+      values.push({ labels: { route }, value: sumSeconds, metricName: `${LATENCY}_sum` });
+      values.push({ labels: { route }, value: count, metricName: `${LATENCY}_count` });
+    }
+    return values;
+  });
 }
