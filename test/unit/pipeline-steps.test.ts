@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GraphQLError, parse, type ExecutionResult } from 'graphql';
+import { context as otelContext, propagation, trace } from '@opentelemetry/api';
+import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { useTracer } from '../../src/telemetry/trace.js';
 import { TRANSPORTS, type Operation, type OperationRequest, type Outcome, type Transport } from '../../src/operation/operation.js';
 import { checkDocument } from '../../src/operation/pipeline.js';
 import { PersistedDocuments } from '../../src/operation/persisted-documents.js';
@@ -146,6 +149,44 @@ describe('the pipeline, as the server wires it', () => {
       expect(op.document).toBe(own);
       expect(op.checked).toBe(true);
       expect([op.source!.text, op.source!.id(), op.source!.trusted]).toEqual(['', '', true]);
+    });
+
+    it('an automatic persisted query must be version 1 with a SHA-256 in lowercase hex', async () => {
+      const refused = async (persistedQuery: unknown) => only(await run({ query: ZIP_STATS, extensions: { persistedQuery } }));
+      expect(await refused({ version: 2, sha256Hash: sha256(ZIP_STATS) })).toMatchObject({
+        message: 'PersistedQueryNotSupported: only version 1 of persisted queries is supported.',
+        extensions: { code: 'PERSISTED_QUERY_NOT_SUPPORTED' },
+      });
+      for (const sha256Hash of [sha256(ZIP_STATS).toUpperCase(), `${sha256(ZIP_STATS)}0`, `x${sha256(ZIP_STATS)}`, sha256(ZIP_STATS).slice(1), 5]) {
+        expect(await refused({ version: 1, sha256Hash })).toMatchObject({
+          message: 'persistedQuery.sha256Hash must be 64 lowercase hex digits.',
+          extensions: { code: 'BAD_REQUEST' },
+        });
+      }
+      // Other extensions, or a null one, leave the text to run.
+      expect(result(await run({ query: ZIP_STATS, extensions: { persistedQuery: null, other: 1 } })).data).toEqual(TOTAL_ZIPS);
+      expect(result(await run({ query: ZIP_STATS, extensions: null, documentId: null })).data).toEqual(TOTAL_ZIPS);
+    });
+
+    it('a documentId names only a trusted document (or one the automatic store holds)', async () => {
+      expect(only(await run({ documentId: sha256(ZIP_STATS) })).extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+      expect(only(await run({ documentId: `sha256:${sha256(ZIP_STATS)}` })).extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+      const text = '{ zipStats { totalZips } } # by id';
+      await run({ query: text, extensions: { persistedQuery: { version: 1, sha256Hash: sha256(text) } } });
+      expect(result(await run({ documentId: `sha256:${sha256(text)}` })).data).toEqual(TOTAL_ZIPS);
+      const docs = new PersistedDocuments({ trusted: new Map([['abc', ZIP_STATS]]) });
+      const byId = docs.resolve({ documentId: 'sha256:abc' });
+      const byText = docs.resolve({ query: ZIP_STATS });
+      const stored = docs.resolve({ documentId: sha256(text) });
+      expect('text' in byId && [byId.text, byId.id(), byId.trusted]).toEqual([ZIP_STATS, 'abc', true]);
+      expect('text' in byText && [byText.text, byText.id(), byText.trusted, byText.store]).toEqual([ZIP_STATS, 'abc', true, undefined]);
+      expect(stored).toMatchObject({ error: { extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } } });
+      const apqText = '{ __typename }';
+      const sent = docs.resolve({ query: apqText, extensions: { persistedQuery: { version: 1, sha256Hash: sha256(apqText) } } });
+      expect('text' in sent && [sent.id(), sent.trusted]).toEqual([sha256(apqText), false]);
+      if ('text' in sent) sent.store!();
+      const again = docs.resolve({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256(apqText) } } });
+      expect('text' in again && [again.text, again.id(), again.trusted]).toEqual([apqText, sha256(apqText), false]);
     });
 
     it('a text is found as it is: untrusted, its id its SHA-256', () => {
@@ -523,6 +564,21 @@ describe('the pipeline, as the server wires it', () => {
       expect(await costOf({ n: 1 })).toBe(103);
     });
 
+    it('object variables count too (a page size inside an input object)', async () => {
+      const query = 'query($p: Paging) { resorts(paging: $p) { resorts { id } } }';
+      const costOf = async (variables: Record<string, unknown>) => {
+        const ctx = w.context();
+        await run({ query, variables }, JSON_ONLY, ctx);
+        return ctx.cost;
+      };
+      const five = await costOf({ p: { limit: 5 } });
+      const ten = await costOf({ p: { limit: 10 } });
+      expect(ten! - five!).toBe(10);
+      expect(await costOf({ p: { limit: 5 } })).toBe(five);
+      // A string variable does not change the cost, nor the memo's key.
+      expect(await costOf({ p: { limit: 5 }, unused: 'x' })).toBe(five);
+    });
+
     it('variables that do not coerce leave the cost unknown: execution says why', async () => {
       const ctx = w.context();
       const outcome = await run({ query: 'query($n: Int) { states { zipcodes(limit: $n) { zip } } }', variables: { n: 'many' } }, JSON_ONLY, ctx);
@@ -667,6 +723,80 @@ describe('the pipeline, as the server wires it', () => {
       expect(parts.at(-1)).toMatchObject({ hasNext: false });
     });
 
+    it('an incremental stream is cut at the request’s deadline (its signal): a last part says TIMEOUT', async () => {
+      const deadline = new AbortController();
+      deadline.abort();
+      const outcome = await run({ query: '{ zipStats { totalZips } ... @defer { states { stateCode } } }' }, STREAMS, w.context({ signal: deadline.signal }));
+      if (outcome.kind !== 'stream') throw new Error(outcome.kind);
+      const parts: unknown[] = [];
+      for await (const part of outcome.parts) parts.push(part);
+      expect(parts).toEqual([
+        {
+          incremental: [
+            { errors: [expect.objectContaining({ message: 'The deferred parts took longer than the execution limit; they were not delivered.' })] },
+          ],
+          hasNext: false,
+          extensions: expect.objectContaining({ requestId: expect.any(String) }),
+        },
+      ]);
+    });
+
+    it('@stream is incremental too; other directives are not', async () => {
+      const streamed = await run({ query: '{ states @stream(initialCount: 1) { stateCode } }' }, STREAMS);
+      expect(streamed).toMatchObject({ kind: 'stream', incremental: true });
+      if (streamed.kind === 'stream') for await (const _ of streamed.parts);
+      expect(result(await run({ query: '{ zipStats @include(if: true) { totalZips } }' }, STREAMS)).data).toEqual(TOTAL_ZIPS);
+    });
+
+    it('the parts after the first carry no extensions of ours; an error in a deferred part is masked like any other', async () => {
+      const broken = makeWorld('gateway-pipeline-broken-defer-');
+      try {
+        broken.db.close();
+        const ctx = broken.context();
+        const outcome = await broken.pipeline.run({ query: '{ __typename ... @defer { zip(zip: "80202") { city } } }' }, STREAMS, ctx);
+        if (outcome.kind !== 'stream') throw new Error(outcome.kind);
+        const parts: { extensions?: unknown; incremental?: { errors?: GraphQLError[] }[] }[] = [];
+        for await (const part of outcome.parts) parts.push(part as never);
+        expect(parts[0]).toMatchObject({ data: { __typename: 'Query' }, extensions: { requestId: ctx.requestId } });
+        expect(parts.slice(1).every((p) => p.extensions === undefined)).toBe(true);
+        const errors = parts.flatMap((p) => p.incremental ?? []).flatMap((piece) => piece.errors ?? []);
+        expect(errors.map((e) => [e.message, e.extensions])).toEqual([[UNEXPECTED_MESSAGE, { code: 'INTERNAL_SERVER_ERROR' }]]);
+      } finally {
+        broken.close();
+      }
+    });
+
+    it('graphql-jit runs, once loaded, the documents the parse cache keeps and the server’s own; the others graphql-js', async () => {
+      // The two engines word a variable that does not coerce differently: that tells which ran.
+      const jitted = makeWorld('gateway-pipeline-engines-');
+      const byJs = 'Variable "$z" got invalid value 5; String cannot represent a non string value: 5';
+      const byJit = 'Variable "$z" got invalid value 5; Expected type String; String cannot represent a non string value: 5';
+      const query = 'query($z: String!) { zip(zip: $z) { city } }';
+      const messageOf = async (request: OperationRequest) =>
+        result(await jitted.pipeline.run(request, JSON_ONLY, jitted.context())).errors!.map((e) => e.message);
+      try {
+        expect(await messageOf({ query, variables: { z: 5 } })).toEqual([byJs]);
+        await jitted.pipeline.loadCompiler();
+        await jitted.pipeline.loadCompiler();
+        expect(await messageOf({ query, variables: { z: 5 } })).toEqual([byJit]);
+        expect(await messageOf({ own: parse(query), variables: { z: 5 } })).toEqual([byJit]);
+        // Too long for the parse cache: a one-off, not compiled.
+        expect(await messageOf({ query: `${query}${' '.repeat(MAX_CACHED_DOCUMENT_CHARS)}`, variables: { z: 5 } })).toEqual([byJs]);
+        // Each operation of a document compiled for itself.
+        const two = 'query A { zipStats { totalZips } } query B { zipStats { totalStates } }';
+        const data = async (operationName: string) => result(await jitted.pipeline.run({ query: two, operationName }, JSON_ONLY, jitted.context())).data;
+        expect(await data('A')).toEqual(TOTAL_ZIPS);
+        expect(await data('B')).toEqual({ zipStats: { totalStates: 51 } });
+        expect(await data('A')).toEqual(TOTAL_ZIPS);
+        // IDs and enums are serialized as graphql-js would.
+        expect(result(await jitted.pipeline.run({ query: '{ resort(id: "vail") { id conditions { status } } }' }, JSON_ONLY, jitted.context())).data).toEqual({
+          resort: { id: 'vail', conditions: { status: 'OPEN' } },
+        });
+      } finally {
+        jitted.close();
+      }
+    });
+
     it('compiled (graphql-jit, once loaded) or not, a kept document gives the same answer', async () => {
       const jitted = makeWorld('gateway-pipeline-jit-');
       try {
@@ -781,5 +911,50 @@ describe("the server's own documents", () => {
   it('still go through the other rules: a mutation over GET is refused', async () => {
     const outcome = refusal(await w.pipeline.run({ own: parse('mutation { runSync { state } }'), overGet: true }, TRANSPORTS.rest, w.context()));
     expect(outcome.status).toBe(405);
+  });
+});
+
+describe('traced (OTEL_* name an exporter)', () => {
+  let w: World;
+  beforeAll(() => {
+    w = makeWorld('gateway-pipeline-traced-');
+  });
+  afterAll(() => w.close());
+
+  it("an operation is one span under the request's, named by its type and name, with its cost and its errors' count", async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    // As telemetry/sdk.ts starts it; every global it sets is reset after.
+    provider.register();
+    const tracer = provider.getTracer('pipeline-steps');
+    useTracer(tracer);
+    try {
+      const named = w.context();
+      const failed = w.context();
+      await tracer.startActiveSpan('request', async (request) => {
+        expect(result(await w.pipeline.run({ query: 'query Stats { zipStats { totalZips } }' }, JSON_ONLY, named)).data).toEqual(TOTAL_ZIPS);
+        expect(result(await w.pipeline.run({ query: '{ zip(zip: "00000") { city } }' }, JSON_ONLY, failed)).errors).toHaveLength(1);
+        request.end();
+      });
+      // Without a request's span (the warm-up, background work), no span.
+      await w.pipeline.run({ query: ZIP_STATS }, JSON_ONLY, w.context());
+      const spans = exporter.getFinishedSpans();
+      // The loaders' batches are spans under the operation's.
+      const load = spans.find((s) => s.name === 'load zipByCode')!;
+      const [stats, failedZip, request] = spans.filter((s) => s !== load);
+      expect([stats, failedZip, request].map((s) => [s!.name, s!.attributes])).toEqual([
+        ['graphql query Stats', { 'graphql.operation.type': 'query', 'graphql.operation.name': 'Stats', 'graphql.operation.cost': 2 }],
+        ['graphql query', { 'graphql.operation.type': 'query', 'graphql.operation.name': '', 'graphql.operation.cost': 2, 'graphql.errors': 1 }],
+        ['request', {}],
+      ]);
+      expect(stats!.parentSpanContext?.spanId).toBe(request!.spanContext().spanId);
+      expect(load.parentSpanContext?.spanId).toBe(failedZip!.spanContext().spanId);
+    } finally {
+      useTracer(null);
+      trace.disable();
+      otelContext.disable();
+      propagation.disable();
+      await provider.shutdown();
+    }
   });
 });
