@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { GraphQLError, parse, type ExecutionResult } from 'graphql';
 import { context as otelContext, propagation, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
@@ -11,8 +11,12 @@ import { MAX_CACHED_DOCUMENT_CHARS } from '../../src/operation/steps/parse.js';
 import { QUERY_LIMITS } from '../../src/operation/steps/limits.js';
 import { COST_LIMITS } from '../../src/operation/steps/cost.js';
 import { UNEXPECTED_MESSAGE } from '../../src/operation/steps/finalize.js';
+import { checkedOnce } from '../../src/operation/steps/validation-memo.js';
+import { mayDisableLeafSerialization } from '../../src/operation/leaf-serialization.js';
+import { mapParts } from '../../src/operation/map-parts.js';
+import { cutAtDeadline, type IncrementalPart } from '../../src/operation/incremental.js';
 import { schema } from '../../src/graphql/schema.js';
-import { makeWorld, refusal, result, type World } from './pipeline-world.js';
+import { makeWorld, refusal, result, sharedServices, worldOver, type World } from './pipeline-world.js';
 
 /**
  * Each rule of the one pipeline every GraphQL operation runs through (operation/pipeline.ts), on
@@ -60,10 +64,10 @@ const only = (outcome: Outcome) => {
 
 describe('the pipeline, as the server wires it', () => {
   let w: World;
-  beforeAll(() => {
-    w = makeWorld('gateway-pipeline-');
+  const services = sharedServices('gateway-pipeline-');
+  beforeEach(() => {
+    w = worldOver(services());
   });
-  afterAll(() => w.close());
   const run = (request: OperationRequest, transport: Transport = JSON_ONLY, context = w.context()) =>
     Promise.resolve(w.pipeline.run(request, transport, context));
 
@@ -251,6 +255,10 @@ describe('the pipeline, as the server wires it', () => {
       parseStep.run!(a);
       parseStep.run!(b);
       expect(b.document).toBe(a.document);
+      const badAtBound = { text: `{ b${' '.repeat(MAX_CACHED_DOCUMENT_CHARS - 3)}`, id: () => '', trusted: false };
+      expect(badAtBound.text).toHaveLength(MAX_CACHED_DOCUMENT_CHARS);
+      const k1 = parseStep.run!(operation(w, {}, { source: badAtBound }));
+      expect(parseStep.run!(operation(w, {}, { source: badAtBound }))).toBe(k1);
       const badText = `{ b${' '.repeat(MAX_CACHED_DOCUMENT_CHARS)}`;
       const bad = { text: badText, id: () => '', trusted: false };
       const r1 = parseStep.run!(operation(w, {}, { source: bad }));
@@ -357,6 +365,15 @@ describe('the pipeline, as the server wires it', () => {
       await badRequest({ query: TWO, operationName: 'C' }, 'Unknown operation named "C".');
       await badRequest({ query: ZIP_STATS, operationName: 'A' }, 'Unknown operation named "A".');
       await badRequest({ query: ZIP_STATS, operationName: 5 }, 'operationName must be a string.');
+    });
+
+    it('its refusals carry their own code (BAD_REQUEST), not only the one finalize gives an uncoded error', () => {
+      const select = stepOf(w, 'select-operation');
+      for (const request of [{ operationName: 5 }, { variables: [1] }, { operationName: 'X' }] as OperationRequest[]) {
+        const outcome = select.run!(operation(w, request, { document: parse(ZIP_STATS) }));
+        expect(outcome).toMatchObject({ kind: 'refused', status: 400, jsonStatus: 400 });
+        expect(refusal(outcome as Outcome).errors[0]!.extensions).toEqual({ code: 'BAD_REQUEST' });
+      }
     });
 
     it('variables must be a JSON object (or absent)', async () => {
@@ -619,6 +636,13 @@ describe('the pipeline, as the server wires it', () => {
       });
     });
 
+    it('an operation whose cost is unknown (variables that do not coerce) charges nothing', async () => {
+      const ctx = w.context({ keyId: 79, keyRate: 1 });
+      const outcome = result(await run({ query: 'query($n: Int) { states { zipcodes(limit: $n) { zip } } }', variables: { n: 'many' } }, JSON_ONLY, ctx));
+      expect(outcome.errors!.map((e) => e.extensions.code)).toEqual(['BAD_USER_INPUT']);
+      expect(w.services.costBudget.status({ id: 79, ratePerSecond: 1 })).toEqual({ maximumAvailable: 20_000, currentlyAvailable: 20_000, restoreRate: 2_000 });
+    });
+
     it('without a key (AUTH=off) nothing is charged', async () => {
       const ctx = w.context({ keyId: null, keyRate: 1 });
       expect(result(await run({ query: costly }, JSON_ONLY, ctx)).extensions).toEqual({ cost: { requestedQueryCost: 20_452 }, requestId: ctx.requestId });
@@ -668,7 +692,7 @@ describe('the pipeline, as the server wires it', () => {
         data: { syncProgress: { state: 'IDLE' } },
         extensions: { cost: { requestedQueryCost: 2 }, requestId: ctx.requestId },
       });
-      await parts.return!();
+      expect(await parts.return!()).toEqual({ done: true, value: undefined });
     });
 
     it('a refusal carries the request id (and no cost: nothing was costed)', async () => {
@@ -696,6 +720,10 @@ describe('the pipeline, as the server wires it', () => {
         ['ours', { code: 'X' }],
       ]);
       expect(outcome.result.extensions).toEqual({ a: 1, requestId: op.context.requestId });
+      // One of ours, with its code, no hint and nothing internal, is the very error given.
+      const plain = new GraphQLError('ours', { extensions: { code: 'Y' } });
+      const again = finalize.done!(op, { kind: 'result', result: { data: null, errors: [plain] } }) as { result: ExecutionResult };
+      expect(again.result.errors![0]).toBe(plain);
       expect(outcome.result.data).toEqual({ x: 1 });
     });
 
@@ -815,10 +843,10 @@ describe('the pipeline, as the server wires it', () => {
 
 describe('with introspection off (GRAPHQL_INTROSPECTION=off)', () => {
   let w: World;
-  beforeAll(() => {
-    w = makeWorld('gateway-pipeline-closed-', { introspection: false });
+  const services = sharedServices('gateway-pipeline-closed-');
+  beforeEach(() => {
+    w = worldOver(services(), { introspection: false });
   });
-  afterAll(() => w.close());
   const run = (request: OperationRequest) => Promise.resolve(w.pipeline.run(request, JSON_ONLY, w.context()));
 
   it('adds the no-introspection step after validation', () => {
@@ -865,10 +893,10 @@ describe('with trusted documents only (GRAPHQL_TRUSTED_ONLY=on)', () => {
   const TRUSTED = '{ zipStats { totalStates } }';
   const id = sha256(TRUSTED);
   let w: World;
-  beforeAll(() => {
-    w = makeWorld('gateway-pipeline-trusted-', { trustedOnly: true, documents: new PersistedDocuments({ trusted: new Map([[id, TRUSTED]]) }) });
+  const services = sharedServices('gateway-pipeline-trusted-');
+  beforeEach(() => {
+    w = worldOver(services(), { trustedOnly: true, documents: new PersistedDocuments({ trusted: new Map([[id, TRUSTED]]) }) });
   });
-  afterAll(() => w.close());
   const run = (request: OperationRequest) => Promise.resolve(w.pipeline.run(request, JSON_ONLY, w.context()));
 
   it('refuses any other document before it is parsed (400 PERSISTED_QUERY_ONLY)', async () => {
@@ -894,10 +922,10 @@ describe('with trusted documents only (GRAPHQL_TRUSTED_ONLY=on)', () => {
 
 describe("the server's own documents", () => {
   let w: World;
-  beforeAll(() => {
-    w = makeWorld('gateway-pipeline-own-');
+  const services = sharedServices('gateway-pipeline-own-');
+  beforeEach(() => {
+    w = worldOver(services());
   });
-  afterAll(() => w.close());
 
   it('skip the checks they pass by construction: a document the rules would refuse runs as it is', async () => {
     // Deeper than the limits allow: refused when a client sends it, run when it is the server's own.
@@ -916,10 +944,10 @@ describe("the server's own documents", () => {
 
 describe('traced (OTEL_* name an exporter)', () => {
   let w: World;
-  beforeAll(() => {
-    w = makeWorld('gateway-pipeline-traced-');
+  const services = sharedServices('gateway-pipeline-traced-');
+  beforeEach(() => {
+    w = worldOver(services());
   });
-  afterAll(() => w.close());
 
   it("an operation is one span under the request's, named by its type and name, with its cost and its errors' count", async () => {
     const exporter = new InMemorySpanExporter();
@@ -956,5 +984,73 @@ describe('traced (OTEL_* name an exporter)', () => {
       propagation.disable();
       await provider.shutdown();
     }
+  });
+});
+
+describe('the helpers the steps share', () => {
+  it('checkedOnce gives the code to errors without one, keeps the one an error has, and remembers its verdict per document', () => {
+    let checks = 0;
+    const step = checkedOnce(
+      'check',
+      () => {
+        checks++;
+        return [new GraphQLError('uncoded'), new GraphQLError('coded', { extensions: { code: 'OWN' } })];
+      },
+      'THE_CODE',
+    );
+    const document = parse('{ __typename }');
+    const op = { request: {}, document, checked: false } as unknown as Operation;
+    const outcome = refusal(step.run!(op) as Outcome);
+    expect(outcome.errors.map((e) => [e.message, e.extensions.code])).toEqual([
+      ['uncoded', 'THE_CODE'],
+      ['coded', 'OWN'],
+    ]);
+    expect([outcome.status, outcome.jsonStatus]).toEqual([400, 200]);
+    expect(step.run!(op)).toBe(outcome);
+    expect(checks).toBe(1);
+    expect(step.passedByOwn).toBe(true);
+  });
+
+  it('a field the schema does not know keeps the leaf serializers (the document is refused before it runs anyway)', () => {
+    expect(mayDisableLeafSerialization(schema, parse('{ zipStats { totalZips } }'))).toBe(true);
+    expect(mayDisableLeafSerialization(schema, parse('{ nope }'))).toBe(false);
+  });
+
+  it('mapParts lets go of a source with no return() at once', async () => {
+    const source: AsyncIterable<number> = { [Symbol.asyncIterator]: () => ({ next: () => Promise.resolve({ done: false, value: 1 }) }) };
+    const mapped = mapParts(source, (n) => n + 1);
+    expect(await mapped.next()).toEqual({ done: false, value: 2 });
+    expect(await mapped.return!()).toEqual({ done: true, value: undefined });
+  });
+
+  it('cutAtDeadline without a deadline passes every part; after the end it does not ask the source again', async () => {
+    let asked = 0;
+    const parts: AsyncIterable<IncrementalPart> = {
+      [Symbol.asyncIterator]: () => ({
+        next: () => {
+          asked++;
+          if (asked > 2) throw new Error('asked after the end');
+          return Promise.resolve(asked === 1 ? { done: false, value: { data: { a: 1 }, hasNext: false } } : { done: true, value: undefined });
+        },
+      }),
+    };
+    const cut = cutAtDeadline(parts, undefined);
+    expect(await cut.next()).toEqual({ done: false, value: { data: { a: 1 }, hasNext: false } });
+    expect(await cut.next()).toEqual({ done: true, value: undefined });
+    expect(await cut.next()).toEqual({ done: true, value: undefined });
+    expect(asked).toBe(2);
+  });
+
+  it('cutAtDeadline cuts a source with no return() too, and its own return() ends it', async () => {
+    const parts: AsyncIterable<IncrementalPart> = { [Symbol.asyncIterator]: () => ({ next: () => new Promise(() => {}) }) };
+    const deadline = new AbortController();
+    const cut = cutAtDeadline(parts, deadline.signal);
+    const waiting = cut.next();
+    deadline.abort();
+    expect(await waiting).toMatchObject({ done: false, value: { hasNext: false, incremental: [{ errors: [{ extensions: { code: 'TIMEOUT' } }] }] } });
+    expect(await cut.next()).toEqual({ done: true, value: undefined });
+    const other = cutAtDeadline(parts, new AbortController().signal);
+    expect(await other.return!()).toEqual({ done: true, value: undefined });
+    expect(await other.next()).toEqual({ done: true, value: undefined });
   });
 });

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { schema } from '../../src/graphql/schema.js';
 import { contextFactory, type GraphQLContext, type Services } from '../../src/graphql/context.js';
 import { openDatabase } from '../../src/data/db/open.js';
@@ -91,11 +91,32 @@ export function makeServices(prefix: string, clock: { at: number } = { at: Date.
   };
 }
 
-export type World = ReturnType<typeof makeWorld>;
+type Services_ = ReturnType<typeof makeServices>;
+type WorldOptions = Partial<Pick<PipelineOptions, 'introspection' | 'trustedOnly' | 'documents'>>;
+export type World = ReturnType<typeof worldOver>;
 
 /** The services, a context per request (as the dispatcher makes them), and the pipeline as http-server.ts wires it. */
-export function makeWorld(prefix: string, options: Partial<Pick<PipelineOptions, 'introspection' | 'trustedOnly' | 'documents'>> = {}) {
-  const base = makeServices(prefix);
+export function makeWorld(prefix: string, options: WorldOptions = {}) {
+  return worldOver(makeServices(prefix), options);
+}
+
+/**
+ * One copy of the database for a describe block's tests (made before them, removed after): each
+ * test builds its pipeline over it in a beforeEach (worldOver). Stryker attributes to a test only
+ * the code that runs in it and its beforeEach, not a beforeAll's: a pipeline built once would
+ * leave its steps' construction to no test.
+ */
+export function sharedServices(prefix: string): () => Services_ {
+  let base: Services_ | undefined;
+  beforeAll(() => {
+    base = makeServices(prefix);
+  });
+  afterAll(() => base?.close());
+  return () => base!;
+}
+
+/** A pipeline of its own (its caches, its documents) over services already made. */
+export function worldOver(base: Services_, options: WorldOptions = {}) {
   const cache = new ResponseCache(1024 * 1024);
   const documents = options.documents ?? new PersistedDocuments();
   const { dataVersion } = base.services;
