@@ -30,12 +30,19 @@ afterEach(() => {
 function feedWorld(options: { checkEveryMs?: number } = {}) {
   const base = makeServices('gateway-feed-');
   const { logger, lines } = recordingLogger();
-  const state = { version: 'v1', edits: new Map<string, Edit>(), asked: [] as string[][], fail: null as Error | null };
+  const state = {
+    version: 'v1',
+    edits: new Map<string, Edit>(),
+    asked: [] as string[][],
+    fail: null as Error | null,
+    gate: undefined as Promise<void> | undefined,
+  };
   const real = new Map<string, ResortSnapshot>();
   const feed = new ConditionsFeed({
     snapshots: async (ids) => {
       state.asked.push([...ids]);
       if (state.fail) throw state.fail;
+      await state.gate;
       const loaded = await new RequestLoaders(base.services).snapshotByResort.loadMany(ids);
       return loaded.map((s, i) => {
         if (s instanceof Error) return s;
@@ -164,6 +171,8 @@ describe('the live conditions feed', () => {
           }),
         'SYNC',
       ],
+      // New data in a new hour: new data is the more telling.
+      [(s) => changedSnapshot(s, { syncedAt: '2027-01-15T12:30:00.000Z', updatedAt: `${c.updatedAt}+2h` }), 'SYNC'],
     ];
     for (const [edit, reason] of cases) {
       await w.change({ vail: edit });
@@ -402,5 +411,85 @@ describe('the live conditions feed', () => {
     expect(await it.next()).toMatchObject({ done: false, value: { reason: 'INITIAL' } });
     expect(vi.getTimerCount()).toBe(0);
     expect(await it.next()).toEqual({ done: true, value: undefined });
+  });
+});
+
+describe('the live conditions feed, more', () => {
+  it('is an async iterable: for await reads it', async () => {
+    const w = feedWorld();
+    const seen: string[] = [];
+    for await (const update of w.feed.subscribe(['vail'], 'METRIC')) {
+      seen.push(`${update.resortId} ${update.reason}`);
+      break;
+    }
+    expect(seen).toEqual(['vail INITIAL']);
+    expect(w.feed.stats.subscribers).toBe(0);
+  });
+
+  it('counts the CPU its changes took, in seconds: no more than the process has spent', async () => {
+    const w = feedWorld();
+    const it = w.feed.subscribe(['vail'], 'METRIC');
+    await drain(it, 1);
+    await w.change({ vail: (s) => changedSnapshot(s, { syncedAt: 'x' }) });
+    const cpu = process.cpuUsage();
+    const { fanOutCpuSeconds } = w.feed.stats;
+    expect(fanOutCpuSeconds).toBeGreaterThan(0);
+    expect(fanOutCpuSeconds).toBeLessThanOrEqual((cpu.user + cpu.system) / 1e6);
+  });
+
+  it('reads 16 resorts in two batches of 8', async () => {
+    const w = feedWorld();
+    const ids = w.base.repos.resorts
+      .all()
+      .slice(0, 16)
+      .map((r) => r.id);
+    await drain(w.feed.subscribe(ids, 'METRIC'), 16);
+    expect(w.state.asked).toEqual([ids.slice(0, 8), ids.slice(8)]);
+  });
+
+  it('a subscriber cut in a round gets nothing more of that round (its other resorts)', async () => {
+    const w = feedWorld();
+    const it = w.feed.subscribe(['vail', 'zermatt'], 'METRIC');
+    await drain(it, 2);
+    for (let i = 1; i <= 4; i++)
+      await w.change({ vail: (s) => changedSnapshot(s, { syncedAt: `v${i}` }), zermatt: (s) => changedSnapshot(s, { syncedAt: `z${i}` }) });
+    await expect(it.next()).rejects.toBeInstanceOf(TooSlowError);
+  });
+
+  it('requests get a turn of the event loop before the last of many subscribers is told', async () => {
+    const w = feedWorld();
+    const subscribers = Array.from({ length: FAN_OUT_SLICE + 20 }, () => w.feed.subscribe(['vail'], 'METRIC'));
+    for (const s of subscribers) await drain(s, 1);
+    let told = 0;
+    let toldWhenATurnCame = -1;
+    const next = subscribers.map((s, i) =>
+      s.next().then((r) => {
+        told++;
+        // Queued as the first is told: runs in the next turn of the event loop.
+        if (i === 0) setImmediate(() => (toldWhenATurnCame = told));
+        return r;
+      }),
+    );
+    await w.change({ vail: (s) => changedSnapshot(s, { syncedAt: 'for all' }) });
+    await Promise.all(next);
+    expect(told).toBe(subscribers.length);
+    expect(toldWhenATurnCame).toBeGreaterThan(0);
+    expect(toldWhenATurnCame).toBeLessThanOrEqual(FAN_OUT_SLICE);
+  });
+
+  it('a subscriber who leaves while its first reports are made starts no timer', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const w = feedWorld({ checkEveryMs: 1_000 });
+    let open!: () => void;
+    w.state.gate = new Promise<void>((resolve) => (open = resolve));
+    const it = w.feed.subscribe(['vail'], 'METRIC');
+    const first = it.next();
+    await vi.waitFor(() => expect(w.state.asked).toHaveLength(1), { interval: 0 });
+    await it.return!();
+    w.state.gate = undefined;
+    open();
+    await first;
+    expect(w.feed.stats).toMatchObject({ topics: 0, subscribers: 0 });
+    expect(vi.getTimerCount()).toBe(0);
   });
 });
