@@ -4,7 +4,7 @@ import type { ResortSnapshot } from '../../src/data/snapshots/snapshot.js';
 import { conditionsView } from '../../src/data/snapshots/views.js';
 import type { Units } from '../../src/domain/units.js';
 import { ConditionsFeed, FAN_OUT_SLICE, ROUNDS_BEHIND, TooSlowError, type ConditionsUpdate } from '../../src/live/conditions-feed.js';
-import { makeServices, recordingLogger } from './pipeline-world.js';
+import { bounded, makeServices, recordingLogger } from './pipeline-world.js';
 
 /**
  * The live conditions feed (live/conditions-feed.ts) over the resorts' real snapshots, built from a
@@ -72,7 +72,7 @@ function feedWorld(options: { checkEveryMs?: number } = {}) {
     change: (edits: Record<string, Edit> = {}) => {
       state.version = `${state.version}+`;
       for (const [id, edit] of Object.entries(edits)) state.edits.set(id, edit);
-      return feed.changed();
+      return bounded(feed.changed());
     },
     close: () => {
       feed.close();
@@ -86,7 +86,7 @@ function feedWorld(options: { checkEveryMs?: number } = {}) {
 const drain = async (it: AsyncIterator<ConditionsUpdate>, n: number) => {
   const out: ConditionsUpdate[] = [];
   for (let i = 0; i < n; i++) {
-    const r = await it.next();
+    const r = await bounded(it.next());
     if (r.done) throw new Error(`ended after ${i}`);
     out.push(r.value);
   }
@@ -127,7 +127,7 @@ describe('the live conditions feed', () => {
     const it = w.feed.subscribe(['vail'], 'METRIC');
     await drain(it, 1);
     const asked = w.state.asked.length;
-    await w.feed.changed();
+    await bounded(w.feed.changed());
     // Same version: not even the snapshots are read.
     expect(w.state.asked.length).toBe(asked);
     const next = it.next();
@@ -188,11 +188,11 @@ describe('the live conditions feed', () => {
     const it = live.subscribe(['vail'], 'METRIC');
     const [initial] = await drain(it, 1);
     const next = it.next();
-    await live.changed();
+    await bounded(live.changed());
     expect(await peek(next)).toBe(PENDING);
     w.base.clock.at += 3_600_000;
     expect(dataVersion.current().version).not.toBe('');
-    await live.changed();
+    await bounded(live.changed());
     const update = (await peek(next)) as IteratorResult<ConditionsUpdate>;
     expect(update.value).toMatchObject({ resortId: 'vail', reason: 'HOUR', syncedAt: initial!.syncedAt });
     expect(update.value.conditions.updatedAt).not.toBe(initial!.conditions.updatedAt);
@@ -282,8 +282,8 @@ describe('the live conditions feed', () => {
     expect(w.feed.stats).toMatchObject({ topics: 2, subscribers: 2 });
     const waiting = a.next();
     expect(await a.return!()).toEqual({ done: true, value: undefined });
-    expect(await waiting).toEqual({ done: true, value: undefined });
-    expect(await a.next()).toEqual({ done: true, value: undefined });
+    expect(await bounded(waiting)).toEqual({ done: true, value: undefined });
+    expect(await bounded(a.next())).toEqual({ done: true, value: undefined });
     expect(w.feed.stats).toMatchObject({ topics: 2, subscribers: 1 });
     await b.return!();
     await b.return!();
@@ -297,20 +297,20 @@ describe('the live conditions feed', () => {
     await drain(it, 1);
     const waiting = it.next();
     abort.abort();
-    expect(await waiting).toEqual({ done: true, value: undefined });
+    expect(await bounded(waiting)).toEqual({ done: true, value: undefined });
     expect(w.feed.stats).toMatchObject({ topics: 0, subscribers: 0 });
 
     const early = w.feed.subscribe(['zermatt'], 'METRIC');
     const joining = early.next();
     await early.return!();
-    expect(await joining).toEqual({ done: true, value: undefined });
+    expect(await bounded(joining)).toEqual({ done: true, value: undefined });
     expect(w.feed.stats).toMatchObject({ topics: 0, subscribers: 0 });
 
     const gone = new AbortController();
     gone.abort();
     const late = w.feed.subscribe(['vail'], 'METRIC', gone.signal);
-    expect(await late.next()).toMatchObject({ done: false, value: { reason: 'INITIAL' } });
-    expect(await late.next()).toEqual({ done: true, value: undefined });
+    expect(await bounded(late.next())).toMatchObject({ done: false, value: { reason: 'INITIAL' } });
+    expect(await bounded(late.next())).toEqual({ done: true, value: undefined });
   });
 
   it('close() ends every subscription', async () => {
@@ -319,7 +319,7 @@ describe('the live conditions feed', () => {
     await drain(it, 1);
     const waiting = it.next();
     w.feed.close();
-    expect(await waiting).toEqual({ done: true, value: undefined });
+    expect(await bounded(waiting)).toEqual({ done: true, value: undefined });
   });
 
   it('a resort whose snapshot cannot be made is logged and left out, and gets its first report when it can (INITIAL)', async () => {
@@ -408,9 +408,9 @@ describe('the live conditions feed', () => {
     const w = feedWorld({ checkEveryMs: 1_000 });
     w.feed.close();
     const it = w.feed.subscribe(['vail'], 'METRIC');
-    expect(await it.next()).toMatchObject({ done: false, value: { reason: 'INITIAL' } });
+    expect(await bounded(it.next())).toMatchObject({ done: false, value: { reason: 'INITIAL' } });
     expect(vi.getTimerCount()).toBe(0);
-    expect(await it.next()).toEqual({ done: true, value: undefined });
+    expect(await bounded(it.next())).toEqual({ done: true, value: undefined });
   });
 });
 
@@ -471,7 +471,7 @@ describe('the live conditions feed, more', () => {
       }),
     );
     await w.change({ vail: (s) => changedSnapshot(s, { syncedAt: 'for all' }) });
-    await Promise.all(next);
+    await bounded(Promise.all(next));
     expect(told).toBe(subscribers.length);
     expect(toldWhenATurnCame).toBeGreaterThan(0);
     expect(toldWhenATurnCame).toBeLessThanOrEqual(FAN_OUT_SLICE);
@@ -488,7 +488,7 @@ describe('the live conditions feed, more', () => {
     await it.return!();
     w.state.gate = undefined;
     open();
-    await first;
+    await bounded(first);
     expect(w.feed.stats).toMatchObject({ topics: 0, subscribers: 0 });
     expect(vi.getTimerCount()).toBe(0);
   });

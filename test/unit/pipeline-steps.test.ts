@@ -16,7 +16,7 @@ import { mayDisableLeafSerialization } from '../../src/operation/leaf-serializat
 import { mapParts } from '../../src/operation/map-parts.js';
 import { cutAtDeadline, type IncrementalPart } from '../../src/operation/incremental.js';
 import { schema } from '../../src/graphql/schema.js';
-import { makeWorld, refusal, result, sharedServices, worldOver, type World } from './pipeline-world.js';
+import { bounded, makeWorld, refusal, result, sharedServices, worldOver, type World } from './pipeline-world.js';
 
 /**
  * Each rule of the one pipeline every GraphQL operation runs through (operation/pipeline.ts), on
@@ -54,6 +54,16 @@ const stepOf = (w: World, name: string) => {
   if (!step) throw new Error(`no step ${name}`);
   return step;
 };
+
+/** Every part of a stream (bounded: a stream that never ends fails the test). */
+const allParts = <T>(parts: AsyncIterable<T>): Promise<T[]> =>
+  bounded(
+    (async () => {
+      const out: T[] = [];
+      for await (const part of parts) out.push(part);
+      return out;
+    })(),
+  );
 
 /** The one error of a refusal, as a client reads it. */
 const only = (outcome: Outcome) => {
@@ -744,8 +754,7 @@ describe('the pipeline, as the server wires it', () => {
       const streamed = await run({ query }, STREAMS);
       if (streamed.kind !== 'stream') throw new Error(streamed.kind);
       expect(streamed.incremental).toBe(true);
-      const parts: unknown[] = [];
-      for await (const part of streamed.parts) parts.push(part);
+      const parts: unknown[] = await allParts(streamed.parts);
       expect(parts[0]).toMatchObject({ data: { zipStats: { totalZips: 40977 } }, hasNext: true });
       expect(parts[0]).not.toHaveProperty('data.states');
       expect(parts.at(-1)).toMatchObject({ hasNext: false });
@@ -756,8 +765,7 @@ describe('the pipeline, as the server wires it', () => {
       deadline.abort();
       const outcome = await run({ query: '{ zipStats { totalZips } ... @defer { states { stateCode } } }' }, STREAMS, w.context({ signal: deadline.signal }));
       if (outcome.kind !== 'stream') throw new Error(outcome.kind);
-      const parts: unknown[] = [];
-      for await (const part of outcome.parts) parts.push(part);
+      const parts: unknown[] = await allParts(outcome.parts);
       expect(parts).toEqual([
         {
           incremental: [
@@ -772,7 +780,7 @@ describe('the pipeline, as the server wires it', () => {
     it('@stream is incremental too; other directives are not', async () => {
       const streamed = await run({ query: '{ states @stream(initialCount: 1) { stateCode } }' }, STREAMS);
       expect(streamed).toMatchObject({ kind: 'stream', incremental: true });
-      if (streamed.kind === 'stream') for await (const _ of streamed.parts);
+      if (streamed.kind === 'stream') await allParts(streamed.parts);
       expect(result(await run({ query: '{ zipStats @include(if: true) { totalZips } }' }, STREAMS)).data).toEqual(TOTAL_ZIPS);
     });
 
@@ -783,8 +791,7 @@ describe('the pipeline, as the server wires it', () => {
         const ctx = broken.context();
         const outcome = await broken.pipeline.run({ query: '{ __typename ... @defer { zip(zip: "80202") { city } } }' }, STREAMS, ctx);
         if (outcome.kind !== 'stream') throw new Error(outcome.kind);
-        const parts: { extensions?: unknown; incremental?: { errors?: GraphQLError[] }[] }[] = [];
-        for await (const part of outcome.parts) parts.push(part as never);
+        const parts = (await allParts(outcome.parts)) as { extensions?: unknown; incremental?: { errors?: GraphQLError[] }[] }[];
         expect(parts[0]).toMatchObject({ data: { __typename: 'Query' }, extensions: { requestId: ctx.requestId } });
         expect(parts.slice(1).every((p) => p.extensions === undefined)).toBe(true);
         const errors = parts.flatMap((p) => p.incremental ?? []).flatMap((piece) => piece.errors ?? []);
@@ -1047,7 +1054,7 @@ describe('the helpers the steps share', () => {
     const cut = cutAtDeadline(parts, deadline.signal);
     const waiting = cut.next();
     deadline.abort();
-    expect(await waiting).toMatchObject({ done: false, value: { hasNext: false, incremental: [{ errors: [{ extensions: { code: 'TIMEOUT' } }] }] } });
+    expect(await bounded(waiting)).toMatchObject({ done: false, value: { hasNext: false, incremental: [{ errors: [{ extensions: { code: 'TIMEOUT' } }] }] } });
     expect(await cut.next()).toEqual({ done: true, value: undefined });
     const other = cutAtDeadline(parts, new AbortController().signal);
     expect(await other.return!()).toEqual({ done: true, value: undefined });

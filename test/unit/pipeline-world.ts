@@ -156,3 +156,35 @@ export function result(outcome: Outcome) {
   if (outcome.kind !== 'result') throw new Error(`expected a result, got ${JSON.stringify(outcome)}`);
   return outcome.result;
 }
+
+/** Turns of the event loop a test waits for an answer before it calls it missing. */
+const TURNS = 2_000;
+
+/**
+ * The promise's outcome, or a failure once the event loop has turned TURNS times without it: what
+ * a test awaits comes from work done in turns of the loop (no timer, no I/O), so an answer missing
+ * after that many is missing for good. A mutant that loses an answer then fails the test at once
+ * instead of holding it until the runner's timeout (and a restart of the runner).
+ */
+export function bounded<T>(p: Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    let turns = 0;
+    p.then(
+      (v) => {
+        settled = true;
+        resolve(v);
+      },
+      (e: unknown) => {
+        settled = true;
+        reject(e);
+      },
+    );
+    const turn = () => {
+      if (settled) return;
+      if (++turns > TURNS) reject(new Error(`no answer after ${TURNS} turns of the event loop`));
+      else setImmediate(turn);
+    };
+    setImmediate(turn);
+  });
+}
