@@ -200,6 +200,10 @@ describe('shared events: groups as subscribers come and go', () => {
     w.emit(5);
     expect(await values(streams)).toEqual([{ data: { count: 5 } }, { data: { count: 5 } }]);
     expect(w.calls.count).toBe(2);
+    // null is no object to keep a result by either.
+    w.emit(null);
+    expect(await values(streams)).toEqual([{ data: { count: null } }, { data: { count: null } }]);
+    expect(w.calls.count).toBe(4);
   });
 
   it('a selection that waits is awaited, once for the group', async () => {
