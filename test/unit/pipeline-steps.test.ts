@@ -591,6 +591,17 @@ describe('the pipeline, as the server wires it', () => {
       expect(await costOf({ n: 1 })).toBe(103);
     });
 
+    it('every numeric variable counts, not only the first', async () => {
+      const query = 'query($a: Int, $n: Int) { states { zipcodes(offset: $a, limit: $n) { zip } } }';
+      const costOf = async (variables: Record<string, unknown>) => {
+        const ctx = w.context();
+        await run({ query, variables }, JSON_ONLY, ctx);
+        return ctx.cost;
+      };
+      expect(await costOf({ a: 0, n: 1 })).toBe(103);
+      expect(await costOf({ a: 0, n: 2 })).toBe(154);
+    });
+
     it('object variables count too (a page size inside an input object)', async () => {
       const query = 'query($p: Paging) { resorts(paging: $p) { resorts { id } } }';
       const costOf = async (variables: Record<string, unknown>) => {
