@@ -248,6 +248,8 @@ describe('the live conditions feed', () => {
     for (let i = 4; i <= 6; i++) await round(i);
     expect(w.feed.stats.subscribers).toBe(2);
     await round(7);
+    // Out of its topics as it is cut, before it reads again.
+    expect(w.feed.stats.subscribers).toBe(1);
     const cut = slow.next();
     const error = await cut.then(
       () => null,
@@ -491,5 +493,53 @@ describe('the live conditions feed, more', () => {
     await bounded(first);
     expect(w.feed.stats).toMatchObject({ topics: 0, subscribers: 0 });
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('the live conditions feed, paced on a clock of the test’s own (performance.now faked)', () => {
+  /**
+   * Tells n subscribers of one resort of a change and records, as each one's update reaches it,
+   * how many had been told by then (the feed's count of updates queued), and how many had been
+   * told when a turn of the event loop came (a callback queued as the first is told).
+   */
+  async function fanOut(n: number, costMs: number) {
+    const w = feedWorld();
+    const subscribers = Array.from({ length: n }, () => w.feed.subscribe(['vail'], 'METRIC'));
+    for (const s of subscribers) await drain(s, 1);
+    const base = w.feed.stats.updates;
+    const toldBy: number[] = [];
+    let toldWhenATurnCame = -1;
+    const next = subscribers.map((s, i) =>
+      s.next().then((r) => {
+        toldBy.push(w.feed.stats.updates - base);
+        // A costly subscriber: its update takes this long to run and be written.
+        if (costMs > 0) vi.advanceTimersByTime(costMs);
+        if (i === 0) setImmediate(() => (toldWhenATurnCame = w.feed.stats.updates - base));
+        return r;
+      }),
+    );
+    await w.change({ vail: (s) => changedSnapshot(s, { syncedAt: 'paced' }) });
+    await bounded(Promise.all(next));
+    return { toldBy, toldWhenATurnCame };
+  }
+
+  it(`cheap subscribers are told in groups that double up to 8; a turn comes after ${FAN_OUT_SLICE} of them`, async () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    const { toldBy, toldWhenATurnCame } = await fanOut(FAN_OUT_SLICE + 16, 0);
+    // Groups of 1, 2, 4, then 8: each group's updates run before the next group is told.
+    expect(toldBy.slice(0, 23)).toEqual([1, 3, 3, 7, 7, 7, 7, ...Array(8).fill(15), ...Array(8).fill(23)]);
+    // The 200th closes its group early (a turn is due), and the turn comes then.
+    expect(toldBy[FAN_OUT_SLICE - 1]).toBe(FAN_OUT_SLICE);
+    expect(toldWhenATurnCame).toBe(FAN_OUT_SLICE);
+    expect(toldBy.at(-1)).toBe(FAN_OUT_SLICE + 16);
+  });
+
+  it('costly subscribers are told one at a time, and a turn comes once the turn’s budget is spent', async () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    // 1 ms each: over the 0.2 ms of a cheap one. The feed resumes (a tick) before the last
+    // subscriber's update has run, so the 4 ms budget is found spent after the sixth.
+    const { toldBy, toldWhenATurnCame } = await fanOut(12, 1);
+    expect(toldBy).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(toldWhenATurnCame).toBe(6);
   });
 });
