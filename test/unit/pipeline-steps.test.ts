@@ -788,6 +788,12 @@ describe('the pipeline, as the server wires it', () => {
       ]);
     });
 
+    it('a subscription whose events cannot be had is one result with its errors, not a stream', async () => {
+      const outcome = await run({ query: 'subscription { conditionsChanged(resortIds: ["no-such-resort"]) { resortId } }' }, STREAMS);
+      expect(outcome.kind).toBe('result');
+      expect(result(outcome).errors!.map((e) => e.extensions.code)).toEqual(['NOT_FOUND']);
+    });
+
     it('@stream is incremental too; other directives are not', async () => {
       const streamed = await run({ query: '{ states @stream(initialCount: 1) { stateCode } }' }, STREAMS);
       expect(streamed).toMatchObject({ kind: 'stream', incremental: true });
@@ -984,10 +990,23 @@ describe('traced (OTEL_* name an exporter)', () => {
       });
       // Without a request's span (the warm-up, background work), no span.
       await w.pipeline.run({ query: ZIP_STATS }, JSON_ONLY, w.context());
+      await w.pipeline.run({ query: '{ zip(zip: "00000") { city } }' }, JSON_ONLY, w.context());
+      // A stream has no errors to count.
+      await tracer.startActiveSpan('subscribe', async (request) => {
+        const streamed = await w.pipeline.run({ query: 'subscription Sync { syncProgress { state } }' }, STREAMS, w.context());
+        expect(streamed.kind).toBe('stream');
+        if (streamed.kind === 'stream') await streamed.parts[Symbol.asyncIterator]().return!();
+        request.end();
+      });
       const spans = exporter.getFinishedSpans();
       // The loaders' batches are spans under the operation's.
       const load = spans.find((s) => s.name === 'load zipByCode')!;
       const [stats, failedZip, request] = spans.filter((s) => s !== load);
+      expect(spans.find((s) => s.name === 'graphql subscription Sync')?.attributes).toEqual({
+        'graphql.operation.type': 'subscription',
+        'graphql.operation.name': 'Sync',
+        'graphql.operation.cost': 2,
+      });
       expect([stats, failedZip, request].map((s) => [s!.name, s!.attributes])).toEqual([
         ['graphql query Stats', { 'graphql.operation.type': 'query', 'graphql.operation.name': 'Stats', 'graphql.operation.cost': 2 }],
         ['graphql query', { 'graphql.operation.type': 'query', 'graphql.operation.name': '', 'graphql.operation.cost': 2, 'graphql.errors': 1 }],

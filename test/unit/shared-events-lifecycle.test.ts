@@ -210,7 +210,10 @@ describe('shared events: groups as subscribers come and go', () => {
     const w = world();
     const streams = (await Promise.all([w.join('subscription { ticks { slow } }'), w.join('subscription { ticks { slow } }')])).map((j) => j.stream);
     w.emit({ n: 9 });
-    const [ra, rb] = await values(streams);
+    const [first, second] = await Promise.all(streams.map((st) => st.next()));
+    expect(first).toEqual({ done: false, value: { data: { ticks: { slow: 9 } } } });
+    expect(second!.done).toBe(false);
+    const [ra, rb] = [first!.value, second!.value];
     expect(ra).toEqual({ data: { ticks: { slow: 9 } } });
     expect(rb).toBe(ra);
     expect(w.calls.slow).toBe(1);
@@ -241,6 +244,29 @@ describe('shared events: groups as subscribers come and go', () => {
       expect(ra).not.toBe(rb);
       expect(w.calls.n).toBe(2);
     }
+  });
+
+  it('a stream in no group ends, fails and is returned like the others', async () => {
+    const w = world();
+    const text = 'subscription S { ...F } fragment F on Subscription { ticks { n } }';
+    const [a, b, c] = await Promise.all([w.join(text), w.join(text), w.join(text)]);
+    a!.source!.push({ end: true });
+    expect(await a!.stream.next()).toEqual({ done: true, value: undefined });
+    b!.source!.push({ fail: new Error('gone') });
+    expect((await b!.stream.next()).value).toMatchObject({ errors: [{ message: 'a subscription failed' }] });
+    expect(await b!.stream.next()).toEqual({ done: true, value: undefined });
+    expect(await c!.stream.return!()).toEqual({ done: true, value: undefined });
+    expect(c!.source!.returned).toBe(true);
+  });
+
+  it("the root field's directives may use variables (a subscriber's root is always included)", async () => {
+    const w = world();
+    const document = parse('subscription S($on: Boolean!) { ticks @include(if: $on) { n } }');
+    const streams = (await Promise.all([w.join(document, { on: true }), w.join(document, { on: true })])).map((j) => j.stream);
+    w.emit({ n: 6 });
+    const [ra, rb] = await values(streams);
+    expect(ra).toEqual({ data: { ticks: { n: 6 } } });
+    expect(rb).toBe(ra);
   });
 
   it("variables used in the document's fragments make groups of their own", async () => {
