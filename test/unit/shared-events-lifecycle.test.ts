@@ -235,7 +235,12 @@ describe('shared events: groups as subscribers come and go', () => {
   });
 
   it('a root that is not one field (a fragment spread, two fields) is executed for each subscriber', async () => {
-    for (const text of ['subscription S { ...F } fragment F on Subscription { ticks { n } }', 'subscription S { ticks { n } count }']) {
+    for (const text of [
+      'subscription S { ...F } fragment F on Subscription { ticks { n } }',
+      // A spread named like the shared field is still a spread.
+      'subscription S { ...ticks } fragment ticks on Subscription { ticks { n } }',
+      'subscription S { ticks { n } count }',
+    ]) {
       const w = world();
       const streams = (await Promise.all([w.join(text), w.join(text)])).map((j) => j.stream);
       w.emit({ n: 2 });
