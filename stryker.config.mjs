@@ -7,7 +7,10 @@ export default {
   // data, unit-tested against recorded answers in rest-shapes.test). The response schemas
   // (src/transports/rest/responses.ts) are declarations evaluated at load, every mutant there static:
   // openapi.test checks them against every route's real answer instead.
-  mutate: ['src/domain/**/*.ts', 'src/validation/**/*.ts', 'src/auth/**/*.ts', 'src/transports/rest/*-routes.ts'],
+  // The operation pipeline and its steps (src/operation) and the live conditions feed (src/live):
+  // code every GraphQL request or subscription runs, unit-tested in process over the real schema
+  // and a copy of the run's database (test/unit/pipeline-steps, conditions-feed, shared-events*).
+  mutate: ['src/domain/**/*.ts', 'src/validation/**/*.ts', 'src/auth/**/*.ts', 'src/transports/rest/*-routes.ts', 'src/operation/**/*.ts', 'src/live/**/*.ts'],
   coverageAnalysis: 'perTest',
   // Mutants in module-level tables (word lists, the FIPS table, bounds objects) run every test
   // each: 17 % of the mutants for 75 % of the time. They are reported as ignored, not as killed.
