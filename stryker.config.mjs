@@ -7,12 +7,18 @@ export default {
   // data, unit-tested against recorded answers in rest-shapes.test). The response schemas
   // (src/transports/rest/responses.ts) are declarations evaluated at load, every mutant there static:
   // openapi.test checks them against every route's real answer instead.
+  // The request path, as its in-process unit tests cover it (issue 58): the operation pipeline and
+  // its steps and the live conditions feed (unit-tested over the real schema and a copy of the run's
+  // database: test/unit/pipeline-steps, conditions-feed, shared-events*), and the HTTP mechanics
+  // whose units run without a whole server (exchange.ts and dispatch.ts not yet: a mutant there
+  // hangs a request until the runner's time-out).
   mutate: [
     'src/domain/**/*.ts',
     'src/validation/**/*.ts',
     'src/auth/**/*.ts',
     'src/transports/rest/*-routes.ts',
-    // The request path, as its in-process unit tests cover it (issue 58).
+    'src/operation/**/*.ts',
+    'src/live/**/*.ts',
     'src/http/body.ts',
     'src/http/connections.ts',
     'src/http/deadline.ts',

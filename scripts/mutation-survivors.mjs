@@ -64,7 +64,7 @@ const stale = EQUIVALENT.filter((r) => !used.has(r));
 const lines = [
   '# Surviving mutants',
   '',
-  `Written by \`scripts/mutation-survivors.mjs\` from the last \`npm run mutation\` (${new Date().toISOString().slice(0, 10)}): \`src/domain\`, \`src/validation\`, \`src/auth\` and the REST shapes (\`src/transports/rest/*-routes.ts\`).`,
+  `Written by \`scripts/mutation-survivors.mjs\` from the last \`npm run mutation\` (${new Date().toISOString().slice(0, 10)}): \`src/domain\`, \`src/validation\`, \`src/auth\`, the REST shapes (\`src/transports/rest/*-routes.ts\`), the operation pipeline (\`src/operation\`), the live feed (\`src/live\`) and the HTTP mechanics \`stryker.config.mjs\` names (\`src/http\`).`,
   '',
   `**${score.toFixed(2)} %** of the mutants a test can kill are killed (${detected}: ${counts.killed} killed, ${counts.timeout} timed out; ${counts.unexplained} not explained, ${counts.uncovered} no test reaches).`,
   `${counts.equivalent} more survive that no test can kill (equivalent mutants), each below with why; counted as survivors, Stryker's own score is ${raw.toFixed(2)} %.`,

@@ -1,4 +1,4 @@
-import { getNamedType, isObjectType, parse } from 'graphql';
+import { buildSchema, getNamedType, isObjectType, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { schema } from '../../src/graphql/schema.js';
 import { CROSSINGS, QUERY_FIELD_FRESHNESS, createFreshnessOf } from '../../src/operation/freshness.js';
@@ -40,10 +40,34 @@ describe('what a GraphQL answer depends on (the key of a kept GET answer)', () =
     ['{ zip(zip: "90210") { ...Near } } fragment Near on Zip { nearbyResorts { distanceMiles } }', 'data'],
     ['{ zip(zip: "90210") { ... on Zip { nearbyResorts { distanceMiles } } } }', 'data'],
     ['{ zip(zip: "90210") { city } resort(id: "vail") { name } }', 'data'],
+    ['{ resort(id: "vail") { name } zip(zip: "90210") { city } }', 'data'],
     ['{ resort(id: "vail") { name } syncStatus { state } }', 'none'],
     ['{ health { status } }', 'none'],
     ['mutation { runSync { state } }', 'none'],
   ])('%s is %s', (text, expected) => {
     expect(of(text)).toBe(expected);
+  });
+});
+
+describe('freshness over a schema of the test’s own (what the real one does not have yet)', () => {
+  const own = buildSchema(`
+    interface Place { name: String }
+    type Zip implements Place { name: String nearbyResorts: [String] }
+    type Query { zip: Place extra: String }
+    type Mutation { zip: String }
+  `);
+  const ownOf = createFreshnessOf(own);
+  it.each([
+    // A Query field the table does not list is never kept.
+    ['{ extra }', 'none'],
+    ['{ zip { name } extra }', 'none'],
+    // The crossing is found through a type condition on an interface, inline or in a fragment.
+    ['{ zip { ... on Zip { nearbyResorts } } }', 'data'],
+    ['{ zip { ...Near } } fragment Near on Zip { nearbyResorts }', 'data'],
+    ['{ zip { name } }', 'static'],
+    // A mutation is never kept, whatever its fields are called.
+    ['mutation { zip }', 'none'],
+  ])('%s is %s', (text, expected) => {
+    expect(ownOf(parse(text))).toBe(expected);
   });
 });

@@ -70,3 +70,45 @@ describe('persisted documents', () => {
     expect(() => loadManifest(path.join(dir, 'missing.json'))).toThrow(/GRAPHQL_TRUSTED_DOCUMENTS: cannot read .*missing\.json as JSON/);
   });
 });
+
+describe('persisted documents: each refusal with its code', () => {
+  it('request errors are BAD_REQUEST; a hash that does not match its text is PERSISTED_QUERY_HASH_MISMATCH', () => {
+    const docs = new PersistedDocuments();
+    const codeOf = (params: Parameters<PersistedDocuments['resolve']>[0]) => {
+      const r = docs.resolve(params);
+      return 'error' in r ? [r.error.message, r.error.extensions.code] : null;
+    };
+    expect(codeOf({ documentId: 5 })).toEqual(['documentId must be a string.', 'BAD_REQUEST']);
+    expect(codeOf({ query: 5 })).toEqual(['query must be a string.', 'BAD_REQUEST']);
+    expect(codeOf({ query: '{ x }', extensions: 'x' })).toEqual(['extensions must be an object.', 'BAD_REQUEST']);
+    expect(codeOf({ query: '{ x }', extensions: [] })).toEqual(['extensions must be an object.', 'BAD_REQUEST']);
+    expect(codeOf({ query: '{ x }', extensions: apq('{ y }') })).toEqual(['provided sha does not match query', 'PERSISTED_QUERY_HASH_MISMATCH']);
+    // A null query or documentId, or extensions without a persisted query, are as good as absent.
+    expect(codeOf({ query: null })).toEqual(['Must provide query string.', 'BAD_REQUEST']);
+    expect(codeOf({ query: '{ x }', documentId: null, extensions: {} })).toBeNull();
+    expect(codeOf({ query: '{ x }', extensions: null })).toBeNull();
+  });
+
+  it('a document of exactly the parse cache’s bound is stored', () => {
+    const docs = new PersistedDocuments();
+    const text = `{ __typename }${' '.repeat(MAX_CACHED_DOCUMENT_CHARS - '{ __typename }'.length)}`;
+    expect(text).toHaveLength(MAX_CACHED_DOCUMENT_CHARS);
+    register(docs, text);
+    expect(found(docs, text)).toBe(true);
+  });
+
+  it('a manifest of a number, null, or an entry with an empty hash stops the start', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'manifest-'));
+    for (const [name, content] of [
+      ['number.json', '5'],
+      ['null.json', 'null'],
+    ]) {
+      const file = path.join(dir, name!);
+      writeFileSync(file, content!);
+      expect(() => loadManifest(file)).toThrow(`GRAPHQL_TRUSTED_DOCUMENTS: ${file} must hold a JSON object of hash → document`);
+    }
+    const empty = path.join(dir, 'empty-hash.json');
+    writeFileSync(empty, '{"": "{ __typename }"}');
+    expect(() => loadManifest(empty)).toThrow(`GRAPHQL_TRUSTED_DOCUMENTS: ${empty}: entry "" is not a document text`);
+  });
+});
