@@ -130,7 +130,7 @@ function sequence(steps: readonly Step[]): (op: Operation) => Outcome | Promise<
  * An operation with every field it will have, set from the start: one object shape whatever
  * steps fill it in, so the steps that read it see one shape (not one per path through the list).
  */
-function newOperation(request: OperationRequest, transport: Transport, context: GraphQLContext): Operation {
+export function newOperation(request: OperationRequest, transport: Transport, context: GraphQLContext): Operation {
   return {
     request,
     transport,

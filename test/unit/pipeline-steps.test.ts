@@ -5,7 +5,7 @@ import { context as otelContext, propagation, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { useTracer } from '../../src/telemetry/trace.js';
 import { TRANSPORTS, type Operation, type OperationRequest, type Outcome, type Transport } from '../../src/operation/operation.js';
-import { checkDocument } from '../../src/operation/pipeline.js';
+import { checkDocument, newOperation } from '../../src/operation/pipeline.js';
 import { PersistedDocuments } from '../../src/operation/persisted-documents.js';
 import { MAX_CACHED_DOCUMENT_CHARS } from '../../src/operation/steps/parse.js';
 import { QUERY_LIMITS } from '../../src/operation/steps/limits.js';
@@ -34,19 +34,7 @@ const TOTAL_ZIPS = { zipStats: { totalZips: 40977 } };
 
 /** An operation as the pipeline makes one, for a step run alone. */
 function operation(w: World, request: OperationRequest, fields: Partial<Operation> = {}): Operation {
-  return {
-    request,
-    transport: JSON_ONLY,
-    context: w.context(),
-    source: undefined,
-    document: undefined,
-    checked: false,
-    definition: undefined,
-    variables: undefined,
-    operationName: undefined,
-    cacheKey: undefined,
-    ...fields,
-  };
+  return { ...newOperation(request, JSON_ONLY, w.context()), ...fields };
 }
 
 const stepOf = (w: World, name: string) => {
