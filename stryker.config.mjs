@@ -19,6 +19,7 @@ export default {
     'src/transports/rest/*-routes.ts',
     'src/operation/**/*.ts',
     'src/live/**/*.ts',
+    'src/data/data-version.ts',
     'src/http/body.ts',
     'src/http/connections.ts',
     'src/http/deadline.ts',

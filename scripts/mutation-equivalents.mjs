@@ -1595,4 +1595,12 @@ export const EQUIVALENT = [
     'false',
     'null is an object to typeof and not an array: the last test lets it in as well',
   ],
+  [
+    'src/data/data-version.ts',
+    32,
+    '() => null',
+    'ArrowFunction',
+    '() => undefined',
+    'the next sync is read with ?. and ?? Infinity: undefined and null are the same no-sync',
+  ],
 ];
