@@ -27,6 +27,11 @@ describe('request deadlines (one list swept, on the clock they are given)', () =
     for (const d of made.splice(0)) d.close();
     clock = 0;
   });
+  /** Moves the test's clock to `at` and sweeps. */
+  const sweepAt = (d: Deadlines, at: number) => {
+    clock = at;
+    d.sweep();
+  };
 
   it('expires a request once, at its due time and not a moment before, and stops watching it', () => {
     const d = deadlines(1000);
@@ -35,15 +40,12 @@ describe('request deadlines (one list swept, on the clock they are given)', () =
     d.track(r);
     expect(r.due).toBe(1050);
     expect(d.size).toBe(1);
-    clock = 1049;
-    d.sweep();
+    sweepAt(d, 1049);
     expect(r.expired).toBe(0);
-    clock = 1050;
-    d.sweep();
+    sweepAt(d, 1050);
     expect(r.expired).toBe(1);
     expect(d.size).toBe(0);
-    clock = 5000;
-    d.sweep();
+    sweepAt(d, 5000);
     expect(r.expired).toBe(1);
   });
 
@@ -68,8 +70,7 @@ describe('request deadlines (one list swept, on the clock they are given)', () =
     d.done(a);
     d.done(never);
     expect(d.size).toBe(1);
-    clock = 1000;
-    d.sweep();
+    sweepAt(d, 1000);
     expect([a.expired, b.expired, never.expired]).toEqual([0, 1, 0]);
   });
 
@@ -81,11 +82,9 @@ describe('request deadlines (one list swept, on the clock they are given)', () =
     d.track(r);
     expect(d.size).toBe(1);
     expect(r.due).toBe(180);
-    clock = 150;
-    d.sweep();
+    sweepAt(d, 150);
     expect(r.expired).toBe(0);
-    clock = 180;
-    d.sweep();
+    sweepAt(d, 180);
     expect(r.expired).toBe(1);
   });
 
@@ -99,13 +98,11 @@ describe('request deadlines (one list swept, on the clock they are given)', () =
     // One in the middle answered: the last took its place.
     d.done(rs[2]!);
     expect(rs[5]!.slot).toBe(2);
-    clock = 135;
-    d.sweep();
+    sweepAt(d, 135);
     expect(rs.map((r) => r.expired)).toEqual([1, 1, 0, 1, 0, 0]);
     expect(d.size).toBe(2);
     // The two left still expire, and answering one then is nothing.
-    clock = 200;
-    d.sweep();
+    sweepAt(d, 200);
     expect(rs.map((r) => r.expired)).toEqual([1, 1, 0, 1, 1, 1]);
     expect(d.size).toBe(0);
     d.done(rs[4]!);
@@ -123,8 +120,7 @@ describe('request deadlines (one list swept, on the clock they are given)', () =
     expect(a.slot).toBe(b.slot);
     d.done(a);
     expect(d.size).toBe(1);
-    clock = 100;
-    d.sweep();
+    sweepAt(d, 100);
     expect([a.expired, b.expired]).toEqual([0, 1]);
   });
 
