@@ -10,8 +10,8 @@ export default {
   // The request path, as its in-process unit tests cover it (issue 58): the operation pipeline and
   // its steps and the live conditions feed (unit-tested over the real schema and a copy of the run's
   // database: test/unit/pipeline-steps, conditions-feed, shared-events*), and the HTTP mechanics
-  // whose units run without a whole server (exchange.ts and dispatch.ts not yet: a mutant there
-  // hangs a request until the runner's time-out).
+  // whose units run without a whole server (exchange.ts's tests fail fast rather than wait when a
+  // mutant leaves a request unanswered; dispatch.ts not yet).
   mutate: [
     'src/domain/**/*.ts',
     'src/validation/**/*.ts',
@@ -23,6 +23,7 @@ export default {
     'src/http/body.ts',
     'src/http/connections.ts',
     'src/http/deadline.ts',
+    'src/http/exchange.ts',
     'src/http/frequency-sketch.ts',
     'src/http/identity.ts',
     'src/http/json-guard.ts',

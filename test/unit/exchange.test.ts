@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, type Server, ServerResponse } from 'node:http';
+import { type AddressInfo, Socket } from 'node:net';
 import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { COMPRESS_MIN_BYTES, Representations } from '../../src/http/compression.js';
@@ -21,6 +21,23 @@ async function serving(handler: Handler): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 const servers: Server[] = [];
+
+/**
+ * A request that fails rather than waits when no answer comes: a handler that never answers (a
+ * mutant of the code under test) is a failed test at once, not a hung one until the runner's
+ * time-out. Seconds, where a local answer takes milliseconds.
+ */
+const ANSWER_MS = 3_000;
+const ask = (url: string, init: RequestInit = {}) => fetch(url, { signal: AbortSignal.timeout(ANSWER_MS), ...init });
+
+/** Turns of the event loop until `done`, failing (not hanging) when it never comes. */
+async function until(done: () => boolean): Promise<void> {
+  const stop = Date.now() + ANSWER_MS;
+  while (!done()) {
+    if (Date.now() > stop) throw new Error('what the test waits for never happened');
+    await new Promise((r) => setImmediate(r));
+  }
+}
 afterEach(() => {
   for (const s of servers.splice(0)) {
     s.closeAllConnections();
@@ -39,7 +56,7 @@ describe('an exchange’s answers', () => {
       // A second answer is dropped: the first has gone out.
       ex.send(500, 'text/plain', 'late');
     });
-    const r = await fetch(url);
+    const r = await ask(url);
     expect(r.status).toBe(201);
     expect(headersOf(r)).toEqual([
       ['cache-control', 'no-store'],
@@ -58,7 +75,7 @@ describe('an exchange’s answers', () => {
   it('a large string body goes out whole beside its head', async () => {
     const big = 'z'.repeat(70 * 1024);
     const url = await serving((ex) => ex.send(200, 'text/plain', big));
-    const r = await fetch(url);
+    const r = await ask(url);
     expect(r.headers.get('content-length')).toBe(String(big.length));
     expect(await r.text()).toBe(big);
   });
@@ -70,7 +87,7 @@ describe('an exchange’s answers', () => {
       expect(ex.headers).toEqual(['vary', 'Origin', 'ratelimit-limit', '5', 'ratelimit-remaining', '0']);
       ex.sendEmpty(204);
     });
-    const r = await fetch(url);
+    const r = await ask(url);
     expect([r.status, r.headers.get('ratelimit-limit'), r.headers.get('ratelimit-remaining'), r.headers.get('vary')]).toEqual([204, '5', '0', 'Origin']);
   });
 
@@ -80,9 +97,9 @@ describe('an exchange’s answers', () => {
     const url = await serving(async (ex, req) => {
       await ex.sendCompressible(200, 'application/json', req.url === '/small' ? '{"a":1}' : large, ['cache-control', 'no-store']);
     });
-    const small = await fetch(`${url}/small`, { headers: { 'accept-encoding': 'gzip' } });
+    const small = await ask(`${url}/small`, { headers: { 'accept-encoding': 'gzip' } });
     expect([small.headers.get('content-encoding'), small.headers.get('vary'), await small.text()]).toEqual([null, null, '{"a":1}']);
-    const plain = await fetch(`${url}/large`, { headers: { 'accept-encoding': 'identity' } });
+    const plain = await ask(`${url}/large`, { headers: { 'accept-encoding': 'identity' } });
     expect([plain.headers.get('content-encoding'), plain.headers.get('vary'), await plain.text()]).toEqual([null, 'accept-encoding', large]);
     // Read raw, so that fetch does not undo the coding.
     const raw = await rawGet(`${url}/large`, { 'accept-encoding': 'gzip' });
@@ -97,7 +114,7 @@ describe('an exchange’s answers', () => {
     const url = await serving(async (ex, req) => {
       await ex.sendRepresentation('application/json', req.url === '/small' ? small : rep, ['cache-control', 'max-age=60']);
     });
-    const first = await fetch(url, { headers: { 'accept-encoding': 'identity' } });
+    const first = await ask(url, { headers: { 'accept-encoding': 'identity' } });
     expect([first.status, first.headers.get('etag'), first.headers.get('vary'), first.headers.get('cache-control')]).toEqual([
       200,
       rep.etag,
@@ -131,7 +148,7 @@ describe('an exchange’s answers', () => {
       res.end('page');
       ex.endStarted();
     });
-    const r = await fetch(url);
+    const r = await ask(url);
     expect(r.headers.get('cross-origin-opener-policy')).toBe('same-origin');
     expect([r.headers.get('x-request-id'), r.headers.get('cache-control'), r.headers.get('vary')]).toEqual(['req-42', 'no-cache', 'Origin']);
     expect(await r.text()).toBe('page');
@@ -144,14 +161,12 @@ describe('an exchange’s answers', () => {
       ex.send(200, 'text/plain', 'ok');
       seen.push(ex.answered);
     });
-    await (await fetch(`${url}/api/zip/05401?x=1`)).text();
+    await (await ask(`${url}/api/zip/05401?x=1`)).text();
     expect(seen).toEqual(['/api/zip/05401?x=1', '/api/zip/05401', 'x=1', false, true]);
   });
 
   it('its signal aborts when the deadline passes, or when the client goes away before the answer; not after a whole answer', async () => {
     const events: string[] = [];
-    let gone: () => void = () => {};
-    const clientGone = new Promise<void>((resolve) => (gone = resolve));
     const url = await serving(async (ex, req) => {
       if (req.url === '/expire') {
         expect(ex.timedOut).toBe(false);
@@ -161,26 +176,120 @@ describe('an exchange’s answers', () => {
       }
       if (req.url === '/leave') {
         events.push('left: arrived');
-        ex.signal.addEventListener('abort', () => {
-          events.push('left: aborted');
-          gone();
-        });
+        ex.signal.addEventListener('abort', () => events.push('left: aborted'));
         return;
       }
       const signal = ex.signal;
       ex.send(200, 'text/plain', 'done');
       ex.res.once('close', () => setImmediate(() => events.push(`done: aborted ${signal.aborted}`)));
     });
-    await (await fetch(`${url}/expire`)).text();
+    await (await ask(`${url}/expire`)).text();
     const leaving = new AbortController();
     const request = fetch(`${url}/leave`, { signal: leaving.signal }).catch(() => null);
-    while (events.length < 2) await new Promise((r) => setImmediate(r));
+    await until(() => events.length >= 2);
     leaving.abort();
     await request;
-    await clientGone;
-    await (await fetch(`${url}/done`)).text();
-    while (events.length < 4) await new Promise((r) => setImmediate(r));
+    await until(() => events.length >= 3);
+    await (await ask(`${url}/done`)).text();
+    await until(() => events.length >= 4);
     expect(events).toEqual(['expired true true', 'left: arrived', 'left: aborted', 'done: aborted false']);
+  });
+});
+
+describe('how an exchange writes', () => {
+  it('a new exchange: no key, no scopes, not tracked by the deadlines, not incremental, its route "unmatched" (the metrics label)', () => {
+    const socket = new Socket();
+    const req = new IncomingMessage(socket);
+    const ex = new Exchange(req, new ServerResponse(req), 'r', '/x', '');
+    expect([ex.keyId, ex.scopes, ex.slot, ex.incremental, ex.route, ex.cost, ex.timedOut]).toEqual([null, '', -1, false, 'unmatched', 0, false]);
+    // One controller: the signal handed out twice is the same one.
+    expect(ex.signal).toBe(ex.signal);
+    socket.destroy();
+  });
+
+  it('a string body from 64 Ki characters is ended at once, beside its head; a shorter one, or bytes, at the end of the turn', async () => {
+    const ended: Record<string, boolean> = {};
+    const bodies: Record<string, string | Buffer> = {
+      '/at': 'a'.repeat(64 * 1024),
+      '/under': 'u'.repeat(64 * 1024 - 1),
+      '/bytes': Buffer.alloc(70 * 1024, 98),
+      '/small': 'small',
+    };
+    const url = await serving((ex, req) => {
+      ex.send(200, 'text/plain', bodies[req.url!]!);
+      ended[req.url!] = ex.res.writableEnded;
+    });
+    for (const [path, body] of Object.entries(bodies)) {
+      const r = await ask(url + path);
+      expect([r.headers.get('content-length'), await r.text()]).toEqual([String(body.length), body.toString()]);
+    }
+    expect(ended).toEqual({ '/at': true, '/under': false, '/bytes': false, '/small': false });
+  });
+
+  it('endStarted ends what a handler wrote itself, and leaves an answer already on its way alone (its body is not cut off)', async () => {
+    const url = await serving((ex, req, res) => {
+      if (req.url === '/own') {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write('written by hand');
+      } else if (req.url === '/sent') ex.send(200, 'text/plain', 'sent whole');
+      else {
+        ex.send(200, 'text/plain', 'first');
+        // A second answer after the first: nothing, not a throw for headers already sent.
+        expect(() => ex.sendEmpty(204)).not.toThrow();
+      }
+      ex.endStarted();
+    });
+    expect(await (await ask(`${url}/own`)).text()).toBe('written by hand');
+    expect(await (await ask(`${url}/sent`)).text()).toBe('sent whole');
+    const r = await ask(`${url}/twice`);
+    expect([r.status, await r.text()]).toEqual([200, 'first']);
+  });
+
+  it('replaceHeaders takes names from the even places only: a value that is also a header name removes nothing', async () => {
+    const url = await serving((ex) => {
+      ex.headers.push('vary', 'Origin', 'x-a', '1');
+      ex.replaceHeaders(['x-a', 'vary']);
+      expect(ex.headers).toEqual(['vary', 'Origin', 'x-a', 'vary']);
+      ex.sendEmpty(204);
+    });
+    expect((await ask(url)).headers.get('vary')).toBe('Origin');
+  });
+
+  it('sendCompressible and sendRepresentation without headers of their own; a body of exactly the compression threshold is compressed', async () => {
+    const edge = 'e'.repeat(COMPRESS_MIN_BYTES);
+    const rep = new Representations('{"r":1}');
+    const url = await serving(async (ex, req) => {
+      if (req.url === '/rep') await ex.sendRepresentation('application/json', rep);
+      else await ex.sendCompressible(200, 'text/plain', req.url === '/edge' ? edge : 'tiny');
+    });
+    const tiny = await rawGet(`${url}/tiny`, {});
+    expect([tiny.status, tiny.body.toString()]).toEqual([200, 'tiny']);
+    const r = await rawGet(`${url}/rep`, {});
+    expect([r.status, r.headers.etag, r.body.toString()]).toEqual([200, rep.etag, '{"r":1}']);
+    const e = await rawGet(`${url}/edge`, { 'accept-encoding': 'gzip' });
+    expect(e.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(e.body).toString()).toBe(edge);
+  });
+
+  it('a stream’s head: base and gathered headers, its own and the type, no length; Latin-1 header values kept byte for byte', async () => {
+    const url = await serving((ex, _req, res) => {
+      ex.headers.push('vary', 'Origin');
+      ex.writeStreamHead('application/x-ndjson', ['x-note', 'caf\u00e9']);
+      res.write('{"a":1}\n');
+      res.end('{"a":2}\n');
+    });
+    const r = await rawGet(url, {});
+    expect([
+      r.status,
+      r.headers['content-type'],
+      r.headers['content-length'],
+      r.headers.vary,
+      r.headers['x-request-id'],
+      r.headers['x-content-type-options'],
+    ]).toEqual([200, 'application/x-ndjson', undefined, 'Origin', 'req-42', 'nosniff']);
+    // Node reads a head as Latin-1: one byte 0xE9, not UTF-8's two.
+    expect(r.headers['x-note']).toBe('caf\u00e9');
+    expect(r.body.toString()).toBe('{"a":1}\n{"a":2}\n');
   });
 });
 
@@ -188,7 +297,7 @@ describe('an exchange’s answers', () => {
 async function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | undefined>; body: Buffer }> {
   const { request } = await import('node:http');
   return new Promise((resolve, reject) => {
-    const req = request(url, { headers }, (res) => {
+    const req = request(url, { headers, signal: AbortSignal.timeout(ANSWER_MS) }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers as Record<string, string | undefined>, body: Buffer.concat(chunks) }));
