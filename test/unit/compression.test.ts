@@ -75,3 +75,51 @@ describe('a kept answer', () => {
     expect(new Representations(body, false).etag).toBe(kept.etag);
   });
 });
+
+describe('where a compression runs, at its bounds', () => {
+  it('a body of exactly 32 KiB is compressed on the event loop; one byte more goes to zlib’s threads', async () => {
+    const at = encode(Buffer.alloc(32 * 1024, 97), 'gzip', 'answer');
+    await Promise.resolve();
+    expect(offLoopCompressions.running()).toBe(0);
+    const over = encode(Buffer.alloc(32 * 1024 + 1, 97), 'gzip', 'answer');
+    await Promise.resolve();
+    expect(offLoopCompressions.running()).toBe(1);
+    expect(gunzipSync(await at).length).toBe(32 * 1024);
+    expect(gunzipSync(await over).length).toBe(32 * 1024 + 1);
+  });
+
+  it('a one-off answer of exactly 512 KiB, with both threads busy and none waiting, is compressed at once', async () => {
+    const kept = [largeBody(30), largeBody(31)].map((body) => encode(Buffer.from(body), 'gzip', 'answer'));
+    await Promise.resolve();
+    expect([offLoopCompressions.running(), offLoopCompressions.waiting()]).toEqual([2, 0]);
+    const edge = 'x'.repeat(512 * 1024);
+    const made = encodeOnce(edge, 'gzip', 'answer');
+    await Promise.resolve();
+    expect([offLoopCompressions.running(), offLoopCompressions.waiting()]).toEqual([2, 0]);
+    expect(gunzipSync(await made).toString()).toBe(edge);
+    await Promise.all(kept);
+  });
+});
+
+describe('a representation’s bookkeeping', () => {
+  it('a body given as bytes is kept as those bytes', () => {
+    const bytes = Buffer.from('x'.repeat(3000));
+    expect(new Representations(bytes).body).toBe(bytes);
+  });
+
+  it('a coding still being made counts no bytes; a failed one is forgotten, so the next ask makes it again', async () => {
+    const rep = new Representations(largeBody(40));
+    const making = rep.in('br', 'answer');
+    expect(rep.encodedBytes).toBe(0);
+    const br = await making;
+    expect(rep.encodedBytes).toBe(br.length);
+    await expect(rep.in('gzip', 'no such effort' as never)).rejects.toThrow();
+    expect(gunzipSync(await rep.in('gzip', 'answer')).toString()).toBe(largeBody(40));
+  });
+
+  it('only a leading W/ is a weak tag’s mark: a tag with W/ after it is not this one', () => {
+    const rep = new Representations('{"a":1}');
+    expect(rep.matches(`W/${rep.etag}`)).toBe(true);
+    expect(rep.matches(`${rep.etag}W/`)).toBe(false);
+  });
+});

@@ -1,49 +1,13 @@
-import { createServer, IncomingMessage, type Server, ServerResponse } from 'node:http';
-import { type AddressInfo, Socket } from 'node:net';
-import { once } from 'node:events';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { COMPRESS_MIN_BYTES, Representations } from '../../src/http/compression.js';
 import { Exchange } from '../../src/http/exchange.js';
 import { PAGE_HEADERS } from '../../src/http/headers.js';
+import { ask, closeServers, rawGet, serving, until } from './serving.js';
 
-type Handler = (ex: Exchange, req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
-
-/** A real node:http server on an ephemeral port whose handler gets an Exchange, as the dispatcher makes one. */
-async function serving(handler: Handler): Promise<string> {
-  const server: Server = createServer((req, res) => {
-    const [path, query = ''] = (req.url ?? '/').split('?');
-    void handler(new Exchange(req, res, 'req-42', path!, query), req, res);
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  servers.push(server);
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-const servers: Server[] = [];
-
-/**
- * A request that fails rather than waits when no answer comes: a handler that never answers (a
- * mutant of the code under test) is a failed test at once, not a hung one until the runner's
- * time-out. Seconds, where a local answer takes milliseconds.
- */
-const ANSWER_MS = 3_000;
-const ask = (url: string, init: RequestInit = {}) => fetch(url, { signal: AbortSignal.timeout(ANSWER_MS), ...init });
-
-/** Turns of the event loop until `done`, failing (not hanging) when it never comes. */
-async function until(done: () => boolean): Promise<void> {
-  const stop = Date.now() + ANSWER_MS;
-  while (!done()) {
-    if (Date.now() > stop) throw new Error('what the test waits for never happened');
-    await new Promise((r) => setImmediate(r));
-  }
-}
-afterEach(() => {
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    s.close();
-  }
-});
+afterEach(closeServers);
 
 /** The response's headers in the order they came, without node's own (date, connection, keep-alive). */
 const headersOf = (r: Response) => [...r.headers].filter(([name]) => !['date', 'connection', 'keep-alive'].includes(name));
@@ -292,17 +256,3 @@ describe('how an exchange writes', () => {
     expect(r.body.toString()).toBe('{"a":1}\n{"a":2}\n');
   });
 });
-
-/** A GET whose body is read as bytes, as sent (fetch would decompress it). */
-async function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | undefined>; body: Buffer }> {
-  const { request } = await import('node:http');
-  return new Promise((resolve, reject) => {
-    const req = request(url, { headers, signal: AbortSignal.timeout(ANSWER_MS) }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers as Record<string, string | undefined>, body: Buffer.concat(chunks) }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}

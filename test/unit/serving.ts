@@ -1,0 +1,64 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import { Exchange } from '../../src/http/exchange.js';
+
+// Real node:http servers whose handlers get an Exchange, for the unit tests of what answers
+// through one (test/unit/exchange, http-serving): requests that fail fast rather than wait.
+
+export type Handler = (ex: Exchange, req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+
+/** A real node:http server on an ephemeral port whose handler gets an Exchange, as the dispatcher makes one. */
+export async function serving(handler: Handler): Promise<string> {
+  const server: Server = createServer((req, res) => {
+    const [path, query = ''] = (req.url ?? '/').split('?');
+    void handler(new Exchange(req, res, 'req-42', path!, query), req, res);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  servers.push(server);
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+const servers: Server[] = [];
+
+/**
+ * A request that fails rather than waits when no answer comes: a handler that never answers (a
+ * mutant of the code under test) is a failed test at once, not a hung one until the runner's
+ * time-out. Seconds, where a local answer takes milliseconds.
+ */
+export const ANSWER_MS = 3_000;
+export const ask = (url: string, init: RequestInit = {}) => fetch(url, { signal: AbortSignal.timeout(ANSWER_MS), ...init });
+
+/** Turns of the event loop until `done`, failing (not hanging) when it never comes. */
+export async function until(done: () => boolean): Promise<void> {
+  const stop = Date.now() + ANSWER_MS;
+  while (!done()) {
+    if (Date.now() > stop) throw new Error('what the test waits for never happened');
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+/** Closes the servers `serving` started (each test file's afterEach). */
+export function closeServers(): void {
+  for (const s of servers.splice(0)) {
+    s.closeAllConnections();
+    s.close();
+  }
+}
+
+/** A GET whose body is read as bytes, as sent (fetch would decompress it). */
+export async function rawGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string | undefined>; body: Buffer }> {
+  const { request } = await import('node:http');
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers, signal: AbortSignal.timeout(ANSWER_MS) }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers as Record<string, string | undefined>, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
