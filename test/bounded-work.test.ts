@@ -209,6 +209,8 @@ describe('upstreams are bounded', () => {
 
   it('a hanging provider is a 502 UPSTREAM_FAILED inside the request deadline, REST and GraphQL', async () => {
     // The provider's own time-out (5 s) is longer than the request's (1.5 s): attempts fit the latter.
+    // Whichever timer runs first, the attempt's cut or the deadline's sweep, the answer is the
+    // provider's failure: a call still open at the deadline is given up before anything times out.
     const app = await startTestServer({
       privateDb: true,
       now: clockAt(`${DAY}T09:00:00Z`),

@@ -7,6 +7,7 @@ import { loadResortCatalogue } from '../src/data/db/sources/resort-source.js';
 import { addDays } from '../src/domain/dates.js';
 import { fakeDaily, startFakeUpstream, type FakeUpstream } from './helpers/fake-upstream.js';
 import { until } from './helpers/wait.js';
+import { ProviderCalls } from '../src/lib/provider-calls.js';
 
 const TODAY = '2027-01-15';
 const silent = pino({ level: 'silent' });
@@ -192,6 +193,26 @@ describe('Open-Meteo adapter', () => {
     fake.mode = 'hang';
     // The time-out's own error (not a socket error, nor the test's time-out) is what ended it.
     await expect(meteo(upstream({ retries: 0, timeoutMs: 150 })).daily(vail, '2027-01-10', TODAY, TODAY)).rejects.toThrow(/timed out \(after 150 ms\)/);
+  });
+
+  it("calls given up at the caller's deadline fail as the provider's time-out (UPSTREAM_FAILED), not a cancellation; counted while open", async () => {
+    fake.mode = 'hang';
+    const providers = new ProviderCalls();
+    const bounds = { deadline: performance.now() + 60_000, providers };
+    const call = meteo(upstream({ retries: 2, timeoutMs: 60_000 })).history(vail, [vail], '2027-01-08', '2027-01-14', true, bounds);
+    await until(
+      async () => fake.inFlight(),
+      (n) => n === 1,
+    );
+    expect(providers.open).toBe(1);
+    expect(providers.giveUp()).toBe(true);
+    const failure = await call.catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(UpstreamError);
+    expect((failure as UpstreamError).failure).toBe('timed out');
+    expect(providers.open).toBe(0);
+    // Once only, and never for a request with nothing open.
+    expect(providers.giveUp()).toBe(false);
+    expect(new ProviderCalls().giveUp()).toBe(false);
   });
 
   it("an attempt whose time-out is longer than what is left of the caller's deadline is cut to it, and runs", async () => {

@@ -1,4 +1,5 @@
 import type { Logger } from '../lib/logger.js';
+import { ProviderCalls } from '../lib/provider-calls.js';
 import type { Repositories } from '../data/repositories/index.js';
 import type { ZipSpatialIndex } from '../domain/zip-spatial-index.js';
 import type { PointIndex } from '../domain/point-index.js';
@@ -56,6 +57,8 @@ export interface GraphQLContext extends Services {
   readonly budgetHolder: BudgetHolder | null;
   /** When the request's deadline passes (performance.now() time), for upstream calls to fit inside it. */
   readonly deadline: number;
+  /** The request's provider calls, given up first at its deadline (made on first use). */
+  readonly providers: ProviderCalls;
 }
 
 /** The request a context serves (the dispatcher's Exchange). */
@@ -66,6 +69,8 @@ export interface RequestInfo {
   readonly keyId: number | null;
   readonly keyRate: number;
   readonly due: number;
+  /** Its provider calls, where its deadline finds them (made by the context on first use). */
+  providers?: ProviderCalls;
 }
 
 /**
@@ -103,6 +108,11 @@ export function contextFactory(services: Services): (request: RequestInfo) => Gr
     deadline: {
       get(this: { _request: RequestInfo }) {
         return this._request.due;
+      },
+    },
+    providers: {
+      get(this: { _request: RequestInfo }) {
+        return (this._request.providers ??= new ProviderCalls());
       },
     },
     budgetHolder: {

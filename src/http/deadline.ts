@@ -1,6 +1,13 @@
-/** A request with a deadline: when it is past `due` and still tracked, `timeOut()` is called. */
+import type { ProviderCalls } from '../lib/provider-calls.js';
+
+/**
+ * A request with a deadline: when it is past `due` and still tracked, its open provider calls are
+ * given up, and at the next sweep, if it is still tracked, `timeOut()` is called.
+ */
 export interface Tracked {
   due: number;
+  /** Its provider calls, if it has made any. */
+  providers?: ProviderCalls;
   /** Its place in Deadlines' list while it is watched (start it at -1; Deadlines' bookkeeping). */
   slot: number;
   timeOut(): void;
@@ -64,6 +71,9 @@ export class Deadlines {
     for (let i = this.count - 1; i >= 0; i--) {
       const t = this.inFlight[i];
       if (t === undefined || t.due > now) continue;
+      // Provider calls still open fail first, as the provider's failure: the request answers with
+      // that by the next sweep (it is left in the list for it), or times out then.
+      if (t.providers?.giveUp()) continue;
       this.done(t);
       t.timeOut();
     }

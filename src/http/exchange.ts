@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API_HEADERS } from './headers.js';
 import { endSoon } from '../lib/turn.js';
 import type { RequestSpan } from '../telemetry/trace.js';
+import type { ProviderCalls } from '../lib/provider-calls.js';
 import { codingFor, COMPRESS_MIN_BYTES, encodeOnce, type Effort, type Representations } from './compression.js';
 
 const VARY = ['vary', 'accept-encoding'] as const;
@@ -42,6 +43,8 @@ export class Exchange {
   route = 'unmatched';
   /** Set when the answer is delivered in parts (@defer, @stream): the deadline still cuts it once it has started. */
   incremental = false;
+  /** Its provider calls, made when its work first calls a provider (the context's). */
+  providers?: ProviderCalls;
   /** What to do when the deadline passes (the dispatcher's answer: abort and 503). */
   onTimeOut: (ex: Exchange) => void = expireOnly;
   private controller?: AbortController;

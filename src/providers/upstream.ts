@@ -1,4 +1,5 @@
 import CircuitBreaker from 'opossum';
+import type { ProviderCalls } from '../lib/provider-calls.js';
 import { trace } from '@opentelemetry/api';
 import { traced, tracingOn } from '../telemetry/trace.js';
 import pLimit from 'p-limit';
@@ -67,6 +68,8 @@ export interface UpstreamOptions {
 export interface CallBounds {
   signal?: AbortSignal;
   deadline?: number;
+  /** The caller's open provider calls: given up at its deadline, an attempt fails as timed out. */
+  providers?: ProviderCalls;
 }
 
 const RETRYABLE = (status: number) => status === 429 || status >= 500;
@@ -92,8 +95,9 @@ export function createUpstream(options: UpstreamOptions) {
   const wait = options.sleep ?? sleep;
 
   /** One HTTP request: the body as JSON, or an UpstreamError. */
-  async function attemptOnce(url: string, timeoutMs: number, signal: AbortSignal | undefined): Promise<unknown> {
-    const timeout = AbortSignal.timeout(timeoutMs);
+  async function attemptOnce(url: string, timeoutMs: number, signal: AbortSignal | undefined, givenUp: AbortSignal | undefined): Promise<unknown> {
+    // Given up at the caller's deadline: the provider did not answer in time, as a time-out says.
+    const timeout = givenUp ? AbortSignal.any([AbortSignal.timeout(timeoutMs), givenUp]) : AbortSignal.timeout(timeoutMs);
     const stop = signal ? AbortSignal.any([signal, timeout]) : timeout;
     let res: Response;
     try {
@@ -164,6 +168,17 @@ export function createUpstream(options: UpstreamOptions) {
   breaker.on('close', () => log.info('circuit closed'));
 
   async function call(url: string, bounds: CallBounds): Promise<unknown> {
+    const providers = bounds.providers;
+    if (!providers) return attempts(url, bounds);
+    providers.open++;
+    try {
+      return await attempts(url, bounds);
+    } finally {
+      providers.open--;
+    }
+  }
+
+  async function attempts(url: string, bounds: CallBounds): Promise<unknown> {
     let last: UpstreamError | null = null;
     for (let i = 0; i <= options.retries; i++) {
       const left = bounds.deadline === undefined ? Infinity : bounds.deadline - DEADLINE_MARGIN_MS - performance.now();
@@ -180,7 +195,7 @@ export function createUpstream(options: UpstreamOptions) {
       if (i > 0) trace.getActiveSpan()?.addEvent('retry', { attempt: i + 1, cause: last?.message ?? '' });
       try {
         // Whole milliseconds: AbortSignal.timeout refuses a fraction (what is left of a deadline is one).
-        return await breaker.fire(url, Math.floor(Math.min(options.timeoutMs, remaining)), bounds.signal);
+        return await breaker.fire(url, Math.floor(Math.min(options.timeoutMs, remaining)), bounds.signal, bounds.providers?.signal);
       } catch (err) {
         // Rejected by the open breaker without an attempt (an attempt's own failure keeps its cause).
         if ((err as { code?: string }).code === 'EOPENBREAKER') throw last ?? fail('circuit open', 'failing fast after repeated failures');

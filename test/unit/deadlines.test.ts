@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Deadlines, type Tracked } from '../../src/http/deadline.js';
+import { ProviderCalls } from '../../src/lib/provider-calls.js';
 import { PERCENT_ENCODING, readQuery } from '../../src/http/query-string.js';
 
 /** A request as the dispatcher makes one: its expiries counted. */
@@ -47,6 +48,25 @@ describe('request deadlines (one list swept, on the clock they are given)', () =
     expect(d.size).toBe(0);
     sweepAt(d, 5000);
     expect(r.expired).toBe(1);
+  });
+
+  it('a request with provider calls open: they are given up at its due time, and it is expired at the next sweep only if still watched', () => {
+    const d = deadlines(1000);
+    const withCalls = (open: number) => {
+      const r = Object.assign(request(), { providers: new ProviderCalls() });
+      r.providers.open = open;
+      return r;
+    };
+    const [waiting, answers, none] = [withCalls(1), withCalls(1), withCalls(0)];
+    for (const r of [waiting, answers, none]) d.track(r);
+    sweepAt(d, 1000);
+    // The calls fail as the provider's; nothing is expired yet, save the request with none open.
+    expect([waiting.providers.signal.aborted, answers.providers.signal.aborted, none.providers.signal.aborted]).toEqual([true, true, false]);
+    expect([waiting.expired, answers.expired, none.expired, d.size]).toEqual([0, 0, 1, 2]);
+    // One answered with the provider's failure by then; the other did not.
+    d.done(answers);
+    sweepAt(d, 1010);
+    expect([waiting.expired, answers.expired, d.size]).toEqual([1, 0, 0]);
   });
 
   it('runs on the process’s monotonic clock unless given one', () => {

@@ -174,7 +174,7 @@ builder.objectField(ResortRef, 'history', (t) =>
           resort,
           { days: p.days, years: p.years, radiusKm: p.radiusKm },
           localDate(ctx.now(), resort.timezone, ctx.repos.zoneOffsets.of(resort.timezone)),
-          { signal: ctx.signal, deadline: ctx.deadline },
+          { signal: ctx.signal, deadline: ctx.deadline, providers: ctx.providers },
         );
         return { ...result, units: p.units };
       } catch (err) {

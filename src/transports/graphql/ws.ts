@@ -10,6 +10,7 @@ import { bearer } from '../../auth/presented-key.js';
 import type { GraphQLContext, RequestInfo } from '../../graphql/context.js';
 import { markEstablished, markUpgraded } from '../../http/connections.js';
 import type { Deadlines, Tracked } from '../../http/deadline.js';
+import { ProviderCalls } from '../../lib/provider-calls.js';
 import { identityOf, type Identity } from '../../http/identity.js';
 import { nestsDeeperThan } from '../../http/json-guard.js';
 import type { PendingLease, PendingSockets } from '../../http/pending-sockets.js';
@@ -294,7 +295,7 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
 
   function start(conn: Connection, id: string): Running {
     const abort = new AbortController();
-    const running: Running = { abort, deadline: { due: 0, slot: -1, timeOut: () => abort.abort() }, lease: null };
+    const running: Running = { abort, deadline: { due: 0, slot: -1, providers: new ProviderCalls(), timeOut: () => abort.abort() }, lease: null };
     deps.deadlines.track(running.deadline);
     conn.operations.set(id, running);
     return running;
@@ -331,6 +332,7 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
       keyId: who.keyId,
       keyRate: who.keyRate,
       due: deadline.due,
+      providers: deadline.providers,
     };
     const ctx = deps.newContext(info);
     const extra = payload as SubscribePayload & { documentId?: unknown };
