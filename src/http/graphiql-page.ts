@@ -144,7 +144,11 @@ export async function renderGraphiQLParts(keyHint: string): Promise<GraphiQLPart
   const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
   // Subscriptions over SSE (POST, accept: text/event-stream), with the key from the Headers tab.
   const options = { endpoint: '/graphql', title: 'ski-zip-gateway', defaultQuery: DEFAULT_QUERY, headers: '{}', subscriptionsProtocol: 'SSE' as const };
-  const html = renderGraphiQL(options);
+  return graphiqlPartsOf(renderGraphiQL(options), options, keyHint);
+}
+
+/** Yoga's page taken apart: its styles, and its script up to the call that starts it (ours starts it after the key). */
+export function graphiqlPartsOf(html: string, options: Record<string, unknown>, keyHint: string): GraphiQLParts {
   const between = (from: number, open: string, close: string) => {
     const start = html.indexOf(open, from);
     const end = html.indexOf(close, start + open.length);

@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { GraphQLError, parse, type ExecutionResult } from 'graphql';
-import { context as otelContext, propagation, trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
-import { useTracer } from '../../src/telemetry/trace.js';
+import { withTracing } from './tracing.js';
 import { TRANSPORTS, type Operation, type OperationRequest, type Outcome, type Transport } from '../../src/operation/operation.js';
 import { checkDocument, newOperation } from '../../src/operation/pipeline.js';
 import { PersistedDocuments } from '../../src/operation/persisted-documents.js';
@@ -962,13 +960,7 @@ describe('traced (OTEL_* name an exporter)', () => {
   });
 
   it("an operation is one span under the request's, named by its type and name, with its cost and its errors' count", async () => {
-    const exporter = new InMemorySpanExporter();
-    const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-    // As telemetry/sdk.ts starts it; every global it sets is reset after.
-    provider.register();
-    const tracer = provider.getTracer('pipeline-steps');
-    useTracer(tracer);
-    try {
+    await withTracing('pipeline-steps', async ({ exporter, tracer }) => {
       const named = w.context();
       const failed = w.context();
       await tracer.startActiveSpan('request', async (request) => {
@@ -1002,13 +994,7 @@ describe('traced (OTEL_* name an exporter)', () => {
       ]);
       expect(stats!.parentSpanContext?.spanId).toBe(request!.spanContext().spanId);
       expect(load.parentSpanContext?.spanId).toBe(failedZip!.spanContext().spanId);
-    } finally {
-      useTracer(null);
-      trace.disable();
-      otelContext.disable();
-      propagation.disable();
-      await provider.shutdown();
-    }
+    });
   });
 });
 

@@ -46,14 +46,16 @@ export function closeServers(): void {
   }
 }
 
-/** A GET whose body is read as bytes, as sent (fetch would decompress it). */
+/** A GET whose body is read as bytes, as sent (fetch would decompress it), from this address if given. */
 export async function rawGet(
   url: string,
   headers: Record<string, string>,
+  /** The client's own address (another loopback address is another client). */
+  localAddress?: string,
 ): Promise<{ status: number; headers: Record<string, string | undefined>; body: Buffer }> {
   const { request } = await import('node:http');
   return new Promise((resolve, reject) => {
-    const req = request(url, { headers, signal: AbortSignal.timeout(ANSWER_MS) }, (res) => {
+    const req = request(url, { headers, localAddress, signal: AbortSignal.timeout(ANSWER_MS) }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers as Record<string, string | undefined>, body: Buffer.concat(chunks) }));
