@@ -11,7 +11,8 @@ export default {
   // its steps and the live conditions feed (unit-tested over the real schema and a copy of the run's
   // database: test/unit/pipeline-steps, conditions-feed, shared-events*), and the HTTP mechanics
   // whose units run without a whole server (exchange.ts and dispatch.ts not yet: a mutant there
-  // hangs a request until the runner's time-out).
+  // hangs a request until the runner's time-out). The data layer as its unit tests drive it over a
+  // real SQLite file (a copy of the run's database, or one of the real schema in a temp dir).
   mutate: [
     'src/domain/**/*.ts',
     'src/validation/**/*.ts',
@@ -20,6 +21,8 @@ export default {
     'src/operation/**/*.ts',
     'src/live/**/*.ts',
     'src/data/data-version.ts',
+    'src/data/repositories/zips.ts',
+    'src/data/repositories/zip-table.ts',
     'src/http/body.ts',
     'src/http/connections.ts',
     'src/http/deadline.ts',
