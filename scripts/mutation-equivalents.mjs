@@ -1675,4 +1675,12 @@ export const EQUIVALENT = [
     'false',
     "flatMap over one state gives that state's page: the branch only spares the copy",
   ],
+  [
+    'src/data/repositories/keys.ts',
+    241,
+    "'env'",
+    'StringLiteral',
+    '""',
+    "the statement writes origin 'env' itself and never reads @origin: the field is there for the type",
+  ],
 ];
