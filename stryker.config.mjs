@@ -26,6 +26,7 @@ export default {
     'src/data/repositories/keys.ts',
     'src/data/repositories/weather.ts',
     'src/data/repositories/sync.ts',
+    'src/data/loaders.ts',
     'src/http/body.ts',
     'src/http/connections.ts',
     'src/http/deadline.ts',
