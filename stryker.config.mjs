@@ -27,6 +27,7 @@ export default {
     'src/data/repositories/weather.ts',
     'src/data/repositories/sync.ts',
     'src/data/loaders.ts',
+    'src/data/snapshots/**/*.ts',
     'src/http/body.ts',
     'src/http/connections.ts',
     'src/http/deadline.ts',

@@ -1731,4 +1731,17 @@ export const EQUIVALENT = [
     'start <= wanted.length',
     'one more chunk of no resorts loads nothing (DataLoader dispatches no batch for no keys) and builds nothing',
   ],
+  ['src/data/snapshots/snapshot.ts', 137, 'd.syncedAt > newest', 'EqualityOperator', 'd.syncedAt >= newest', 'an equal time kept again is the same time'],
+  [
+    'src/data/snapshots/store.ts',
+    9,
+    "''",
+    'StringLiteral',
+    '"Stryker was here!"',
+    'the store starts empty: no generation is found in it, whatever the first is called',
+  ],
+  ['src/data/snapshots/views.ts', 207, "'summit'", 'StringLiteral', '""', "level() gives the summit for anything but 'base' and 'mid'"],
+  ['src/data/snapshots/views.ts', 238, "'trailSummary'", 'StringLiteral', '""', 'a memo key: any key no other view uses keeps the same view'],
+  ['src/data/snapshots/views.ts', 256, "'liftSummary'", 'StringLiteral', '""', 'a memo key: any key no other view uses keeps the same view'],
+  ['src/data/snapshots/views.ts', 276, "'storm'", 'StringLiteral', '""', 'a memo key: any key no other view uses keeps the same view'],
 ];
