@@ -1744,4 +1744,15 @@ export const EQUIVALENT = [
   ['src/data/snapshots/views.ts', 238, "'trailSummary'", 'StringLiteral', '""', 'a memo key: any key no other view uses keeps the same view'],
   ['src/data/snapshots/views.ts', 256, "'liftSummary'", 'StringLiteral', '""', 'a memo key: any key no other view uses keeps the same view'],
   ['src/data/snapshots/views.ts', 276, "'storm'", 'StringLiteral', '""', 'a memo key: any key no other view uses keeps the same view'],
+  ['src/cli/keys-command.ts', 188, "', '", 'StringLiteral', '""', 'one scope is known: the list it names has no separator to show'],
+  ['src/cli/keys-command.ts', 256, "' '", 'StringLiteral', '""', "one scope is known ('admin'): a key's scopes are never more than one to join"],
+  ['src/cli/keys-command.ts', 278, "' '", 'StringLiteral', '""', "one scope is known ('admin'): a key's scopes are never more than one to join"],
+  [
+    'src/cli/keys-command.ts',
+    274,
+    "(await attempt('read the keys', () => keys.list(monthOf(now)))).find((k) => k.id === taken.id)?.name",
+    'OptionalChaining',
+    "(await attempt('read the keys', () => keys.list(monthOf(now)))).find(k => k.id === taken.id).name",
+    'the replaced key is still there, under its new name: find always finds it',
+  ],
 ];
