@@ -62,7 +62,7 @@ const day = (i: number, over: Partial<SnapshotDay> = {}): SnapshotDay => ({
 const DAYS = Array.from({ length: 16 }, (_, k) => day(k - 8));
 /** Each trail's grooming, as the day's report decides it. */
 const GROOMING = ['GROOMED', 'GROOMED', 'UNGROOMED', 'UNGROOMED', 'UNGROOMED'];
-const trail = (n: number, difficulty: TrailFacts['difficulty'], openThreshold: number): TrailFacts => ({
+const trail = (n: number, difficulty: TrailFacts['difficulty'], openThreshold: number, source: TrailFacts['source'] = 'generated'): TrailFacts => ({
   id: `peak:t${n}`,
   resortId: 'peak',
   name: `Trail ${n}`,
@@ -71,9 +71,9 @@ const trail = (n: number, difficulty: TrailFacts['difficulty'], openThreshold: n
   lengthM: 1000 * n,
   openThreshold,
   groomThreshold: 0.5,
-  source: 'generated',
+  source,
 });
-const TRAILS = [trail(1, 'BEGINNER', 0), trail(2, 'INTERMEDIATE', 0.1), trail(3, 'EXPERT', 2), trail(4, 'BEGINNER', 2), trail(5, 'ADVANCED', 2)];
+const TRAILS = [trail(1, 'BEGINNER', 0), trail(2, 'INTERMEDIATE', 0.1), trail(3, 'EXPERT', 2), trail(4, 'BEGINNER', 2), trail(5, 'ADVANCED', 2, 'openskimap')];
 const lift = (n: number, type: LiftFacts['type'], capacityPerHour: number | null, openThreshold: number): LiftFacts => ({
   id: `peak:l${n}`,
   resortId: 'peak',
@@ -146,7 +146,7 @@ describe('a resort snapshot', () => {
         difficulty: 'ADVANCED',
         rating: 'advanced',
         lengthM: 5000,
-        source: 'generated',
+        source: 'openskimap',
         status: 'CLOSED',
         grooming: expect.any(String),
       },
