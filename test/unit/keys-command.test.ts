@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -128,22 +129,28 @@ describe('npm run keys', () => {
       [0, ''],
       [2, 'Nothing was changed: another command replaced or revoked the key named "x" (id 1) meanwhile; `npm run keys -- list` shows it.'],
     ]);
-    const revoked = await Promise.all([keys('revoke', 'x'), keys('revoke', 'x')]);
+    await keys('create', '--name', 'y');
+    const revoked = await Promise.all([keys('revoke', 'x', 'y'), keys('revoke', 'x', 'y')]);
     expect(revoked.map((r) => [r.status, r.err])).toEqual([
       [0, ''],
-      [2, 'Nothing was revoked:\n  key "x" (id 2) was revoked or replaced by another command meanwhile\n`npm run keys -- list` shows every key.'],
+      [
+        2,
+        'Nothing was revoked:\n  key "x" (id 2) was revoked or replaced by another command meanwhile\n  key "y" (id 3) was revoked or replaced by another command meanwhile\n`npm run keys -- list` shows every key.',
+      ],
     ]);
     expect(stored((k) => k.list('2027-01').map((r) => [r.id, r.name, r.revokedAt]))).toEqual([
       [1, 'x~replaced-1', AT],
       [2, 'x', AT],
+      [3, 'y', AT],
     ]);
   });
 
   it('a replaced key’s name taken already: the name the store gave it is the one told', async () => {
+    await keys('create', '--name', 'first');
     await keys('create', '--name', 'me');
-    stored((k) => k.create({ name: 'me~replaced-1', plan: 'free', keyHash: 'h', createdAt: AT, monthlyQuota: 1, ratePerSecond: 1, scopes: '' }));
+    stored((k) => k.create({ name: 'me~replaced-2', plan: 'free', keyHash: 'h', createdAt: AT, monthlyQuota: 1, ratePerSecond: 1, scopes: '' }));
     const replaced = await keys('create', '--name', 'me', '--replace');
-    expect(replaced.out[0]).toBe('revoked the earlier key "me" (id 1); it is listed as "me~replaced-1-2"');
+    expect(replaced.out[0]).toBe('revoked the earlier key "me" (id 2); it is listed as "me~replaced-2-2"');
   });
 
   it('leaves the database closed, done or refused', async () => {
@@ -160,6 +167,13 @@ describe('npm run keys', () => {
       db.close();
     });
     await expect(keys('list')).rejects.toThrow('no such table: key_usage');
+  });
+
+  it('a database that cannot be opened: why, in the system’s words', async () => {
+    const blocked = path.join(path.dirname(file), 'gateway.sqlite', 'inner.sqlite');
+    const errs: string[] = [];
+    const status = await keysCommand({ argv: ['list'], env: { DB_PATH: blocked }, out: () => {}, err: (t) => void errs.push(t) });
+    expect([status, errs]).toEqual([2, [`Cannot open the database ${blocked}: EEXIST: file already exists, mkdir '${path.dirname(blocked)}'`]]);
   });
 
   it('a database that needs building while a server holds it: refused, without the usage', async () => {
@@ -334,5 +348,23 @@ describe('npm run keys with REDIS_URL (a replica’s keys)', () => {
     expect(listed.out).toHaveLength(1);
     expect(listed.out[0]).toMatch(/^ {3}\d+ {2}shared {18} free {9} {7}0\/10000 this month {2}25\/s {2}active {2}created 2027-01-15T12:00:00\.000Z$/);
     expect(stored((k) => k.count())).toBe(0);
+  });
+
+  it('a Redis that refuses a write: its error code, and where to look', async () => {
+    const config = (value: string) => execFileSync('redis-cli', [...redis.cliArgs, 'CONFIG', 'SET', 'maxmemory', value]);
+    config('1');
+    try {
+      const told = async (...argv: string[]) => {
+        const err: string[] = [];
+        const status = await keysCommand({ argv, env: { DB_PATH: file, REDIS_URL: redis.url }, out: () => {}, err: (t) => void err.push(t) });
+        return [status, ...err];
+      };
+      const look = '`npm run keys -- list` shows what it holds.';
+      // Out of memory, it still reads and refuses to write.
+      expect(await told('create', '--name', 'full')).toEqual([2, `Could not create the key: Redis refused it (OOM); ${look}`]);
+      expect(await told('revoke', 'shared')).toEqual([2, `Could not revoke the keys: Redis refused it (OOM); ${look}`]);
+    } finally {
+      config('0');
+    }
   });
 });
