@@ -1723,14 +1723,6 @@ export const EQUIVALENT = [
     'true',
     "looking the state's list up again for each row finds the same list: the test only spares the lookups",
   ],
-  [
-    'src/data/loaders.ts',
-    254,
-    'start < wanted.length',
-    'EqualityOperator',
-    'start <= wanted.length',
-    'one more chunk of no resorts loads nothing (DataLoader dispatches no batch for no keys) and builds nothing',
-  ],
   ['src/data/snapshots/snapshot.ts', 137, 'd.syncedAt > newest', 'EqualityOperator', 'd.syncedAt >= newest', 'an equal time kept again is the same time'],
   [
     'src/data/snapshots/store.ts',
