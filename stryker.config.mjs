@@ -11,7 +11,9 @@ export default {
   // its steps and the live conditions feed (unit-tested over the real schema and a copy of the run's
   // database: test/unit/pipeline-steps, conditions-feed, shared-events*), and the HTTP mechanics
   // whose units run without a whole server (test/unit/serving.ts: requests fail fast rather than
-  // wait when a mutant leaves one unanswered).
+  // wait when a mutant leaves one unanswered). The data layer as its unit tests drive it over a
+  // real SQLite file (a copy of the run's database, or one of the real schema in a temp dir), not
+  // yet the code only a build runs (src/data/db: build, sources, holders' exit hook).
   mutate: [
     'src/domain/**/*.ts',
     'src/validation/**/*.ts',
@@ -20,6 +22,13 @@ export default {
     'src/operation/**/*.ts',
     'src/live/**/*.ts',
     'src/data/data-version.ts',
+    'src/data/loaders.ts',
+    'src/data/repositories/**/*.ts',
+    'src/data/snapshots/**/*.ts',
+    'src/data/db/open.ts',
+    'src/data/db/fingerprint.ts',
+    // The keys command's logic (keys.ts only hands it the process's arguments and streams).
+    'src/cli/keys-command.ts',
     'src/http/**/*.ts',
   ],
   coverageAnalysis: 'perTest',

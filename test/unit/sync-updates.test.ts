@@ -1,3 +1,5 @@
+import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/data/db/open.js';
@@ -9,7 +11,8 @@ import { privateDatabase } from '../helpers/server.js';
 
 describe('sync status updates (what syncProgress subscribers read)', () => {
   it('a change between the first answer and the next read is not lost', async () => {
-    const db = openDatabase(privateDatabase('gateway-sync-updates-'));
+    const file = privateDatabase('gateway-sync-updates-');
+    const db = openDatabase(file);
     const runner = new SyncRunner({
       runs: new SyncRepository(db),
       resorts: new ResortRepository(db),
@@ -31,6 +34,8 @@ describe('sync status updates (what syncProgress subscribers read)', () => {
       await runner.idle();
     } finally {
       db.close();
+      // Stryker runs this once per mutant it covers: 15 MB a copy, kept until the run ends otherwise.
+      rmSync(path.dirname(file), { recursive: true, force: true });
     }
   });
 });
