@@ -1886,7 +1886,7 @@ export const EQUIVALENT = [
   ],
   [
     'src/http/graphiql-page.ts',
-    150,
+    154,
     'start + open.length',
     'ArithmeticOperator',
     'start - open.length',

@@ -183,6 +183,7 @@ describe("Yoga's page taken apart", () => {
     const start = '<script>YogaGraphiQL.renderYogaGraphiQL(root, {})</script>';
     expect(() => graphiqlPartsOf(yoga('', start), {}, '')).toThrow('unexpected GraphiQL page layout (<style>)');
     expect(() => graphiqlPartsOf(yoga('<style>a{}', start), {}, '')).toThrow('unexpected GraphiQL page layout (<style>)');
+    expect(() => graphiqlPartsOf(yoga('a{}</style>', start), {}, '')).toThrow('unexpected GraphiQL page layout (<style>)');
     expect(() => graphiqlPartsOf(yoga('<style>a{}</style>', ''), {}, '')).toThrow('unexpected GraphiQL page layout (<script>)');
     expect(() => graphiqlPartsOf(yoga('<style>a{}</style>', '<script>start()'), {}, '')).toThrow('unexpected GraphiQL page layout (<script>)');
     expect(() => graphiqlPartsOf(yoga('<style>a{}</style>', '<script>start()</script>'), {}, '')).toThrow('unexpected GraphiQL page layout (render call)');
