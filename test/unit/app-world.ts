@@ -7,7 +7,11 @@ import { movableClock } from '../helpers/clock.js';
 import { capturedLog, privateDatabase, suiteConfig, type TestServerOptions } from '../helpers/server.js';
 
 /** The suite's config (suiteConfig), over the environment given (its variables parsed as a start parses them). */
-export type SourceAppOptions = Pick<TestServerOptions, 'config'> & { env?: NodeJS.ProcessEnv };
+export type SourceAppOptions = Pick<TestServerOptions, 'config'> & {
+  env?: NodeJS.ProcessEnv;
+  /** What the server logs for the test to read (`info` adds a line per request, with its cost). */
+  logLevel?: 'info' | 'warn';
+};
 
 /**
  * The whole server from src/ (app/start.ts: the dispatcher, the pipeline, every transport) on an
@@ -17,7 +21,7 @@ export type SourceAppOptions = Pick<TestServerOptions, 'config'> & { env?: NodeJ
 export async function startSourceApp(prefix: string, options: SourceAppOptions = {}) {
   const file = privateDatabase(prefix);
   const clock = movableClock(inject('clock').start);
-  const log = capturedLog('warn');
+  const log = capturedLog(options.logLevel ?? 'warn');
   let app: RunningApp;
   try {
     app = await startApp({ config: suiteConfig(loadConfig(options.env ?? {}), file, options), now: clock.now, logger: log.logger });

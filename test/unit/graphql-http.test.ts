@@ -1,7 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { request } from 'node:http';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MAX_JSON_DEPTH } from '../../src/http/json-guard.js';
 import { PERCENT_ENCODING } from '../../src/http/query-string.js';
 import { TEST_KEY } from '../helpers/server.js';
+import { negotiate } from '../../src/transports/graphql/event-stream.js';
 import { sharedSourceApp, type SourceApp } from './app-world.js';
 import { streamReader } from './stream-reader.js';
 
@@ -16,7 +18,21 @@ const TOTAL_ZIPS = { zipStats: { totalZips: 40977 } };
 const GRAPHQL_RESPONSE = 'application/graphql-response+json; charset=utf-8';
 const JSON_UTF8 = 'application/json; charset=utf-8';
 
-const app = sharedSourceApp('gateway-graphql-http-', { env: { GRAPHQL_BATCH_MAX: '3', STREAMS_PER_KEY: '2' } });
+const app = sharedSourceApp('gateway-graphql-http-', { env: { GRAPHQL_BATCH_MAX: '3', STREAMS_PER_KEY: '2' }, logLevel: 'info' });
+// Whatever a test did, the server logged no error (an answer sent and then a throw is a failure too).
+afterEach(() =>
+  expect(
+    app()
+      .log()
+      .filter((l) => l.level >= 50),
+  ).toEqual([]),
+);
+
+/** The cost the request log line of the request with this id names. */
+const loggedCost = (requestId: string | null) =>
+  app()
+    .log()
+    .find((l) => l.msg === 'request' && l.reqId === requestId)?.cost;
 
 /** A request to /graphql with the suite's key (and the headers given). */
 const send = (a: SourceApp, init: RequestInit & { search?: string } = {}) => {
@@ -50,6 +66,7 @@ describe('POST /graphql', () => {
       data: TOTAL_ZIPS,
       extensions: { cost: expect.objectContaining({ requestedQueryCost: 2 }), requestId: plain.headers.get('x-request-id') },
     });
+    expect(loggedCost(plain.headers.get('x-request-id'))).toBe(2);
     const own = await answer(post(JSON.stringify({ query: ZIP_STATS }), { accept: 'application/graphql-response+json' }));
     expect([own.status, own.type, own.body.data]).toEqual([200, GRAPHQL_RESPONSE, TOTAL_ZIPS]);
   });
@@ -312,6 +329,122 @@ describe('streams', () => {
       open.push(streamReader(next));
     } finally {
       await Promise.all(open.map((s) => s.cancel()));
+    }
+  });
+});
+
+describe('what the client accepts', () => {
+  it('negotiate: the preferred form for one result, by q-value then order, and the first stream named', () => {
+    const cases: [string | undefined, ReturnType<typeof negotiate>][] = [
+      [undefined, { single: 'json', stream: null }],
+      ['', { single: 'json', stream: null }],
+      ['application/json', { single: 'json', stream: null }],
+      ['text/event-stream', { single: 'sse', stream: 'sse' }],
+      ['multipart/mixed;deferSpec=20220824, application/json', { single: 'multipart', stream: 'multipart' }],
+      ['application/json, text/event-stream', { single: 'json', stream: 'sse' }],
+      ['text/event-stream;q=0.5, application/json', { single: 'json', stream: 'sse' }],
+      ['text/event-stream; q=0, application/json', { single: 'json', stream: null }],
+      ['image/png, text/event-stream;q=0', { single: 'json', stream: null }],
+      ['image/png, text/event-stream;q=0.1', { single: 'sse', stream: 'sse' }],
+      ['multipart/mixed, text/event-stream, application/json', { single: 'multipart', stream: 'multipart' }],
+      ['text/event-stream, multipart/mixed, application/json', { single: 'sse', stream: 'sse' }],
+      ['text/event-stream;q=0.4, multipart/mixed;q=0.5, */*;q=0.1', { single: 'multipart', stream: 'multipart' }],
+      ['application/json;q=0.9, Text/Event-Stream, multipart/mixed', { single: 'sse', stream: 'sse' }],
+      ['*/*, multipart/mixed;q=0.2, text/event-stream;q=0.3', { single: 'json', stream: 'sse' }],
+    ];
+    for (const [accept, wanted] of cases) expect(negotiate(accept), String(accept)).toEqual(wanted);
+  });
+
+  it('a client that sends no Accept reads JSON: a refusal is 200 to it', async () => {
+    const answered = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(`${app().url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY } }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ query: '{ nope }' }));
+    });
+    expect(answered.status).toBe(200);
+    expect(JSON.parse(answered.body).errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+  });
+
+  it('a refusal to a client that reads streams is one JSON answer with its status; a GET query to one is a stream, not a kept answer', async () => {
+    const refused = await answer(post(JSON.stringify({ query: '{ nope }' }), { accept: 'text/event-stream' }));
+    expect([refused.status, refused.type]).toEqual([400, JSON_UTF8]);
+    const res = await get(`?query=${encodeURIComponent(ZIP_STATS)}`, { accept: 'text/event-stream' });
+    expect([res.headers.get('content-type'), res.headers.get('etag')]).toEqual(['text/event-stream; charset=utf-8', null]);
+    expect(await streamReader(res).all()).toMatch(/^:\n\nevent: next\ndata: .*\n\nevent: complete\ndata:\n\n$/s);
+  });
+
+  it('a refusal carries its own headers (405: allow)', async () => {
+    const a = await get(`?query=${encodeURIComponent('mutation { runSync { state } }')}`);
+    expect([a.status, a.headers.get('allow')]).toEqual([405, 'POST']);
+    await a.text();
+  });
+});
+
+describe('a batch’s cost and headers', () => {
+  it('the request’s cost is the sum of its operations’; one operation keeps the request’s own RateLimit headers', async () => {
+    const two = await post(JSON.stringify([{ query: ZIP_STATS }, { query: '{ zip(zip: "90210") { city } }' }]));
+    await two.text();
+    expect(loggedCost(two.headers.get('x-request-id'))).toBe(4);
+    const one = await post(JSON.stringify([{ query: ZIP_STATS }]));
+    expect([one.status, one.headers.get('ratelimit-limit')]).toEqual([200, expect.stringMatching(/^\d+$/)]);
+    expect(((await one.json()) as { data: unknown }[])[0]!.data).toEqual(TOTAL_ZIPS);
+  });
+});
+
+describe('a key over its rate within a batch', () => {
+  const limited = sharedSourceApp('gateway-graphql-batch-rate-', { config: { apiKeysRate: 2 } });
+  it('the operations past it are refused with its error; the answer’s RateLimit headers are the refusal’s', async () => {
+    const res = await send(limited(), {
+      method: 'POST',
+      body: JSON.stringify([{ query: ZIP_STATS }, { query: ZIP_STATS }, { query: ZIP_STATS }]),
+      headers: { 'content-type': 'application/json' },
+    });
+    const body = (await res.json()) as { data?: unknown; errors?: { message: string; extensions: { code: string } }[] }[];
+    expect(body[0]!.data).toEqual(TOTAL_ZIPS);
+    expect(body.slice(1).map((b) => b.errors?.[0]?.extensions.code)).toContain('RATE_LIMITED');
+    expect(body.at(-1)!.errors![0]!.message).toMatch(/rate/i);
+    expect(res.headers.get('ratelimit-remaining')).toBe('0');
+    expect(res.headers.get('retry-after')).toBeNull();
+  });
+});
+
+describe('without keys (AUTH=off)', () => {
+  const open = sharedSourceApp('gateway-graphql-open-', { config: { auth: false } });
+  it('a GET needs a header no cross-site page can send: x-api-key, authorization or x-graphql-yoga-csrf; without one, 403', async () => {
+    const url = `${open().url}/graphql?query=${encodeURIComponent(ZIP_STATS)}`;
+    expect((await fetch(url)).status).toBe(403);
+    for (const header of [{ 'x-api-key': 'any' }, { authorization: 'Bearer any' }, { 'x-graphql-yoga-csrf': '1' }] as Record<string, string>[]) {
+      const r = await fetch(url, { headers: header });
+      expect([r.status, ((await r.json()) as { data: unknown }).data], JSON.stringify(header)).toEqual([200, TOTAL_ZIPS]);
+    }
+  });
+});
+
+describe('heartbeats', () => {
+  it('an SSE stream writes a comment every heartbeat, a multipart subscription an empty part; none before', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const SUB = JSON.stringify({ query: 'subscription { conditionsChanged(resortIds: ["zermatt"]) { resortId } }' });
+      const sse = streamReader(await post(SUB, { accept: 'text/event-stream' }));
+      await sse.until((t) => t.includes('event: next'), 'the first event');
+      const multipart = streamReader(await post(SUB, { accept: 'multipart/mixed' }));
+      await multipart.until((t) => t.includes('zermatt'), 'the first part');
+      const before = [sse.text, multipart.text];
+      vi.advanceTimersByTime(11_999);
+      // A request answered meanwhile: whatever the streams had to write in this time has been written.
+      await (await post(JSON.stringify({ query: ZIP_STATS }))).text();
+      vi.advanceTimersByTime(1);
+      await sse.until((t) => t.length > before[0]!.length, 'a heartbeat');
+      await multipart.until((t) => t.length > before[1]!.length, 'a heartbeat');
+      expect(sse.text.slice(before[0]!.length)).toBe(':\n\n');
+      expect(multipart.text.slice(before[1]!.length)).toBe('\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: 2\r\n\r\n{}\r\n---');
+      await Promise.all([sse.cancel(), multipart.cancel()]);
+    } finally {
+      vi.useRealTimers();
     }
   });
 });
