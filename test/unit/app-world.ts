@@ -4,7 +4,7 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import { startApp, type RunningApp } from '../../src/app/start.js';
 import { loadConfig } from '../../src/lib/config.js';
 import { movableClock } from '../helpers/clock.js';
-import { capturedLog, privateDatabase, suiteConfig, type TestServerOptions } from '../helpers/server.js';
+import { capturedLog, TEST_KEY, privateDatabase, suiteConfig, type TestServerOptions } from '../helpers/server.js';
 
 /** The suite's config (suiteConfig), over the environment given (its variables parsed as a start parses them). */
 export type SourceAppOptions = Pick<TestServerOptions, 'config'> & {
@@ -51,4 +51,19 @@ export function sharedSourceApp(prefix: string, options: SourceAppOptions = {}):
   });
   afterAll(() => app?.close());
   return () => app!;
+}
+
+/** The live feed's subscribers now, as /metrics says (the suite's key has the admin scope). */
+export async function liveSubscribers(a: SourceApp): Promise<number> {
+  const text = await (await fetch(`${a.url}/metrics`, { headers: { 'x-api-key': TEST_KEY } })).text();
+  const m = /^live_subscribers (\d+)$/m.exec(text);
+  if (!m) throw new Error(`no live_subscribers in /metrics: ${text.slice(0, 200)}`);
+  return Number(m[1]);
+}
+
+/** Asks until the live feed has `n` subscribers (each try a request: no timer), or fails saying how many it has. */
+export async function subscribersBecome(a: SourceApp, n: number): Promise<void> {
+  let now = await liveSubscribers(a);
+  for (let tries = 0; now !== n && tries < 500; tries++) now = await liveSubscribers(a);
+  if (now !== n) throw new Error(`the live feed has ${now} subscribers, not ${n}`);
 }

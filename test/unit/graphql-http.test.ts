@@ -4,7 +4,7 @@ import { MAX_JSON_DEPTH } from '../../src/http/json-guard.js';
 import { PERCENT_ENCODING } from '../../src/http/query-string.js';
 import { TEST_KEY } from '../helpers/server.js';
 import { negotiate } from '../../src/transports/graphql/event-stream.js';
-import { sharedSourceApp, type SourceApp } from './app-world.js';
+import { liveSubscribers, sharedSourceApp, subscribersBecome, type SourceApp } from './app-world.js';
 import { streamReader } from './stream-reader.js';
 
 /**
@@ -420,6 +420,19 @@ describe('without keys (AUTH=off)', () => {
     for (const header of [{ 'x-api-key': 'any' }, { authorization: 'Bearer any' }, { 'x-graphql-yoga-csrf': '1' }] as Record<string, string>[]) {
       const r = await fetch(url, { headers: header });
       expect([r.status, ((await r.json()) as { data: unknown }).data], JSON.stringify(header)).toEqual([200, TOTAL_ZIPS]);
+    }
+  });
+});
+
+describe('a stream the client leaves', () => {
+  it('stops its source: the live feed loses the subscriber, over SSE and multipart', async () => {
+    const before = await liveSubscribers(app());
+    for (const accept of ['text/event-stream', 'multipart/mixed']) {
+      const s = streamReader(await post(JSON.stringify({ query: 'subscription { conditionsChanged(resortIds: ["taos"]) { resortId } }' }), { accept }));
+      await s.until((t) => t.includes('taos'), 'the first part');
+      await subscribersBecome(app(), before + 1);
+      await s.cancel();
+      await subscribersBecome(app(), before);
     }
   });
 });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { rawSocket, type RawSocket } from '../helpers/raw-socket.js';
 import { getJson, TEST_KEY } from '../helpers/server.js';
-import { startSourceApp, type SourceApp } from './app-world.js';
+import { liveSubscribers, startSourceApp, subscribersBecome, type SourceApp } from './app-world.js';
 
 /**
  * GraphQL over WebSocket (transports/graphql/ws.ts) on the server built from src/, with raw
@@ -118,6 +118,23 @@ describe('operations', () => {
     s.send({ id: 'live', type: 'subscribe', payload: { query: '{ __typename }' } });
     await s.next((m) => m.id === 'live' && m.type === 'complete');
     s.socket.close();
+  });
+
+  it('a subscription ends with the client’s complete, or with its socket: the live feed loses the subscriber', async () => {
+    const before = await liveSubscribers(app);
+    const s = open();
+    await s.init(TEST_KEY);
+    s.send({ id: 'a', type: 'subscribe', payload: { query: 'subscription { conditionsChanged(resortIds: ["alta"]) { resortId } }' } });
+    await s.next((m) => m.id === 'a' && m.type === 'next');
+    await subscribersBecome(app, before + 1);
+    s.send({ id: 'a', type: 'complete' });
+    await subscribersBecome(app, before);
+    s.send({ id: 'b', type: 'subscribe', payload: { query: 'subscription { conditionsChanged(resortIds: ["alta"]) { resortId } }' } });
+    await s.next((m) => m.id === 'b' && m.type === 'next');
+    await subscribersBecome(app, before + 1);
+    s.socket.close();
+    await closing(s);
+    await subscribersBecome(app, before);
   });
 
   it('an id still running taken again closes the socket with 4409', async () => {
