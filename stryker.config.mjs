@@ -11,12 +11,23 @@ export default {
   // its steps and the live conditions feed (unit-tested over the real schema and a copy of the run's
   // database: test/unit/pipeline-steps, conditions-feed, shared-events*), and the HTTP mechanics
   // whose units run without a whole server (exchange.ts and dispatch.ts not yet: a mutant there
-  // hangs a request until the runner's time-out).
+  // hangs a request until the runner's time-out). The transports, against the whole server built
+  // from src/ on an ephemeral port (test/unit/app-world.ts) with real clients: graphql-http,
+  // graphql-ws, rest-router, mcp.
   mutate: [
     'src/domain/**/*.ts',
     'src/validation/**/*.ts',
     'src/auth/**/*.ts',
     'src/transports/rest/*-routes.ts',
+    'src/transports/graphql/http.ts',
+    'src/transports/graphql/answer.ts',
+    'src/transports/graphql/event-stream.ts',
+    'src/transports/graphql/part-json.ts',
+    'src/transports/graphql/ws.ts',
+    'src/transports/rest/router.ts',
+    'src/transports/rest/list-formats.ts',
+    'src/transports/rest/list-stream.ts',
+    'src/transports/rest/route.ts',
     'src/operation/**/*.ts',
     'src/live/**/*.ts',
     'src/data/data-version.ts',

@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MAX_JSON_DEPTH } from '../../src/http/json-guard.js';
 import { PERCENT_ENCODING } from '../../src/http/query-string.js';
@@ -421,6 +422,47 @@ describe('without keys (AUTH=off)', () => {
       const r = await fetch(url, { headers: header });
       expect([r.status, ((await r.json()) as { data: unknown }).data], JSON.stringify(header)).toEqual([200, TOTAL_ZIPS]);
     }
+  });
+});
+
+describe('a stream’s framing', () => {
+  /** A raw HTTP request (version 1.0 or 1.1) and everything the server sent back until it closed. */
+  const rawExchange = (version: '1.0' | '1.1', body: string, accept: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect(app().port, '127.0.0.1', () =>
+        socket.write(
+          `POST /graphql HTTP/${version}\r\nhost: x\r\nx-api-key: ${TEST_KEY}\r\ncontent-type: application/json\r\naccept: ${accept}\r\n` +
+            `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+        ),
+      );
+      let out = '';
+      socket.on('data', (d) => {
+        out += d;
+        // A chunked answer has ended at its last chunk (the server keeps the connection).
+        if (out.endsWith('\r\n0\r\n\r\n')) socket.destroy();
+      });
+      socket.on('close', () => resolve(out));
+      socket.on('error', reject);
+    });
+
+  it('the stream’s head keeps the connection and asks proxies not to buffer; the parts are chunked for HTTP/1.1 and plain for HTTP/1.0', async () => {
+    const body = JSON.stringify({ query: ZIP_STATS });
+    const chunked = await rawExchange('1.1', body, 'text/event-stream');
+    const [head11, rest11] = chunked.split('\r\n\r\n', 2) as [string, string];
+    expect(head11).toMatch(/\r\ntransfer-encoding: chunked(\r\n|$)/i);
+    expect(head11).toMatch(/\r\nx-accel-buffering: no\r\n/i);
+    expect(head11).toMatch(/\r\ncache-control: no-store\r\n/i);
+    const part = /event: next\ndata: (.*)\n\n/.exec(chunked)![0];
+    expect(rest11).toContain(`${Buffer.byteLength(part).toString(16)}\r\n${part}\r\n`);
+    const plain = await rawExchange('1.0', body, 'text/event-stream');
+    const [head10, rest10] = plain.split('\r\n\r\n', 2) as [string, string];
+    expect(head10).not.toMatch(/transfer-encoding/i);
+    expect(head10).toMatch(/\r\nconnection: keep-alive\r\n/i);
+    expect(rest10).toMatch(/^:\n\nevent: next\ndata: .*\n\nevent: complete\ndata:\n\n$/s);
+    const multipart = await rawExchange('1.0', body, 'multipart/mixed');
+    expect(multipart.split('\r\n\r\n').slice(1).join('\r\n\r\n')).toMatch(
+      /^\r\n---\r\nContent-Type: application\/json; charset=utf-8\r\nContent-Length: \d+\r\n\r\n\{.*\}\r\n-----\r\n$/s,
+    );
   });
 });
 
