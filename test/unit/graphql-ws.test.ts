@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { rawSocket, type RawSocket } from '../helpers/raw-socket.js';
 import { getJson, TEST_KEY } from '../helpers/server.js';
@@ -50,6 +50,8 @@ beforeAll(async () => {
     env: { STREAMS_PER_KEY: '3', STREAM_MAX_BUFFERED_BYTES: String(64 * 1024), WS_PENDING_PER_ADDRESS: '3', WS_PENDING_MAX: '5' },
   });
 });
+// Whatever a test did, the server logged no error.
+afterEach(() => expect(app.log().filter((l) => l.level >= 50)).toEqual([]));
 afterAll(async () => {
   for (const s of sockets) s.socket.terminate();
   await app?.close();
@@ -137,13 +139,16 @@ describe('operations', () => {
     await subscribersBecome(app, before);
   });
 
-  it('an id still running taken again closes the socket with 4409', async () => {
+  it('an id still running taken again closes the socket with 4409; a long id is named by its first 64 characters, here and in the request id', async () => {
     const s = open();
     await s.init(TEST_KEY);
-    s.send({ id: 'live', type: 'subscribe', payload: { query: SUBSCRIPTION } });
-    await s.next((m) => m.id === 'live' && m.type === 'next');
-    s.send({ id: 'live', type: 'subscribe', payload: { query: SUBSCRIPTION } });
-    expect(await closing(s)).toEqual({ code: 4409, reason: 'Subscriber for live already exists' });
+    const id = `${'x'.repeat(64)}-and-more`;
+    s.send({ id: 'q', type: 'subscribe', payload: { query: '{ __typename }' } });
+    s.send({ id, type: 'subscribe', payload: { query: SUBSCRIPTION } });
+    const first = await s.next((m) => m.id === id && m.type === 'next');
+    expect(first.payload.extensions.requestId).toMatch(new RegExp(`:${'x'.repeat(64)}$`));
+    s.send({ id, type: 'subscribe', payload: { query: SUBSCRIPTION } });
+    expect(await closing(s)).toEqual({ code: 4409, reason: `Subscriber for ${'x'.repeat(64)} already exists` });
   });
 
   it('a refused operation is an error for its id; the socket stays', async () => {
@@ -192,7 +197,10 @@ describe('operations', () => {
     await c.opened;
     c.send({ type: 'connection_init', payload: { 'x-api-key': TEST_KEY } });
     const { code, reason } = await closing(c);
-    expect([code, reason]).toEqual([1013, expect.stringMatching(/streams/)]);
+    // The refusal's detail, cut to a close frame's 123 bytes.
+    const detail = 'This key already holds 3 open streams (SSE, multipart, WebSocket subscriptions, MCP sessions), the most it may hold; close one first.';
+    expect(Buffer.byteLength(detail)).toBeGreaterThan(123);
+    expect([code, reason]).toEqual([1013, `${Buffer.from(detail).subarray(0, 120).toString()}...`]);
     // Completing one gives its place back: a third subscription runs.
     a.send({ id: '2', type: 'complete' });
     a.send({ id: '4', type: 'subscribe', payload: { query: SUBSCRIPTION } });
@@ -293,7 +301,7 @@ describe('what a socket sends', () => {
     expect(await closing(deep)).toEqual({ code: 4400, reason: 'Invalid message received: JSON nested too deep' });
   });
 
-  it('a handshake the WebSocket library refuses is problem+json: 405 not a GET, 426 another version, 400 no key', async () => {
+  it('a handshake the WebSocket library refuses is problem+json: 405 not a GET, 400 no key, 426 another version', async () => {
     const handshake = (request: string) =>
       within(
         new Promise<string>((resolve) => {
@@ -306,6 +314,12 @@ describe('what a socket sends', () => {
       );
     const head = `host: x\r\nupgrade: websocket\r\nconnection: Upgrade\r\nx-api-key: ${TEST_KEY}\r\n`;
     for (const [request, status, detail, header] of [
+      [
+        `POST /graphql HTTP/1.1\r\n${head}sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\ncontent-length: 0\r\n\r\n`,
+        405,
+        'A WebSocket handshake is a GET.',
+        'allow: GET',
+      ],
       [`GET /graphql HTTP/1.1\r\n${head}sec-websocket-version: 13\r\n\r\n`, 400, 'Missing or invalid Sec-WebSocket-Key header.', null],
       [
         `GET /graphql HTTP/1.1\r\n${head}sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 7\r\n\r\n`,
@@ -394,5 +408,22 @@ describe('sockets without a key', () => {
     expect(await closing(mine[1]!)).toEqual({ code: 1013, reason: 'Try again later: its place was needed (no key sent yet)' });
     expect(mine[0]!.socket.readyState).toBe(WebSocket.OPEN);
     for (const s of [...mine, next, ...others, newcomer]) s.socket.close();
+  });
+});
+
+describe('shutdown', () => {
+  it('every socket is told the server is going away (1001)', async () => {
+    const own = await startSourceApp('gateway-graphql-ws-stop-');
+    let closed = false;
+    try {
+      const s = rawSocket(own);
+      await s.init(TEST_KEY);
+      const stopping = own.close();
+      closed = true;
+      expect(await closing(s)).toEqual({ code: 1001, reason: 'Going away: the server is stopping' });
+      await stopping;
+    } finally {
+      if (!closed) await own.close();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { request } from 'node:http';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { PERCENT_ENCODING } from '../../src/http/query-string.js';
 import { OFFERED } from '../../src/transports/rest/list-formats.js';
 import { TEST_KEY } from '../helpers/server.js';
@@ -13,6 +13,14 @@ import { sharedSourceApp } from './app-world.js';
  */
 
 const app = sharedSourceApp('gateway-rest-router-');
+// Whatever a test did, the server logged no error.
+afterEach(() =>
+  expect(
+    app()
+      .log()
+      .filter((l) => l.level >= 50),
+  ).toEqual([]),
+);
 
 const rest = (path: string, init: RequestInit = {}) => {
   const headers = new Headers(init.headers);
@@ -208,5 +216,29 @@ describe('list forms', () => {
     expect([bad.status, bad.body.errors[0].name]).toEqual([400, 'limit']);
     const none = await json('/api/states/ZZ/zipcodes', { headers: { accept: 'text/csv' } });
     expect(none.status).toBe(404);
+  });
+});
+
+describe('over the key’s cost budget', () => {
+  // One request a second buys a budget of 1 x 100 x 1 = 100 units a second.
+  const cheap = sharedSourceApp('gateway-rest-budget-', { env: { COST_UNITS_PER_REQUEST: '100', COST_WINDOW_SECONDS: '1' }, config: { apiKeysRate: 1 } });
+  it('a route whose operation costs more is 429 with the budget’s RateLimit headers, as is the same over /graphql', async () => {
+    const big = '/api/states/CA/zipcodes?limit=1000';
+    const res = await fetch(`${cheap().url}${big}`, { headers: { 'x-api-key': TEST_KEY } });
+    const body = (await res.json()) as { code: string; detail: string };
+    expect([res.status, body.code]).toEqual([429, 'RATE_LIMITED']);
+    expect(body.detail).toMatch(/costs \d+ and the key's cost budget of 100 per 1 s/);
+    expect(res.headers.get('ratelimit-limit')).toBe('100');
+    expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+    // The next second, over /graphql: the same refusal, with the budget's headers in place of the key check's.
+    cheap().clock.advance(1000);
+    const g = await fetch(`${cheap().url}/graphql`, {
+      method: 'POST',
+      headers: { 'x-api-key': TEST_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ state(code: "CA") { zipcodes(limit: 1000) { zip } } }' }),
+    });
+    const gBody = (await g.json()) as { errors: { extensions: { code: string } }[] };
+    expect([g.status, gBody.errors[0]!.extensions.code, g.headers.get('ratelimit-limit')]).toEqual([429, 'RATE_LIMITED', '100']);
+    expect(g.headers.get('retry-after')).toMatch(/^\d+$/);
   });
 });
