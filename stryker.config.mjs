@@ -12,8 +12,9 @@ export default {
   // database: test/unit/pipeline-steps, conditions-feed, shared-events*), and the HTTP mechanics
   // whose units run without a whole server (exchange.ts and dispatch.ts not yet: a mutant there
   // hangs a request until the runner's time-out). The transports, against the whole server built
-  // from src/ on an ephemeral port (test/unit/app-world.ts) with real clients: graphql-http,
-  // graphql-ws, rest-router, mcp.
+  // from src/ on an ephemeral port (test/unit/app-world.ts) with real clients (graphql-http,
+  // rest-router). ws.ts and mcp/ not yet: graphql-ws and mcp test them, but a run of ws.ts alone
+  // (556 mutants, each running most of a 9 s file) takes about 90 minutes on one core.
   mutate: [
     'src/domain/**/*.ts',
     'src/validation/**/*.ts',
@@ -23,7 +24,6 @@ export default {
     'src/transports/graphql/answer.ts',
     'src/transports/graphql/event-stream.ts',
     'src/transports/graphql/part-json.ts',
-    'src/transports/graphql/ws.ts',
     'src/transports/rest/router.ts',
     'src/transports/rest/list-formats.ts',
     'src/transports/rest/list-stream.ts',
