@@ -131,35 +131,42 @@ function fileDatabase(): string {
 /** A fixed instant as the server's clock. */
 export const clockAt = (iso: string) => () => new Date(iso);
 
+/**
+ * The suite's config over a loaded base (the bundle's loadConfig, or src's for the unit tests that
+ * start the app from source): an ephemeral port, the suite's key, nothing scheduled or warmed.
+ */
+export function suiteConfig(base: Config, dbPath: string, options: Pick<TestServerOptions, 'config' | 'countStatements'> = {}): Config {
+  return {
+    ...base,
+    port: 0,
+    host: '127.0.0.1',
+    dbPath,
+    logLevel: 'silent',
+    countStatements: options.countStatements ?? false,
+    apiKeys: [TEST_KEY],
+    // The suite's key may start sync runs; tests of the scope use a key of their own.
+    apiAdminKeys: [TEST_KEY],
+    apiKeysQuota: 100_000_000,
+    apiKeysRate: 1_000_000,
+    // Scheduled sync runs are off in tests unless a test turns them on.
+    syncIntervalMinutes: 0,
+    // No warm-up rounds: the operations compile on their first request instead (the suite
+    // measures no first-request latency; a warm-up round cost every server ~0.5 s of CPU). The
+    // tests of the warm-up itself ask for it.
+    warmUpRounds: 0,
+    // Nor the moment's pause before warming, which leaves room for requests a test does not send.
+    warmUpDelayMs: 0,
+    ...options.config,
+    streams: { ...base.streams, ...options.config?.streams },
+    pendingSockets: { ...base.pendingSockets, ...options.config?.pendingSockets },
+  };
+}
+
 /** A real server, from the bundle npm start runs, on an ephemeral 127.0.0.1 port over a real SQLite file. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<RunningApp> {
   const { startApp, loadConfig } = await bundle();
-  const base = loadConfig({});
   const app = await startApp({
-    config: {
-      ...base,
-      port: 0,
-      host: '127.0.0.1',
-      dbPath: options.dbPath ?? (options.privateDb ? privateCopy() : fileDatabase()),
-      logLevel: 'silent',
-      countStatements: options.countStatements ?? false,
-      apiKeys: [TEST_KEY],
-      // The suite's key may start sync runs; tests of the scope use a key of their own.
-      apiAdminKeys: [TEST_KEY],
-      apiKeysQuota: 100_000_000,
-      apiKeysRate: 1_000_000,
-      // Scheduled sync runs are off in tests unless a test turns them on.
-      syncIntervalMinutes: 0,
-      // No warm-up rounds: the operations compile on their first request instead (the suite
-      // measures no first-request latency; a warm-up round cost every server ~0.5 s of CPU). The
-      // tests of the warm-up itself ask for it.
-      warmUpRounds: 0,
-      // Nor the moment's pause before warming, which leaves room for requests a test does not send.
-      warmUpDelayMs: 0,
-      ...options.config,
-      streams: { ...base.streams, ...options.config?.streams },
-      pendingSockets: { ...base.pendingSockets, ...options.config?.pendingSockets },
-    },
+    config: suiteConfig(loadConfig({}), options.dbPath ?? (options.privateDb ? privateCopy() : fileDatabase()), options),
     now: options.now ?? runNow,
     ...(options.logger ? { logger: options.logger } : {}),
   });

@@ -437,7 +437,7 @@ export function createGraphQLWs(deps: GraphQLWsDeps) {
     let text = payload === undefined || payload === null ? PONG : JSON.stringify({ type: 'pong', payload });
     if (text.length > MAX_PONG_BYTES) text = PONG;
     conn.pongInFlight = true;
-    write(conn, text, (err) => void (conn.pongInFlight = err !== undefined));
+    write(conn, text, (err) => void (conn.pongInFlight = err != null));
   }
 
   /** Closes a socket ourselves; the sweep cuts it if the close frame does not get through in time. */

@@ -1,0 +1,69 @@
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { startApp, type RunningApp } from '../../src/app/start.js';
+import { loadConfig } from '../../src/lib/config.js';
+import { movableClock } from '../helpers/clock.js';
+import { capturedLog, TEST_KEY, privateDatabase, suiteConfig, type TestServerOptions } from '../helpers/server.js';
+
+/** The suite's config (suiteConfig), over the environment given (its variables parsed as a start parses them). */
+export type SourceAppOptions = Pick<TestServerOptions, 'config'> & {
+  env?: NodeJS.ProcessEnv;
+  /** What the server logs for the test to read (`info` adds a line per request, with its cost). */
+  logLevel?: 'info' | 'warn';
+};
+
+/**
+ * The whole server from src/ (app/start.ts: the dispatcher, the pipeline, every transport) on an
+ * ephemeral port over a private copy of the run's database, on a clock the test moves: what the
+ * transports' mutants reach, which the bundle the HTTP-level tests start never does.
+ */
+export async function startSourceApp(prefix: string, options: SourceAppOptions = {}) {
+  const file = privateDatabase(prefix);
+  const clock = movableClock(inject('clock').start);
+  const log = capturedLog(options.logLevel ?? 'warn');
+  let app: RunningApp;
+  try {
+    app = await startApp({ config: suiteConfig(loadConfig(options.env ?? {}), file, options), now: clock.now, logger: log.logger });
+    await app.ready();
+  } catch (err) {
+    rmSync(path.dirname(file), { recursive: true, force: true });
+    throw err;
+  }
+  return {
+    ...app,
+    clock,
+    log: log.lines,
+    /** Closes the server and removes its database copy (Stryker runs a file once per mutant: 15 MB each time). */
+    close: async () => {
+      await app.close();
+      rmSync(path.dirname(file), { recursive: true, force: true });
+    },
+  };
+}
+export type SourceApp = Awaited<ReturnType<typeof startSourceApp>>;
+
+/** One such server for a file's tests: started before them, closed and its copy removed after. */
+export function sharedSourceApp(prefix: string, options: SourceAppOptions = {}): () => SourceApp {
+  let app: SourceApp | undefined;
+  beforeAll(async () => {
+    app = await startSourceApp(prefix, options);
+  });
+  afterAll(() => app?.close());
+  return () => app!;
+}
+
+/** The live feed's subscribers now, as /metrics says (the suite's key has the admin scope). */
+export async function liveSubscribers(a: SourceApp): Promise<number> {
+  const text = await (await fetch(`${a.url}/metrics`, { headers: { 'x-api-key': TEST_KEY } })).text();
+  const m = /^live_subscribers (\d+)$/m.exec(text);
+  if (!m) throw new Error(`no live_subscribers in /metrics: ${text.slice(0, 200)}`);
+  return Number(m[1]);
+}
+
+/** Asks until the live feed has `n` subscribers (each try a request: no timer), or fails saying how many it has. */
+export async function subscribersBecome(a: SourceApp, n: number): Promise<void> {
+  let now = await liveSubscribers(a);
+  for (let tries = 0; now !== n && tries < 500; tries++) now = await liveSubscribers(a);
+  if (now !== n) throw new Error(`the live feed has ${now} subscribers, not ${n}`);
+}

@@ -1,0 +1,429 @@
+import net from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { rawSocket, type RawSocket } from '../helpers/raw-socket.js';
+import { getJson, TEST_KEY } from '../helpers/server.js';
+import { liveSubscribers, startSourceApp, subscribersBecome, type SourceApp } from './app-world.js';
+
+/**
+ * GraphQL over WebSocket (transports/graphql/ws.ts) on the server built from src/, with raw
+ * sockets: keys at the door and in connection_init, operations and streams, the bounds on what a
+ * socket sends and leaves unread, and the sweep on the server's clock (moved by the test; the
+ * sweep itself looks every 250 ms).
+ */
+
+/** How long a test waits for a close before it calls it missing (a failure, never a hang). */
+const WAIT_MS = 10_000;
+async function within<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not within ${WAIT_MS} ms: ${what}`)), WAIT_MS);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+const closing = (s: RawSocket) => within(s.closed, `the socket to close; it received ${JSON.stringify(s.messages).slice(0, 300)}`);
+const refusalOf = (s: RawSocket) =>
+  within(
+    s.opened.then(
+      () => null,
+      (err: { status: number; body: Record<string, unknown> }) => err,
+    ),
+    'the upgrade refused',
+  );
+
+const SUBSCRIPTION = 'subscription { conditionsChanged(resortIds: ["vail"]) { resortId reason } }';
+
+let app: SourceApp;
+const sockets: RawSocket[] = [];
+/** A raw socket to the server, closed after the test file. */
+const open = (options: Parameters<typeof rawSocket>[1] = {}) => {
+  const s = rawSocket(app, options);
+  sockets.push(s);
+  return s;
+};
+beforeAll(async () => {
+  app = await startSourceApp('gateway-graphql-ws-', {
+    env: { STREAMS_PER_KEY: '3', STREAM_MAX_BUFFERED_BYTES: String(64 * 1024), WS_PENDING_PER_ADDRESS: '3', WS_PENDING_MAX: '5' },
+  });
+});
+// Whatever a test did, the server logged no error.
+afterEach(() => expect(app.log().filter((l) => l.level >= 50)).toEqual([]));
+afterAll(async () => {
+  for (const s of sockets) s.socket.terminate();
+  await app?.close();
+});
+
+describe('keys', () => {
+  it('a key in connection_init: acknowledged, then a query answers next and complete for its id', async () => {
+    const s = open();
+    await s.init(TEST_KEY);
+    expect(s.messages).toEqual([{ type: 'connection_ack' }]);
+    s.send({ id: 'q', type: 'subscribe', payload: { query: 'query($z: String!) { zip(zip: $z) { city } }', variables: { z: '90210' } } });
+    await s.next((m) => m.id === 'q' && m.type === 'complete');
+    const next = s.messages.find((m) => m.id === 'q' && m.type === 'next');
+    expect(next.payload.data).toEqual({ zip: { city: 'Beverly Hills' } });
+    expect(next.payload.extensions.requestId).toMatch(/:q$/);
+    s.socket.close();
+  });
+
+  it('as a bearer token in connection_init, or in the upgrade’s headers (then connection_init needs none)', async () => {
+    const bearer = open();
+    await bearer.opened;
+    bearer.send({ type: 'connection_init', payload: { authorization: `Bearer ${TEST_KEY}` } });
+    await bearer.next((m) => m.type === 'connection_ack');
+    const header = open({ headers: { 'x-api-key': TEST_KEY } });
+    await header.init(null);
+    header.send({ id: '1', type: 'subscribe', payload: { query: '{ __typename }' } });
+    expect((await header.next((m) => m.id === '1' && m.type === 'next')).payload.data).toEqual({ __typename: 'Query' });
+    for (const s of [bearer, header]) s.socket.close();
+  });
+
+  it('no key, or a wrong one: closed with 4403 before connection_ack; a wrong one in the upgrade is 401 before the handshake', async () => {
+    for (const payload of [{}, { 'x-api-key': 'szg_not_a_key_anybody_has' }]) {
+      const s = open();
+      await s.opened;
+      s.send({ type: 'connection_init', payload });
+      const { code, reason } = await closing(s);
+      expect(code).toBe(4403);
+      expect(reason).toMatch(/API key/);
+      expect(s.messages).toEqual([]);
+    }
+    const wrong = open({ headers: { 'x-api-key': 'szg_not_a_key_anybody_has' } });
+    expect(await refusalOf(wrong)).toMatchObject({ status: 401, body: { code: 'UNAUTHENTICATED' } });
+  });
+
+  it('a subscribe before connection_ack is 4401', async () => {
+    const s = open();
+    await s.opened;
+    s.send({ id: '1', type: 'subscribe', payload: { query: '{ __typename }' } });
+    expect((await closing(s)).code).toBe(4401);
+  });
+});
+
+describe('operations', () => {
+  it('a subscription: its first event, more operations beside it, complete from the client ends it; the id is free again after', async () => {
+    const s = open();
+    await s.init(TEST_KEY);
+    s.send({ id: 'live', type: 'subscribe', payload: { query: SUBSCRIPTION } });
+    const first = await s.next((m) => m.id === 'live' && m.type === 'next');
+    expect(first.payload.data).toEqual({ conditionsChanged: { resortId: 'vail', reason: 'INITIAL' } });
+    // The same id again while it runs: 4409.
+    s.send({ id: 'q', type: 'subscribe', payload: { query: '{ zipStats { totalZips } }' } });
+    await s.next((m) => m.id === 'q' && m.type === 'complete');
+    s.send({ id: 'live', type: 'complete' });
+    s.send({ id: 'after', type: 'subscribe', payload: { query: '{ __typename }' } });
+    await s.next((m) => m.id === 'after' && m.type === 'complete');
+    s.send({ id: 'live', type: 'subscribe', payload: { query: '{ __typename }' } });
+    await s.next((m) => m.id === 'live' && m.type === 'complete');
+    s.socket.close();
+  });
+
+  it('a subscription ends with the client’s complete, or with its socket: the live feed loses the subscriber', async () => {
+    const before = await liveSubscribers(app);
+    const s = open();
+    await s.init(TEST_KEY);
+    s.send({ id: 'a', type: 'subscribe', payload: { query: 'subscription { conditionsChanged(resortIds: ["alta"]) { resortId } }' } });
+    await s.next((m) => m.id === 'a' && m.type === 'next');
+    await subscribersBecome(app, before + 1);
+    s.send({ id: 'a', type: 'complete' });
+    await subscribersBecome(app, before);
+    s.send({ id: 'b', type: 'subscribe', payload: { query: 'subscription { conditionsChanged(resortIds: ["alta"]) { resortId } }' } });
+    await s.next((m) => m.id === 'b' && m.type === 'next');
+    await subscribersBecome(app, before + 1);
+    s.socket.close();
+    await closing(s);
+    await subscribersBecome(app, before);
+  });
+
+  it('an id still running taken again closes the socket with 4409; a long id is named by its first 64 characters, here and in the request id', async () => {
+    const s = open();
+    await s.init(TEST_KEY);
+    const id = `${'x'.repeat(64)}-and-more`;
+    s.send({ id: 'q', type: 'subscribe', payload: { query: '{ __typename }' } });
+    s.send({ id, type: 'subscribe', payload: { query: SUBSCRIPTION } });
+    const first = await s.next((m) => m.id === id && m.type === 'next');
+    expect(first.payload.extensions.requestId).toMatch(new RegExp(`:${'x'.repeat(64)}$`));
+    s.send({ id, type: 'subscribe', payload: { query: SUBSCRIPTION } });
+    expect(await closing(s)).toEqual({ code: 4409, reason: `Subscriber for ${'x'.repeat(64)} already exists` });
+  });
+
+  it('a refused operation is an error for its id; the socket stays', async () => {
+    const s = open();
+    await s.init(TEST_KEY);
+    s.send({ id: 'bad', type: 'subscribe', payload: { query: '{ nope }' } });
+    const error = await s.next((m) => m.id === 'bad');
+    expect(error).toMatchObject({ type: 'error', payload: [{ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] });
+    s.send({ id: 'nf', type: 'subscribe', payload: { query: 'subscription { conditionsChanged(resortIds: ["nowhere"]) { resortId } }' } });
+    const nf = await s.next((m) => m.id === 'nf' && (m.type === 'error' || m.type === 'next'));
+    expect(JSON.stringify(nf.payload)).toMatch(/NOT_FOUND/);
+    // A persisted document named without its text runs as over HTTP: unknown, so not found.
+    s.send({ id: 'doc', type: 'subscribe', payload: { documentId: 'sha256:0000' } });
+    expect(await s.next((m) => m.id === 'doc')).toMatchObject({ type: 'error', payload: [{ extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } }] });
+    s.send({ id: 'ok', type: 'subscribe', payload: { query: '{ __typename }' } });
+    await s.next((m) => m.id === 'ok' && m.type === 'complete');
+    expect(s.socket.readyState).toBe(WebSocket.OPEN);
+    s.socket.close();
+  });
+
+  it('@defer: each part as a next of its id, then complete', async () => {
+    const s = open();
+    await s.init(TEST_KEY);
+    s.send({ id: 'd', type: 'subscribe', payload: { query: '{ zipStats { totalZips } ... @defer { zip(zip: "90210") { city } } }' } });
+    await s.next((m) => m.id === 'd' && m.type === 'complete');
+    const parts = s.messages.filter((m) => m.id === 'd' && m.type === 'next').map((m) => m.payload);
+    expect(parts[0]).toMatchObject({ data: { zipStats: { totalZips: 40977 } }, hasNext: true });
+    expect(parts.at(-1)).toMatchObject({ hasNext: false });
+    expect(JSON.stringify(parts)).toContain('Beverly Hills');
+    s.socket.close();
+  });
+
+  it('a socket counts as one of its key’s streams, its first subscription in the same place; past the key’s streams an operation’s error, then the socket is refused with 1013', async () => {
+    const a = open();
+    await a.init(TEST_KEY);
+    const b = open();
+    await b.init(TEST_KEY);
+    // Two sockets, two places; a's first subscription takes a's own place, its second the third place.
+    a.send({ id: '1', type: 'subscribe', payload: { query: SUBSCRIPTION } });
+    await a.next((m) => m.id === '1' && m.type === 'next');
+    a.send({ id: '2', type: 'subscribe', payload: { query: SUBSCRIPTION } });
+    await a.next((m) => m.id === '2' && m.type === 'next');
+    a.send({ id: '3', type: 'subscribe', payload: { query: SUBSCRIPTION } });
+    expect(await a.next((m) => m.id === '3')).toMatchObject({ type: 'error', payload: [{ extensions: { code: 'TOO_MANY_STREAMS' } }] });
+    const c = open();
+    await c.opened;
+    c.send({ type: 'connection_init', payload: { 'x-api-key': TEST_KEY } });
+    const { code, reason } = await closing(c);
+    // The refusal's detail, cut to a close frame's 123 bytes.
+    const detail = 'This key already holds 3 open streams (SSE, multipart, WebSocket subscriptions, MCP sessions), the most it may hold; close one first.';
+    expect(Buffer.byteLength(detail)).toBeGreaterThan(123);
+    expect([code, reason]).toEqual([1013, `${Buffer.from(detail).subarray(0, 120).toString()}...`]);
+    // Completing one gives its place back: a third subscription runs.
+    a.send({ id: '2', type: 'complete' });
+    a.send({ id: '4', type: 'subscribe', payload: { query: SUBSCRIPTION } });
+    expect(await a.next((m) => m.id === '4')).toMatchObject({ type: 'next' });
+    // A socket closing gives back every place it held.
+    a.socket.close();
+    await closing(a);
+    b.send({ id: '1', type: 'subscribe', payload: { query: SUBSCRIPTION } });
+    await b.next((m) => m.id === '1' && m.type === 'next');
+    b.send({ id: '2', type: 'subscribe', payload: { query: SUBSCRIPTION } });
+    await b.next((m) => m.id === '2' && m.type === 'next');
+    b.socket.close();
+  });
+});
+
+describe('what a socket sends', () => {
+  it('every ping is answered with a pong, not only the first (once the last pong has gone out), echoing a small payload only', async () => {
+    const s = open();
+    await s.init(TEST_KEY);
+    s.send({ type: 'ping', payload: { at: 1 } });
+    expect(await s.next((m) => m.type === 'pong')).toEqual({ type: 'pong', payload: { at: 1 } });
+    s.messages.length = 0;
+    s.send({ type: 'ping', payload: { junk: 'x'.repeat(2000) } });
+    expect(await s.next((m) => m.type === 'pong')).toEqual({ type: 'pong' });
+    s.messages.length = 0;
+    s.send({ type: 'ping' });
+    expect(await s.next((m) => m.type === 'pong')).toEqual({ type: 'pong' });
+    s.socket.close();
+  });
+
+  it('before connection_ack: at most 8 messages, each at most 4 KiB (1008); protocol pings count', async () => {
+    const many = open();
+    await many.opened;
+    for (let i = 0; i < 8; i++) many.send({ type: 'ping' });
+    await many.next((m) => m.type === 'pong');
+    many.send({ type: 'ping' });
+    expect(await closing(many)).toEqual({ code: 1008, reason: 'At most 8 messages before connection_ack' });
+    const large = open();
+    await large.opened;
+    large.send({ type: 'ping', payload: { junk: 'x'.repeat(5000) } });
+    expect(await closing(large)).toEqual({ code: 1008, reason: 'At most 4096 bytes a message before connection_ack' });
+    const pings = open();
+    await pings.opened;
+    for (let i = 0; i < 9; i++) pings.socket.ping();
+    expect((await closing(pings)).code).toBe(1008);
+    // A large message after connection_ack is fine.
+    const after = open();
+    await after.init(TEST_KEY);
+    after.send({ type: 'ping', payload: { junk: 'x'.repeat(5000) } });
+    await after.next((m) => m.type === 'pong');
+    after.socket.close();
+  });
+
+  it('at most 256 messages at once, then 64 a second on the server’s clock (1008)', async () => {
+    const s = open();
+    await s.init(TEST_KEY);
+    for (let i = 0; i < 254; i++) s.send({ type: 'ping' });
+    s.send({ id: 'read', type: 'subscribe', payload: { query: '{ __typename }' } });
+    await s.next((m) => m.id === 'read' && m.type === 'complete');
+    // A second later, 64 more.
+    app.clock.advance(1000);
+    for (let i = 0; i < 64; i++) s.send({ type: 'ping' });
+    s.send({ id: 'late', type: 'subscribe', payload: { query: '{ __typename }' } });
+    expect(await closing(s)).toEqual({ code: 1008, reason: 'More than 64 messages a second sent (a burst of 256 at most)' });
+  });
+
+  it('at most a burst of 1 MiB, then 256 KiB a second on the server’s clock (1008)', async () => {
+    const s = open();
+    await s.init(TEST_KEY);
+    const ping = JSON.stringify({ type: 'ping', payload: { junk: 'x'.repeat(90_000) } });
+    for (let i = 0; i < 11; i++) s.send(ping);
+    s.send({ id: 'read', type: 'subscribe', payload: { query: '{ __typename }' } });
+    await s.next((m) => m.id === 'read' && m.type === 'complete');
+    app.clock.advance(1000);
+    // 256 KiB more a second: two more pings fit, a fourth does not.
+    for (let i = 0; i < 2; i++) s.send(ping);
+    s.send({ id: 'read2', type: 'subscribe', payload: { query: '{ __typename }' } });
+    await s.next((m) => m.id === 'read2' && m.type === 'complete');
+    s.send(ping);
+    s.send(ping);
+    expect(await closing(s)).toEqual({ code: 1008, reason: 'More than 262144 bytes a second sent (a burst of 1048576 at most)' });
+  });
+
+  it('not UTF-8 (1007), not a JSON object (4400), nested too deep (4400)', async () => {
+    const binary = open();
+    await binary.init(TEST_KEY);
+    binary.socket.send(Buffer.from([0x7b, 0xff, 0x7d]), { binary: true });
+    expect(await closing(binary)).toEqual({ code: 1007, reason: 'Invalid message received: not UTF-8' });
+    for (const text of ['[1]', 'null', 'not json', '"text"']) {
+      const s = open();
+      await s.init(TEST_KEY);
+      s.send(text);
+      expect(await closing(s), text).toEqual({ code: 4400, reason: 'Invalid message received' });
+    }
+    const deep = open();
+    await deep.init(TEST_KEY);
+    deep.send(`{"id":"d","type":"subscribe","payload":{"query":"{ __typename }","variables":${'{"a":'.repeat(40)}1${'}'.repeat(40)}}}`);
+    expect(await closing(deep)).toEqual({ code: 4400, reason: 'Invalid message received: JSON nested too deep' });
+  });
+
+  it('a handshake the WebSocket library refuses is problem+json: 405 not a GET, 400 no key, 426 another version', async () => {
+    const handshake = (request: string) =>
+      within(
+        new Promise<string>((resolve) => {
+          const socket = net.connect(app.port, '127.0.0.1', () => socket.write(request));
+          let out = '';
+          socket.on('data', (d) => (out += d));
+          socket.on('close', () => resolve(out));
+        }),
+        'the handshake answered',
+      );
+    const head = `host: x\r\nupgrade: websocket\r\nconnection: Upgrade\r\nx-api-key: ${TEST_KEY}\r\n`;
+    for (const [request, status, detail, header] of [
+      [
+        `POST /graphql HTTP/1.1\r\n${head}sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\ncontent-length: 0\r\n\r\n`,
+        405,
+        'A WebSocket handshake is a GET.',
+        'allow: GET',
+      ],
+      [`GET /graphql HTTP/1.1\r\n${head}sec-websocket-version: 13\r\n\r\n`, 400, 'Missing or invalid Sec-WebSocket-Key header.', null],
+      [
+        `GET /graphql HTTP/1.1\r\n${head}sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 7\r\n\r\n`,
+        426,
+        'Missing or invalid Sec-WebSocket-Version header: this server speaks version 13.',
+        'sec-websocket-version: 13',
+      ],
+    ] as const) {
+      const answer = await handshake(request);
+      const [top, body] = answer.split('\r\n\r\n');
+      expect(top).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+      expect(top).toMatch(/content-type: application\/problem\+json/);
+      if (header) expect(top).toContain(header);
+      expect(JSON.parse(body!)).toMatchObject({ status, detail });
+    }
+  });
+});
+
+describe('the sweep, on the server’s clock', () => {
+  it('a socket that sends no connection_init in time: 4408; one acknowledged idle past the idle time-out: 1000; one running a subscription stays', async () => {
+    const late = open();
+    await late.opened;
+    const idle = open();
+    await idle.init(TEST_KEY);
+    const busy = open();
+    await busy.init(TEST_KEY);
+    busy.send({ id: 's', type: 'subscribe', payload: { query: SUBSCRIPTION } });
+    await busy.next((m) => m.id === 's' && m.type === 'next');
+    app.clock.advance(3_000);
+    expect(await closing(late)).toEqual({ code: 4408, reason: 'Connection initialisation timeout' });
+    app.clock.advance(57_000);
+    expect(await closing(idle)).toEqual({ code: 1000, reason: 'Idle' });
+    expect(busy.socket.readyState).toBe(WebSocket.OPEN);
+    busy.socket.close();
+  });
+
+  it('a socket that answers no ping is dropped after two heartbeats; one that answers stays', async () => {
+    const silent = open({ autoPong: false });
+    await silent.init(TEST_KEY);
+    const answering = open();
+    await answering.init(TEST_KEY);
+    for (const s of [silent, answering]) s.send({ id: 's', type: 'subscribe', payload: { query: SUBSCRIPTION } });
+    await Promise.all([silent, answering].map((s) => s.next((m) => m.id === 's' && m.type === 'next')));
+    const pinged = within(new Promise((resolve) => silent.socket.once('ping', resolve)), 'a ping');
+    app.clock.advance(12_000);
+    await pinged;
+    answering.send({ type: 'ping' });
+    await answering.next((m) => m.type === 'pong');
+    app.clock.advance(12_000);
+    expect((await closing(silent)).code).toBe(1006);
+    expect(answering.socket.readyState).toBe(WebSocket.OPEN);
+    answering.socket.close();
+  });
+});
+
+describe('unread bytes', () => {
+  it('a socket whose unsent bytes pass STREAM_MAX_BUFFERED_BYTES is closed with 1008, naming the bound', async () => {
+    const s = open();
+    await s.init(TEST_KEY);
+    s.pause();
+    for (let i = 0; i < 12; i++) s.send({ id: `big${i}`, type: 'subscribe', payload: { query: '{ states { zipcodes(limit: 1000) { zip city } } }' } });
+    expect((await getJson(app, '/api/zip/05401')).status).toBe(200);
+    s.resume();
+    expect(await closing(s)).toEqual({ code: 1008, reason: 'Too slow: more than 65536 bytes waited to be sent (STREAM_MAX_BUFFERED_BYTES)' });
+    expect(s.messages.filter((m) => m.type === 'complete').length).toBeLessThan(12);
+  });
+});
+
+describe('sockets without a key', () => {
+  it('past an address’s share the upgrade is refused (429); a key passing takes the socket out of the pool', async () => {
+    const mine = [];
+    for (let i = 0; i < 3; i++) {
+      const s = open({ from: '127.0.0.2' });
+      await s.opened;
+      mine.push(s);
+    }
+    expect(await refusalOf(open({ from: '127.0.0.2' }))).toMatchObject({ status: 429, body: { code: 'TOO_MANY_CONNECTIONS' } });
+    await mine[0]!.init(TEST_KEY);
+    const next = open({ from: '127.0.0.2' });
+    await next.opened;
+    // With the pool full (5), the oldest of the address holding the most gives way: 1013.
+    const others = [open({ from: '127.0.0.3' }), open({ from: '127.0.0.4' })];
+    await Promise.all(others.map((s) => s.opened));
+    const newcomer = open({ from: '127.0.0.5' });
+    await newcomer.opened;
+    expect(await closing(mine[1]!)).toEqual({ code: 1013, reason: 'Try again later: its place was needed (no key sent yet)' });
+    expect(mine[0]!.socket.readyState).toBe(WebSocket.OPEN);
+    for (const s of [...mine, next, ...others, newcomer]) s.socket.close();
+  });
+});
+
+describe('shutdown', () => {
+  it('every socket is told the server is going away (1001)', async () => {
+    const own = await startSourceApp('gateway-graphql-ws-stop-');
+    let closed = false;
+    try {
+      const s = rawSocket(own);
+      await s.init(TEST_KEY);
+      const stopping = own.close();
+      closed = true;
+      expect(await closing(s)).toEqual({ code: 1001, reason: 'Going away: the server is stopping' });
+      await stopping;
+    } finally {
+      if (!closed) await own.close();
+    }
+  });
+});
