@@ -15,9 +15,10 @@ export default {
   // real SQLite file (a copy of the run's database, or one of the real schema in a temp dir), not
   // yet the code only a build runs (src/data/db: build, sources, holders' exit hook).
   // The transports, against the whole server built from src/ on an ephemeral port
-  // (test/unit/app-world.ts) with real clients: http.ts and the list forms so far. Not yet:
-  // answer.ts and event-stream.ts, router.ts (its table is built in a beforeAll, before a mutant is
-  // active), ws.ts and mcp/ (tested by graphql-ws and mcp, but ws.ts alone takes ~90 minutes on one core).
+  // (test/unit/app-world.ts) with real clients, or through an exchange (test/unit/serving.ts):
+  // http.ts, answers and streams, and the list forms so far. Not yet: router.ts (its table is built
+  // in a beforeAll, before a mutant is active), ws.ts and mcp/ (tested by graphql-ws and mcp, but
+  // ws.ts alone takes ~90 minutes on one core).
   mutate: [
     'src/domain/**/*.ts',
     'src/validation/**/*.ts',
@@ -25,6 +26,8 @@ export default {
     'src/transports/rest/*-routes.ts',
     'src/transports/graphql/http.ts',
     'src/transports/graphql/part-json.ts',
+    'src/transports/graphql/answer.ts',
+    'src/transports/graphql/event-stream.ts',
     'src/transports/rest/list-formats.ts',
     'src/transports/rest/list-stream.ts',
     'src/operation/**/*.ts',
