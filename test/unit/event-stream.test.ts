@@ -153,7 +153,11 @@ describe('a source without return()', () => {
       let sent = false;
       const bare: AsyncIterable<unknown> = {
         [Symbol.asyncIterator]: () => ({
-          next: async () => (sent ? { done: true, value: undefined } : ((sent = true), { done: false, value: { data: 1 } })),
+          async next() {
+            if (sent) return { done: true, value: undefined };
+            sent = true;
+            return { done: false, value: { data: 1 } };
+          },
         }),
       };
       const url = await serving((ex) => writeStream(ex, 'sse', bare, { heartbeatMs: 60_000, onError: () => ({}) }));
