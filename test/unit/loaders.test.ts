@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { trace, context as otelContext, propagation } from '@opentelemetry/api';
-import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { RequestLoaders, type LoaderServices } from '../../src/data/loaders.js';
 import { SnapshotStore } from '../../src/data/snapshots/store.js';
 import { addDays } from '../../src/domain/dates.js';
-import { useTracer } from '../../src/telemetry/trace.js';
+import { withTracing } from './tracing.js';
 import { makeServices, sharedServices } from './pipeline-world.js';
 
 /**
@@ -206,12 +204,7 @@ describe('the request loaders', () => {
   });
 
   it('with tracing on, each batch is a span named by its loader, with the number of keys', async () => {
-    const exporter = new InMemorySpanExporter();
-    const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-    provider.register();
-    const tracer = provider.getTracer('loaders');
-    useTracer(tracer);
-    try {
+    await withTracing('loaders', async ({ exporter, tracer }) => {
       await tracer.startActiveSpan('request', async (request) => {
         const l = loaders({ snapshots: new SnapshotStore() });
         await l.snapshotByResort.loadMany(['vail', 'alta']);
@@ -240,12 +233,6 @@ describe('the request loaders', () => {
           ['load zipsByState', { 'db.system': 'sqlite', 'loader.keys': 1 }],
         ].sort(),
       );
-    } finally {
-      useTracer(null);
-      trace.disable();
-      otelContext.disable();
-      propagation.disable();
-      await provider.shutdown();
-    }
+    });
   });
 });
