@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { Exchange } from '../../src/http/exchange.js';
+import { until as poll } from '../helpers/wait.js';
 
 // Real node:http servers whose handlers get an Exchange, for the unit tests of what answers
 // through one (test/unit/exchange, http-serving): requests that fail fast rather than wait.
@@ -29,14 +30,8 @@ const servers: Server[] = [];
 export const ANSWER_MS = 3_000;
 export const ask = (url: string, init: RequestInit = {}) => fetch(url, { signal: AbortSignal.timeout(ANSWER_MS), ...init });
 
-/** Turns of the event loop until `done`, failing (not hanging) when it never comes. */
-export async function until(done: () => boolean): Promise<void> {
-  const stop = Date.now() + ANSWER_MS;
-  while (!done()) {
-    if (Date.now() > stop) throw new Error('what the test waits for never happened');
-    await new Promise((r) => setImmediate(r));
-  }
-}
+/** Waits until `done`, failing (not hanging) when it never comes. */
+export const until = (done: () => boolean): Promise<unknown> => poll(async () => done(), Boolean, ANSWER_MS, 0);
 
 /** Closes the servers `serving` started (each test file's afterEach). */
 export function closeServers(): void {
