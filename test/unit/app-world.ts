@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, inject } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, inject } from 'vitest';
 import { startApp, type RunningApp } from '../../src/app/start.js';
 import { loadConfig } from '../../src/lib/config.js';
 import { movableClock } from '../helpers/clock.js';
@@ -51,6 +51,17 @@ export function sharedSourceApp(prefix: string, options: SourceAppOptions = {}):
   });
   afterAll(() => app?.close());
   return () => app!;
+}
+
+/** After each test of the file, whatever it did, the server logged no error (an answer sent and then a throw is a failure too). */
+export function noErrorLogged(app: () => SourceApp): void {
+  afterEach(() =>
+    expect(
+      app()
+        .log()
+        .filter((l) => l.level >= 50),
+    ).toEqual([]),
+  );
 }
 
 /** The live feed's subscribers now, as /metrics says (the suite's key has the admin scope). */

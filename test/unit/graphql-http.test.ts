@@ -1,11 +1,11 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MAX_JSON_DEPTH } from '../../src/http/json-guard.js';
 import { PERCENT_ENCODING } from '../../src/http/query-string.js';
 import { TEST_KEY } from '../helpers/server.js';
 import { negotiate } from '../../src/transports/graphql/event-stream.js';
-import { liveSubscribers, sharedSourceApp, subscribersBecome, type SourceApp } from './app-world.js';
+import { liveSubscribers, noErrorLogged, sharedSourceApp, subscribersBecome, type SourceApp } from './app-world.js';
 import { streamReader } from './stream-reader.js';
 
 /**
@@ -20,14 +20,7 @@ const GRAPHQL_RESPONSE = 'application/graphql-response+json; charset=utf-8';
 const JSON_UTF8 = 'application/json; charset=utf-8';
 
 const app = sharedSourceApp('gateway-graphql-http-', { env: { GRAPHQL_BATCH_MAX: '3', STREAMS_PER_KEY: '2' }, logLevel: 'info' });
-// Whatever a test did, the server logged no error (an answer sent and then a throw is a failure too).
-afterEach(() =>
-  expect(
-    app()
-      .log()
-      .filter((l) => l.level >= 50),
-  ).toEqual([]),
-);
+noErrorLogged(app);
 
 /** The cost the request log line of the request with this id names. */
 const loggedCost = (requestId: string | null) =>

@@ -1,10 +1,10 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { request } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PERCENT_ENCODING } from '../../src/http/query-string.js';
 import { OFFERED } from '../../src/transports/rest/list-formats.js';
 import { TEST_KEY } from '../helpers/server.js';
-import { sharedSourceApp } from './app-world.js';
+import { noErrorLogged, sharedSourceApp } from './app-world.js';
 
 /**
  * The REST router (transports/rest/router.ts) and a list's CSV and NDJSON forms (list-stream.ts)
@@ -13,14 +13,7 @@ import { sharedSourceApp } from './app-world.js';
  */
 
 const app = sharedSourceApp('gateway-rest-router-');
-// Whatever a test did, the server logged no error.
-afterEach(() =>
-  expect(
-    app()
-      .log()
-      .filter((l) => l.level >= 50),
-  ).toEqual([]),
-);
+noErrorLogged(app);
 
 const rest = (path: string, init: RequestInit = {}) => {
   const headers = new Headers(init.headers);
