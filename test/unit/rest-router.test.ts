@@ -68,6 +68,13 @@ describe('routing', () => {
     const head = await rest('/api/zip/90210', { method: 'HEAD' });
     expect([head.status, await head.text()]).toEqual([200, '']);
   });
+
+  it('a POST route runs its mutation and answers its shaped body, never kept', async () => {
+    const run = await json('/api/sync/run', { method: 'POST' });
+    expect([run.status, run.headers.get('cache-control'), run.headers.get('etag')]).toEqual([200, 'no-store', null]);
+    expect(run.body).toMatchObject({ state: 'RUNNING' });
+    expect(Object.keys(run.body).sort()).toEqual(Object.keys((await json('/api/sync/status')).body).sort());
+  });
 });
 
 describe('parameters', () => {

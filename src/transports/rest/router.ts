@@ -1,7 +1,5 @@
-import type { z } from 'zod';
 import { GraphQLError, type DocumentNode } from 'graphql';
 import { parseParams } from '../../validation/validate.js';
-import { isList } from '../../validation/params.js';
 import { badInput } from '../../lib/errors.js';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { CACHE_NONE, JSON_TYPE } from '../../http/headers.js';
@@ -14,20 +12,10 @@ import { TRANSPORTS, type OperationRequest } from '../../operation/operation.js'
 import type { Pipeline } from '../../operation/pipeline.js';
 import { sendKept } from '../graphql/answer.js';
 import type { RestRoute } from './route.js';
-import { type Column, columnsOf, negotiateList, OFFERED } from './list-formats.js';
+import { createRouteTable, type RouteMatch } from './route-table.js';
+import { negotiateList, OFFERED } from './list-formats.js';
 import { ListForm } from './list-stream.js';
 import type { Freshness } from '../../data/data-version.js';
-
-interface MountedRoute {
-  route: RestRoute;
-  segments: string[];
-  allow: string;
-  methods: ReadonlySet<string>;
-  /** A list's CSV columns (from its documented item), when the route is a list. */
-  columns: Column[] | null;
-  /** Its list parameters: given repeated, their values are joined by commas (the documented form). */
-  lists: ReadonlySet<string>;
-}
 
 /** A list's answer depends on the Accept header too. */
 const VARY_ACCEPT = ['vary', 'accept'];
@@ -51,45 +39,23 @@ export interface RestRouterDeps {
  * version of the data, kept shaped), the cost limit and budget, execution, the error policy.
  */
 export function createRestRouter({ routes, pipeline, cache, makeContext, versionOf, cacheControlOf }: RestRouterDeps) {
-  const bySegmentCount = new Map<number, MountedRoute[]>();
-  for (const route of routes) {
-    const segments = route.path.split('/').slice(1);
-    const method = route.method ?? 'GET';
-    const list = bySegmentCount.get(segments.length) ?? [];
-    const methods = method === 'GET' ? ['GET', 'HEAD'] : [method];
-    const shape = (route.params as unknown as z.ZodObject).shape as Record<string, z.ZodType>;
-    const lists = new Set(Object.keys(shape).filter((name) => isList(shape[name]!)));
-    list.push({ route, segments, allow: methods.join(', '), methods: new Set(methods), columns: route.list ? columnsOf(itemOf(route)) : null, lists });
-    bySegmentCount.set(segments.length, list);
-  }
-
-  function match(path: string): { mounted: MountedRoute; pathParams: [string, string][] } | null {
-    const parts = path.split('/');
-    const candidates = bySegmentCount.get(parts.length - 1);
-    if (!candidates) return null;
-    for (const c of candidates) {
-      const pathParams: [string, string][] = [];
-      let ok = true;
-      for (let i = 0; i < c.segments.length && ok; i++) {
-        const seg = c.segments[i]!;
-        if (seg.charCodeAt(0) === 58 /* : */) pathParams.push([seg.slice(1), parts[i + 1]!]);
-        else ok = seg === parts[i + 1];
-      }
-      if (ok) return { mounted: c, pathParams };
-    }
-    return null;
-  }
+  const table = createRouteTable(routes);
 
   /** Returns false when no route matches, so the caller can answer 404. */
   async function handle(ex: Exchange): Promise<boolean> {
-    const found = match(ex.path);
+    const found = table.match(ex.path);
     if (!found) return false;
+    await answer(ex, found);
+    return true;
+  }
+
+  async function answer(ex: Exchange, found: RouteMatch): Promise<void> {
     const { route, allow, methods } = found.mounted;
     ex.route = route.path;
     const method = ex.req.method ?? '';
     if (!methods.has(method)) {
       sendProblem(ex, { status: 405, code: 'METHOD_NOT_ALLOWED', detail: `${method} is not allowed here; use ${allow}`, headers: ['allow', allow] });
-      return true;
+      return;
     }
     // A list answers JSON, CSV or NDJSON, as the Accept header asks.
     const format = found.mounted.columns ? negotiateList(ex.req.headers.accept) : 'json';
@@ -102,7 +68,7 @@ export function createRestRouter({ routes, pipeline, cache, makeContext, version
         errors: [{ name: 'accept', value, bound: OFFERED, message: `accept must name ${OFFERED}` }],
         headers: VARY_ACCEPT,
       });
-      return true;
+      return;
     }
     const { columns, lists } = found.mounted;
     let context: GraphQLContext | undefined;
@@ -123,7 +89,7 @@ export function createRestRouter({ routes, pipeline, cache, makeContext, version
       if (!parsed.ok) {
         const { message, extensions } = badInput(parsed.problems);
         sendProblem(ex, problemFrom(message, extensions));
-        return true;
+        return;
       }
       const params = parsed.value;
       const overGet = route.method !== 'POST';
@@ -137,14 +103,14 @@ export function createRestRouter({ routes, pipeline, cache, makeContext, version
       const keepFor = () => ['cache-control', cacheControlOf(route.freshness)];
       if (form?.matches(ex.req.headers['if-none-match'])) {
         await form.send(ex, null, columns!, keepFor());
-        return true;
+        return;
       }
       const request: OperationRequest = {
         own: route.operation as DocumentNode,
         variables: route.variables ? route.variables(params) : params,
+        // No cross-site concern (the CSRF step passes the server's own documents): a route runs only
+        // its own operation, and a GET route a query.
         overGet,
-        // Not a cross-site concern: a route runs only the server's own operation, and a GET route a query.
-        crossSiteSafe: true,
         ...(overGet && !form
           ? { keep: { key: `${route.path}\n${JSON.stringify(params)}`, serialize: (data: unknown) => JSON.stringify(route.shape(data as never, params)) } }
           : {}),
@@ -157,41 +123,33 @@ export function createRestRouter({ routes, pipeline, cache, makeContext, version
         const running = pipeline.run(request, TRANSPORTS.rest, context);
         outcome = running instanceof Promise ? await running : running;
         ex.cost = context.cost ?? 0;
-        if (ex.answered) return true;
+        if (ex.answered) return;
       }
       if (outcome.kind === 'kept') {
         // No name in this async frame holds the body while it is compressed (see exchange.ts).
         await sendKept(ex, outcome, cache, JSON_TYPE, columns ? VARY_ACCEPT : undefined);
-        return true;
+        return;
       }
       const errors = outcome.kind === 'refused' ? outcome.errors : outcome.kind === 'result' ? outcome.result.errors : undefined;
       if (errors?.length) {
         const headers = outcome.kind === 'refused' ? outcome.headers : undefined;
         if (headers && outcome.kind === 'refused' && outcome.status === 429) ex.replaceHeaders(headers);
         sendProblem(ex, problemOf(errors[0], ex, context ?? makeContext(ex), outcome.kind === 'refused' ? outcome.status : undefined));
-        return true;
+        return;
       }
       if (outcome.kind !== 'result') throw new Error(`a REST route's operation answered with a ${outcome.kind}`);
       if (form) {
         const body = route.shape(outcome.result.data as never, params) as Record<string, unknown[]>;
         await form.send(ex, body[route.list!]!, columns!, keepFor());
-        return true;
+        return;
       }
       await ex.sendCompressible(200, JSON_TYPE, JSON.stringify(route.shape(outcome.result.data as never, params)), ['cache-control', CACHE_NONE]);
     } catch (err) {
       sendProblem(ex, problemOf(err, ex, context ?? makeContext(ex)));
     }
-    return true;
   }
 
   return { handle };
-}
-
-/** The documented schema of a list route's items. */
-function itemOf(route: RestRoute): z.ZodType {
-  const list = (route.response as unknown as z.ZodObject).shape[route.list!] as z.ZodArray<z.ZodType> | undefined;
-  if (!list?.element) throw new Error(`${route.path}: its documented body has no list "${route.list}"`);
-  return list.element;
 }
 
 function decodePathSegment(name: string, value: string): string {
