@@ -242,3 +242,24 @@ describe('over the key’s cost budget', () => {
     expect(g.headers.get('retry-after')).toMatch(/^\d+$/);
   });
 });
+
+describe('a list form the client has', () => {
+  // One request a second buys a budget of 1 x 100 x 10 = 1,000 units a 10 s window.
+  const budgeted = sharedSourceApp('gateway-rest-304-', { env: { COST_UNITS_PER_REQUEST: '100', COST_WINDOW_SECONDS: '10' }, config: { apiKeysRate: 1 } });
+  it('is 304 before its operation runs: nothing is charged to the budget', async () => {
+    const page = '/api/states/CA/zipcodes?limit=60';
+    const headers = { 'x-api-key': TEST_KEY, accept: 'text/csv' };
+    const first = await fetch(`${budgeted().url}${page}`, { headers });
+    expect(first.status).toBe(200);
+    await first.text();
+    // Run again, it would cost as much again, more than is left of the window's budget.
+    for (let i = 0; i < 3; i++) {
+      budgeted().clock.advance(1000);
+      const again = await fetch(`${budgeted().url}${page}`, { headers: { ...headers, 'if-none-match': first.headers.get('etag')! } });
+      expect(again.status).toBe(304);
+    }
+    budgeted().clock.advance(1000);
+    const json = await fetch(`${budgeted().url}${page}`, { headers: { 'x-api-key': TEST_KEY } });
+    expect(json.status).toBe(429);
+  });
+});

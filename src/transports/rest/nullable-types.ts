@@ -9,10 +9,7 @@ type Json = Record<string, unknown>;
  * an x with `enum` or `const` (which null would fail) or a `$ref` keeps its anyOf.
  */
 export function nullablesAsTypeArrays(schema: unknown): void {
-  if (Array.isArray(schema)) {
-    for (const item of schema) nullablesAsTypeArrays(item);
-    return;
-  }
+  // An array's items are its values too.
   if (!schema || typeof schema !== 'object') return;
   const node = schema as Json;
   for (const value of Object.values(node)) nullablesAsTypeArrays(value);
