@@ -161,7 +161,9 @@ describe('list forms', () => {
       const again = await rest(VT, { headers: { ...CSV, 'if-none-match': inm } });
       expect([again.status, again.headers.get('etag'), await again.text()], inm).toEqual([304, etag, '']);
     }
-    expect((await rest(VT, { headers: { ...CSV, 'if-none-match': '"other.csv"' } })).status).toBe(200);
+    // Another tag, or ours with a W/ inside it (only a leading W/ marks a weak tag): the rows.
+    for (const inm of ['"other.csv"', `${etag.slice(0, 2)}W/${etag.slice(2)}`])
+      expect((await rest(VT, { headers: { ...CSV, 'if-none-match': inm } })).status, inm).toBe(200);
     // Another form or other parameters: another tag.
     const ndjson = await rest(VT, { headers: { ...CSV, accept: 'application/x-ndjson' } });
     expect(ndjson.headers.get('etag')).toMatch(/\.ndjson"$/);

@@ -25,13 +25,14 @@ export class ListForm {
     readonly format: Exclude<ListFormat, 'json'>,
     key: string,
   ) {
-    this.etag = `"${createHash('sha1').update(key).digest('base64url').slice(0, 27)}.${format}"`;
+    // SHA-1's 20 bytes are 27 characters of base64url.
+    this.etag = `"${createHash('sha1').update(key).digest('base64url')}.${format}"`;
   }
 
-  /** Whether If-None-Match names this form, in any coding (weak comparison, lists, `*`). */
+  /** Whether If-None-Match names this form, in any coding (weak comparison, lists, `*`; node has trimmed the value). */
   matches(header: string | undefined): boolean {
     if (!header) return false;
-    if (header.trim() === '*') return true;
+    if (header === '*') return true;
     const base = this.etag.slice(1, -1);
     return header.split(',').some((part) => {
       const tag = part.trim().replace(/^W\//, '');
@@ -43,11 +44,11 @@ export class ListForm {
     return coding === null ? this.etag : `${this.etag.slice(0, -1)}.${coding === 'br' ? 'br' : 'gz'}"`;
   }
 
-  /** 304 when the client has it (no body); else the rows, streamed. */
+  /** 304 when the client has it (no items: the caller has asked `matches` first); else the rows, streamed. */
   async send(ex: Exchange, items: readonly unknown[] | null, columns: readonly Column[], headers: readonly string[]): Promise<void> {
     const coding = codingFor(ex.req, 'answer');
     const common = ['etag', this.etagOf(coding), 'vary', 'accept, accept-encoding', ...headers];
-    if (items === null || this.matches(ex.req.headers['if-none-match'])) return ex.sendEmpty(304, common);
+    if (items === null) return ex.sendEmpty(304, common);
     const res = ex.res;
     ex.writeStreamHead(LIST_MEDIA_TYPES[this.format], [...common, ...(coding ? ['content-encoding', coding] : [])]);
     if (ex.req.method === 'HEAD') return void res.end();
