@@ -2395,4 +2395,28 @@ export const EQUIVALENT = [
     'i <= items.length',
     "at i = items.length the chunk of rows from there on is empty: writing '' sends nothing",
   ],
+  [
+    'src/transports/graphql/event-stream.ts',
+    35,
+    "!accept.includes('text/event-stream') && !accept.includes('multipart/mixed')",
+    'ConditionalExpression',
+    'false',
+    'a fast path: an Accept naming neither stream ranks to JSON and no stream all the same (the ranking below), only later',
+  ],
+  [
+    'src/transports/graphql/event-stream.ts',
+    35,
+    "'text/event-stream'",
+    'StringLiteral',
+    '""',
+    'a fast path: an Accept naming neither stream ranks to JSON and no stream all the same (the ranking below), only later',
+  ],
+  [
+    'src/transports/graphql/event-stream.ts',
+    35,
+    "'multipart/mixed'",
+    'StringLiteral',
+    '""',
+    'a fast path: an Accept naming neither stream ranks to JSON and no stream all the same (the ranking below), only later',
+  ],
 ];

@@ -35,13 +35,14 @@ export function negotiate(accept: string | undefined): Wanted {
   if (!accept || (!accept.includes('text/event-stream') && !accept.includes('multipart/mixed'))) return JSON_ONLY;
   const ranked = accept
     .split(',')
-    .map((entry, i) => {
+    .map((entry) => {
       const [type, ...params] = entry.split(';');
       const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-      return { format: FORMAT_OF[type!.trim().toLowerCase()], q: q ? Number(q.slice(2)) : 1, i };
+      return { format: FORMAT_OF[type!.trim().toLowerCase()], q: q ? Number(q.slice(2)) : 1 };
     })
     .filter((x) => x.format !== undefined && x.q > 0)
-    .sort((a, b) => b.q - a.q || a.i - b.i);
+    // Sorting is stable: at equal q, the order the client listed.
+    .sort((a, b) => b.q - a.q);
   let single: Wanted['single'] | null = null;
   let stream: StreamFormat | null = null;
   for (const { format } of ranked) {
