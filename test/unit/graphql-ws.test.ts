@@ -311,6 +311,9 @@ describe('operations', () => {
     s.send({ id: 'bad', type: 'subscribe', payload: { query: '{ nope }' } });
     const error = await s.next((m) => m.id === 'bad');
     expect(error).toMatchObject({ type: 'error', payload: [{ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] });
+    // The refused operation has ended: its id runs again.
+    s.send({ id: 'bad', type: 'subscribe', payload: { query: '{ __typename }' } });
+    await s.next((m) => m.id === 'bad' && m.type === 'complete');
     s.send({ id: 'nf', type: 'subscribe', payload: { query: 'subscription { conditionsChanged(resortIds: ["nowhere"]) { resortId } }' } });
     const nf = await s.next((m) => m.id === 'nf' && (m.type === 'error' || m.type === 'next'));
     expect(JSON.stringify(nf.payload)).toMatch(/NOT_FOUND/);
@@ -335,6 +338,28 @@ describe('operations', () => {
     s.socket.close();
   });
 
+  it('the last stream a socket ends leaves its place to the socket, which still holds it; a key sent at connection_init gives back the upgrade’s key’s place', async () => {
+    const { key } = newKey({ streams: 2 });
+    const x = open();
+    await x.init(key);
+    x.send({ id: 's', type: 'subscribe', payload: { query: SUBSCRIPTION } });
+    await x.next((m) => m.id === 's' && m.type === 'next');
+    x.send({ id: 's', type: 'complete' });
+    x.send({ type: 'ping' });
+    await x.next((m) => m.type === 'pong');
+    // A socket whose upgrade named the key and whose connection_init names another gives the key's place back.
+    const other = open({ headers: { 'x-api-key': key } });
+    await other.init(TEST_KEY);
+    const y = open();
+    await y.init(key);
+    // x and y hold the key's two places.
+    const z = open();
+    await z.opened;
+    z.send({ type: 'connection_init', payload: { 'x-api-key': key } });
+    expect((await closing(z)).code).toBe(1013);
+    for (const s of [x, other, y]) s.socket.close();
+  });
+
   it('a socket counts as one of its key’s streams, its first subscription in the same place; past the key’s streams an operation’s error, then the socket is refused with 1013', async () => {
     const a = open();
     await a.init(TEST_KEY);
@@ -355,10 +380,11 @@ describe('operations', () => {
     const detail = 'This key already holds 3 open streams (SSE, multipart, WebSocket subscriptions, MCP sessions), the most it may hold; close one first.';
     expect(Buffer.byteLength(detail)).toBeGreaterThan(123);
     expect([code, reason]).toEqual([1013, `${Buffer.from(detail).subarray(0, 120).toString()}...`]);
-    // Completing one gives its place back: a third subscription runs.
+    // Completing one gives its place back: a third subscription runs (the refused one's id is free).
     a.send({ id: '2', type: 'complete' });
-    a.send({ id: '4', type: 'subscribe', payload: { query: SUBSCRIPTION } });
-    expect(await a.next((m) => m.id === '4')).toMatchObject({ type: 'next' });
+    a.messages.length = 0;
+    a.send({ id: '3', type: 'subscribe', payload: { query: SUBSCRIPTION } });
+    expect(await a.next((m) => m.id === '3')).toMatchObject({ type: 'next' });
     // A socket closing gives back every place it held.
     a.socket.close();
     await closing(a);
@@ -382,6 +408,15 @@ describe('what a socket sends', () => {
     s.messages.length = 0;
     s.send({ type: 'ping' });
     expect(await s.next((m) => m.type === 'pong')).toEqual({ type: 'pong' });
+    s.messages.length = 0;
+    s.send({ type: 'ping', payload: null });
+    expect(await s.next((m) => m.type === 'pong')).toEqual({ type: 'pong' });
+    // A pong of exactly 1024 bytes still echoes its payload.
+    const edge = { junk: 'x'.repeat(1024 - JSON.stringify({ type: 'pong', payload: { junk: '' } }).length) };
+    s.messages.length = 0;
+    s.send({ type: 'ping', payload: edge });
+    await s.next((m) => m.type === 'pong');
+    expect(s.messages).toEqual([{ type: 'pong', payload: edge }]);
     // A protocol ping gets a protocol pong with its payload.
     const pong = within(new Promise<Buffer>((resolve) => s.socket.once('pong', resolve)), 'a protocol pong');
     s.socket.ping('hello');
@@ -547,8 +582,16 @@ describe('the sweep, on the server’s clock', () => {
     later.send({ type: 'ping' });
     await later.next((m) => m.type === 'pong');
     expect(busy.socket.readyState).toBe(WebSocket.OPEN);
+    // Its subscription ends now: idle counts from its end, not from when it started.
+    busy.send({ id: 's', type: 'complete' });
+    busy.send({ type: 'ping' });
+    await busy.next((m) => m.type === 'pong');
     app.clock.advance(2_000);
     expect(await closing(later)).toEqual({ code: 1000, reason: 'Idle' });
+    // The same sweep left `busy` open.
+    busy.messages.length = 0;
+    busy.send({ type: 'ping' });
+    await busy.next((m) => m.type === 'pong');
     busy.socket.close();
   });
 
