@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { hashApiKey } from '../../src/auth/api-key.js';
+import { VERSION_CHECK_MS } from '../../src/auth/guard.js';
 import { rawSocket, type RawSocket } from '../helpers/raw-socket.js';
 import { getJson, TEST_KEY } from '../helpers/server.js';
 import { until } from './serving.js';
@@ -131,6 +132,12 @@ beforeAll(async () => {
   app = await startSourceApp('gateway-graphql-ws-', {
     env: { STREAMS_PER_KEY: '3', STREAM_MAX_BUFFERED_BYTES: String(64 * 1024), WS_PENDING_PER_ADDRESS: '3', WS_PENDING_MAX: '5' },
   });
+  // The server loads the transport with its first upgrade: here, before any test, so that what it
+  // builds once (ws.ts's module and createGraphQLWs' setup) is not counted as the first test's alone.
+  const first = bounded(rawSocket(app));
+  await first.init(TEST_KEY);
+  first.socket.close();
+  await closing(first);
 });
 // Whatever a test did, the server logged no error.
 afterEach(() => expect(app.log().filter((l) => l.level >= 50)).toEqual([]));
@@ -235,7 +242,19 @@ describe('keys', () => {
     const s = open();
     await s.opened;
     s.send({ id: '1', type: 'subscribe', payload: { query: '{ __typename }' } });
-    expect((await closing(s)).code).toBe(4401);
+    expect(await closing(s)).toEqual({ code: 4401, reason: 'Unauthorized' });
+  });
+
+  it('a subscribe for a key revoked a moment ago closes the socket with 4403, nothing sent for its id', async () => {
+    const { key, revoke } = newKey();
+    const s = open();
+    await s.init(key);
+    revoke();
+    // The key check looks at the database again after VERSION_CHECK_MS of the server's clock.
+    app.clock.advance(VERSION_CHECK_MS);
+    s.send({ id: 'op', type: 'subscribe', payload: { query: '{ __typename }' } });
+    expect(await closing(s)).toEqual({ code: 4403, reason: 'The API key has been revoked.' });
+    expect(s.messages).toEqual([{ type: 'connection_ack' }]);
   });
 });
 
@@ -311,6 +330,8 @@ describe('operations', () => {
     s.send({ id: 'bad', type: 'subscribe', payload: { query: '{ nope }' } });
     const error = await s.next((m) => m.id === 'bad');
     expect(error).toMatchObject({ type: 'error', payload: [{ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] });
+    // A complete for an id that is not running is nothing.
+    s.send({ id: 'never', type: 'complete' });
     // The refused operation has ended: its id runs again.
     s.send({ id: 'bad', type: 'subscribe', payload: { query: '{ __typename }' } });
     await s.next((m) => m.id === 'bad' && m.type === 'complete');
@@ -427,8 +448,11 @@ describe('what a socket sends', () => {
   it('before connection_ack: at most 8 messages, each at most 4 KiB (1008); protocol pings count', async () => {
     const many = open();
     await many.opened;
-    for (let i = 0; i < 8; i++) many.send({ type: 'ping' });
-    await many.next((m) => m.type === 'pong');
+    for (let i = 0; i < 8; i++) {
+      many.messages.length = 0;
+      many.send({ type: 'ping' });
+      await many.next((m) => m.type === 'pong');
+    }
     many.send({ type: 'ping' });
     expect(await closing(many)).toEqual({ code: 1008, reason: 'At most 8 messages before connection_ack' });
     // Exactly 4096 bytes is still fine; 4097 is not.
@@ -461,7 +485,9 @@ describe('what a socket sends', () => {
     await s.next((m) => m.id === 'read' && m.type === 'complete');
     // A second later, 64 more.
     app.clock.advance(1000);
-    for (let i = 0; i < 64; i++) s.send({ type: 'ping' });
+    for (let i = 0; i < 63; i++) s.send({ type: 'ping' });
+    s.send({ id: 'fits', type: 'subscribe', payload: { query: '{ __typename }' } });
+    await s.next((m) => m.id === 'fits' && m.type === 'complete');
     s.send({ id: 'late', type: 'subscribe', payload: { query: '{ __typename }' } });
     expect(await closing(s)).toEqual({ code: 1008, reason: 'More than 64 messages a second sent (a burst of 256 at most)' });
   });
@@ -510,6 +536,18 @@ describe('what a socket sends', () => {
     await binary.init(TEST_KEY);
     binary.socket.send(Buffer.from([0x7b, 0xff, 0x7d]), { binary: true });
     expect(await closing(binary)).toEqual({ code: 1007, reason: 'Invalid message received: not UTF-8' });
+    // Larger than MAX_BODY_BYTES: the WebSocket library closes it (1009).
+    const huge = open();
+    await huge.init(TEST_KEY);
+    huge.send(pingOf(100_001));
+    expect((await closing(huge)).code).toBe(1009);
+    // A subscribe without a payload object is graphql-ws' to refuse.
+    for (const payload of [undefined, null]) {
+      const s = open();
+      await s.init(TEST_KEY);
+      s.send({ id: 'p', type: 'subscribe', payload });
+      expect((await closing(s)).code, String(payload)).toBe(4400);
+    }
     for (const text of ['[1]', 'null', 'not json', '"text"']) {
       const s = open();
       await s.init(TEST_KEY);
@@ -554,7 +592,7 @@ describe('what a socket sends', () => {
       expect(top).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
       expect(top).toMatch(/content-type: application\/problem\+json/);
       if (header) expect(top).toContain(header);
-      expect(JSON.parse(body!)).toMatchObject({ status, detail });
+      expect(JSON.parse(body!)).toMatchObject({ status, detail, code: { 405: 'METHOD_NOT_ALLOWED', 400: 'BAD_REQUEST', 426: 'UPGRADE_REQUIRED' }[status] });
     }
   });
 });
@@ -574,8 +612,14 @@ describe('the sweep, on the server’s clock', () => {
     await later.opened;
     app.clock.advance(2_000);
     await later.init(TEST_KEY);
+    // Opened 1 s before `late` times out: the same sweep leaves it open.
+    const young = open();
+    await young.opened;
     app.clock.advance(1_000);
     expect(await closing(late)).toEqual({ code: 4408, reason: 'Connection initialisation timeout' });
+    young.send({ type: 'ping' });
+    await young.next((m) => m.type === 'pong');
+    young.socket.close();
     app.clock.advance(57_000);
     expect(await closing(idle)).toEqual({ code: 1000, reason: 'Idle' });
     // The same sweep left `later` open: it still answers.
@@ -610,7 +654,9 @@ describe('the sweep, on the server’s clock', () => {
     expect(await held()).toMatchObject({ status: 429, body: { code: 'TOO_MANY_STREAMS' } });
     app.clock.advance(500);
     expect((await closing(marker)).code).toBe(4408);
-    // Half its grace gone: still held.
+    // Half its grace gone: still held. Another bad message does not start the grace again.
+    expect(await held()).toMatchObject({ status: 429, body: { code: 'TOO_MANY_STREAMS' } });
+    mute.socket.write(maskedText('still not json'));
     expect(await held()).toMatchObject({ status: 429, body: { code: 'TOO_MANY_STREAMS' } });
     app.clock.advance(500);
     await within(mute.cut, 'the socket cut');
