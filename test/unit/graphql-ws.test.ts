@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import net from 'node:net';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -322,6 +323,22 @@ describe('operations', () => {
       s.send({ id, type: 'subscribe', payload: { query: SUBSCRIPTION } });
       expect(await closing(s)).toEqual({ code: 4409, reason });
     }
+  });
+
+  it('an automatic persisted query over the socket: its hash alone is not found, its text with the hash runs and keeps it, then its hash alone runs it', async () => {
+    const s = open();
+    await s.init(TEST_KEY);
+    const query = '{ zipStats { totalZips } __typename }';
+    const extensions = { persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(query).digest('hex') } };
+    s.send({ id: 'hash', type: 'subscribe', payload: { extensions } });
+    expect(await s.next((m) => m.id === 'hash')).toMatchObject({ type: 'error', payload: [{ extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } }] });
+    s.send({ id: 'text', type: 'subscribe', payload: { query, extensions } });
+    await s.next((m) => m.id === 'text' && m.type === 'complete');
+    s.messages.length = 0;
+    s.send({ id: 'hash', type: 'subscribe', payload: { extensions } });
+    await s.next((m) => m.id === 'hash' && m.type === 'complete');
+    expect(s.messages.find((m) => m.type === 'next').payload.data).toEqual({ zipStats: { totalZips: 40977 }, __typename: 'Query' });
+    s.socket.close();
   });
 
   it('a refused operation is an error for its id; the socket stays', async () => {
@@ -720,6 +737,42 @@ describe('shutdown', () => {
       await stopping;
     } finally {
       if (!closed) await own.close();
+    }
+  });
+});
+
+describe('at the connection cap', () => {
+  it('a socket running nothing is idle and gives way to a newcomer; one running a subscription is not', async () => {
+    const own = await startSourceApp('gateway-graphql-ws-cap-', { env: { MAX_CONNECTIONS: '3', MAX_STREAMS: '2' } });
+    const clients: net.Socket[] = [];
+    try {
+      const socketTo = (options: Parameters<typeof rawSocket>[1]) => bounded(rawSocket(own, options));
+      const busy = socketTo({ headers: { 'x-api-key': TEST_KEY } });
+      await busy.init(null);
+      busy.send({ id: 's', type: 'subscribe', payload: { query: SUBSCRIPTION } });
+      await busy.next((m) => m.id === 's' && m.type === 'next');
+      const idle = socketTo({ headers: { 'x-api-key': TEST_KEY } });
+      await idle.init(null);
+      // A keep-alive connection that carried a key's request, idle now, younger than both.
+      const kept = net.connect(own.port, '127.0.0.1');
+      clients.push(kept);
+      let answer = '';
+      kept.on('data', (d: Buffer) => void (answer += d));
+      kept.write(`GET /api/zip/90210 HTTP/1.1\r\nhost: x\r\nx-api-key: ${TEST_KEY}\r\n\r\n`);
+      await within(
+        until(() => answer.includes('Beverly Hills')),
+        'the keep-alive answer',
+      );
+      // A fourth connection: the oldest idle one of those a key vouched for makes room.
+      const newcomer = net.connect(own.port, '127.0.0.1');
+      clients.push(newcomer);
+      expect((await closing(idle)).code).toBe(1006);
+      busy.send({ type: 'ping' });
+      await busy.next((m) => m.type === 'pong');
+      expect(kept.destroyed).toBe(false);
+    } finally {
+      for (const c of clients) c.destroy();
+      await own.close();
     }
   });
 });
