@@ -724,29 +724,45 @@ describe('sockets without a key', () => {
   });
 });
 
+/**
+ * A server of the describe's own, started with the transport loaded (a first upgrade) before its
+ * tests: what createGraphQLWs builds once is then counted as no test's (as for the file's server).
+ */
+function ownServer(prefix: string, env: NodeJS.ProcessEnv = {}): () => SourceApp {
+  let own: SourceApp | undefined;
+  beforeAll(async () => {
+    own = await startSourceApp(prefix, { env });
+    const first = bounded(rawSocket(own));
+    await first.init(TEST_KEY);
+    first.socket.close();
+    await closing(first);
+    // Gone from the server's connections too.
+    await within(
+      until(() => own!.openConnections() === 0),
+      'the first socket gone',
+    );
+  });
+  afterAll(() => own?.close());
+  return () => own!;
+}
+
 describe('shutdown', () => {
+  const own = ownServer('gateway-graphql-ws-stop-');
   it('every socket is told the server is going away (1001)', async () => {
-    const own = await startSourceApp('gateway-graphql-ws-stop-');
-    let closed = false;
-    try {
-      const s = bounded(rawSocket(own));
-      await s.init(TEST_KEY);
-      const stopping = own.close();
-      closed = true;
-      expect(await closing(s)).toEqual({ code: 1001, reason: 'Going away: the server is stopping' });
-      await stopping;
-    } finally {
-      if (!closed) await own.close();
-    }
+    const s = bounded(rawSocket(own()));
+    await s.init(TEST_KEY);
+    const stopping = own().close();
+    expect(await closing(s)).toEqual({ code: 1001, reason: 'Going away: the server is stopping' });
+    await stopping;
   });
 });
 
 describe('at the connection cap', () => {
+  const own = ownServer('gateway-graphql-ws-cap-', { MAX_CONNECTIONS: '3', MAX_STREAMS: '2' });
   it('a socket running nothing is idle and gives way to a newcomer; one running a subscription is not', async () => {
-    const own = await startSourceApp('gateway-graphql-ws-cap-', { env: { MAX_CONNECTIONS: '3', MAX_STREAMS: '2' } });
     const clients: net.Socket[] = [];
     try {
-      const socketTo = (options: Parameters<typeof rawSocket>[1]) => bounded(rawSocket(own, options));
+      const socketTo = (options: Parameters<typeof rawSocket>[1]) => bounded(rawSocket(own(), options));
       const busy = socketTo({ headers: { 'x-api-key': TEST_KEY } });
       await busy.init(null);
       busy.send({ id: 's', type: 'subscribe', payload: { query: SUBSCRIPTION } });
@@ -754,7 +770,7 @@ describe('at the connection cap', () => {
       const idle = socketTo({ headers: { 'x-api-key': TEST_KEY } });
       await idle.init(null);
       // A keep-alive connection that carried a key's request, idle now, younger than both.
-      const kept = net.connect(own.port, '127.0.0.1');
+      const kept = net.connect(own().port, '127.0.0.1');
       clients.push(kept);
       let answer = '';
       kept.on('data', (d: Buffer) => void (answer += d));
@@ -764,15 +780,15 @@ describe('at the connection cap', () => {
         'the keep-alive answer',
       );
       // A fourth connection: the oldest idle one of those a key vouched for makes room.
-      const newcomer = net.connect(own.port, '127.0.0.1');
+      const newcomer = net.connect(own().port, '127.0.0.1');
       clients.push(newcomer);
       expect((await closing(idle)).code).toBe(1006);
       busy.send({ type: 'ping' });
       await busy.next((m) => m.type === 'pong');
       expect(kept.destroyed).toBe(false);
+      busy.socket.close();
     } finally {
       for (const c of clients) c.destroy();
-      await own.close();
     }
   });
 });
