@@ -78,6 +78,8 @@ async function handshakeByHand(key: string) {
   return {
     socket,
     cut,
+    /** What it received after the handshake, as text. */
+    text: () => String(after()),
     /** The first frame received after the handshake (a close frame's code and reason, unmasked). */
     frame: async () => {
       await until(() => after().length >= 2 && after().length >= 2 + (after()[1]! & 0x7f));
@@ -462,6 +464,24 @@ describe('what a socket sends', () => {
     s.socket.close();
   });
 
+  it('pings read together get one pong: none while the last is unsent', async () => {
+    const raw = await handshakeByHand(newKey().key);
+    raw.socket.write(maskedText(JSON.stringify({ type: 'connection_init' })));
+    await within(
+      until(() => raw.text().includes('connection_ack')),
+      'connection_ack',
+    );
+    // Five pings and a query in one write: read in one turn of the server's event loop.
+    const query = maskedText(JSON.stringify({ id: 'q', type: 'subscribe', payload: { query: '{ __typename }' } }));
+    raw.socket.write(Buffer.concat([...Array.from({ length: 5 }, () => maskedText('{"type":"ping"}')), query]));
+    await within(
+      until(() => raw.text().includes('"type":"complete"')),
+      'the query answered',
+    );
+    expect(raw.text().split('{"type":"pong"}').length - 1).toBe(1);
+    raw.socket.destroy();
+  });
+
   it('before connection_ack: at most 8 messages, each at most 4 KiB (1008); protocol pings count', async () => {
     const many = open();
     await many.opened;
@@ -692,6 +712,15 @@ describe('the sweep, on the server’s clock', () => {
     const pinged = within(new Promise((resolve) => silent.socket.once('ping', resolve)), 'a ping');
     app.clock.advance(12_000);
     await pinged;
+    // Until the next heartbeat the silent one is left alone: it still answers after a sweep a second
+    // later (seen to pass: it cuts a socket that did not finish a close).
+    const mute = await handshakeByHand(newKey().key);
+    mute.socket.write(maskedText('not json'));
+    await within(mute.frame(), 'the close frame');
+    app.clock.advance(1_000);
+    await within(mute.cut, 'the socket cut');
+    silent.send({ type: 'ping' });
+    await silent.next((m) => m.type === 'pong');
     answering.send({ type: 'ping' });
     await answering.next((m) => m.type === 'pong');
     app.clock.advance(12_000);
