@@ -88,6 +88,25 @@ async function handshakeByHand(key: string) {
   };
 }
 
+/**
+ * The server loads the transport with its first upgrade: here a handshake the WebSocket library
+ * refuses (no Sec-WebSocket-Key), before any test, so that what ws.ts builds once (its module,
+ * createGraphQLWs' setup) is counted as no test's rather than the first test's alone. It asserts
+ * nothing and never throws: a mutant it meets is for the tests to find (a hook that failed would
+ * skip them, and Stryker would count the mutant as surviving).
+ */
+async function loadTransport(server: SourceApp): Promise<void> {
+  const socket = net.connect(server.port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  socket.write(`GET /graphql HTTP/1.1\r\nhost: x\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-version: 13\r\nx-api-key: ${TEST_KEY}\r\n\r\n`);
+  await within(new Promise((resolve) => socket.on('close', resolve)), 'the first handshake answered').catch(() => undefined);
+  socket.destroy();
+  await within(
+    until(() => server.openConnections() === 0),
+    'the first connection gone',
+  ).catch(() => undefined);
+}
+
 let app: SourceApp;
 const sockets: RawSocket[] = [];
 /** A raw socket to the server, closed after the test file. */
@@ -135,12 +154,7 @@ beforeAll(async () => {
   app = await startSourceApp('gateway-graphql-ws-', {
     env: { STREAMS_PER_KEY: '3', STREAM_MAX_BUFFERED_BYTES: String(64 * 1024), WS_PENDING_PER_ADDRESS: '3', WS_PENDING_MAX: '5' },
   });
-  // The server loads the transport with its first upgrade: here, before any test, so that what it
-  // builds once (ws.ts's module and createGraphQLWs' setup) is not counted as the first test's alone.
-  const first = bounded(rawSocket(app));
-  await first.init(TEST_KEY);
-  first.socket.close();
-  await closing(first);
+  await loadTransport(app);
 });
 // Whatever a test did, the server logged no error.
 afterEach(() => expect(app.log().filter((l) => l.level >= 50)).toEqual([]));
@@ -761,15 +775,7 @@ function ownServer(prefix: string, env: NodeJS.ProcessEnv = {}): () => SourceApp
   let own: SourceApp | undefined;
   beforeAll(async () => {
     own = await startSourceApp(prefix, { env });
-    const first = bounded(rawSocket(own));
-    await first.init(TEST_KEY);
-    first.socket.close();
-    await closing(first);
-    // Gone from the server's connections too.
-    await within(
-      until(() => own!.openConnections() === 0),
-      'the first socket gone',
-    );
+    await loadTransport(own);
   });
   afterAll(() => own?.close());
   return () => own!;
