@@ -162,7 +162,11 @@ describe('outputSchemaOf: the data an operation selects as JSON Schema', () => {
   });
 
   it('an object selected without fields is any object; an operation whose root the schema lacks is any object', () => {
-    expect(schemasOf(schema, '{ health }').output).toEqual({ type: 'object', properties: { health: { type: ['object', 'null'], description: expect.any(String) } }, required: ['health'] });
+    expect(schemasOf(schema, '{ health }').output).toEqual({
+      type: 'object',
+      properties: { health: { type: ['object', 'null'], description: expect.any(String) } },
+      required: ['health'],
+    });
     expect(schemasOf(SHAPES, 'mutation { town }').output).toEqual({ type: 'object' });
   });
 });
@@ -241,7 +245,9 @@ describe('resources and the prompt', () => {
   it('the prompt: the day given (at most 40 characters) or today, the ZIP checked; another name refused naming it', () => {
     const text = (args: Record<string, string>) => (getPrompt('plan_ski_day', args).messages[0]!.content as { text: string }).text;
     expect(getPrompt('plan_ski_day', { zip: '81657' })).toMatchObject({ description: PROMPTS[0]!.description, messages: [{ role: 'user' }] });
-    expect(text({ zip: '81657' })).toMatch(/^I want to ski today, starting from ZIP 81657\. Call resorts_near_zip .*\. Weigh new snow .*\. Recommend one resort .*\.$/);
+    expect(text({ zip: '81657' })).toMatch(
+      /^I want to ski today, starting from ZIP 81657\. Call resorts_near_zip .*\. Weigh new snow .*\. Recommend one resort .*\.$/,
+    );
     expect(text({ zip: '81657', day: '' })).toMatch(/^I want to ski today,/);
     expect(text({ zip: '81657', day: 'x'.repeat(50) })).toMatch(new RegExp(`^I want to ski ${'x'.repeat(40)}, starting`));
     expect(() => getPrompt('plan_ski_week', { zip: '81657' })).toThrow('No prompt "plan_ski_week"; prompts/list names them.');
@@ -253,7 +259,10 @@ describe('a call’s outcome as a tool result', () => {
   it('data as structured content and its JSON text; errors each as its code and message, one a line, ERROR when it has no code', () => {
     expect(outcomeOf({ kind: 'result', result: { data: { a: 1 } } } as never)).toEqual({ ok: true, data: { a: 1 } });
     expect(outcomeOf({ kind: 'result', result: {} } as never)).toEqual({ ok: true, data: {} });
-    const failed = outcomeOf({ kind: 'result', result: { data: { a: null }, errors: [new GraphQLError('gone', { extensions: { code: 'NOT_FOUND' } }), new GraphQLError('odd')] } } as never);
+    const failed = outcomeOf({
+      kind: 'result',
+      result: { data: { a: null }, errors: [new GraphQLError('gone', { extensions: { code: 'NOT_FOUND' } }), new GraphQLError('odd')] },
+    } as never);
     expect(failed).toEqual({
       ok: false,
       data: { a: null },
@@ -266,7 +275,10 @@ describe('a call’s outcome as a tool result', () => {
       ok: false,
       errors: [{ code: 'RATE_LIMITED', message: 'slow down' }],
     });
-    expect(outcomeOf({ kind: 'refused', status: 400, errors: [{ message: 'plain' }] } as never)).toEqual({ ok: false, errors: [{ code: 'ERROR', message: 'plain' }] });
+    expect(outcomeOf({ kind: 'refused', status: 400, errors: [{ message: 'plain' }] } as never)).toEqual({
+      ok: false,
+      errors: [{ code: 'ERROR', message: 'plain' }],
+    });
     expect(outcomeOf({ kind: 'stream', parts: [] } as never)).toEqual({
       ok: false,
       errors: [{ code: 'INTERNAL_SERVER_ERROR', message: 'The operation did not answer with one result.' }],
