@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { connectMcp, disconnectMcp, toolText, type McpConnection } from '../helpers/mcp.js';
+import { connectMcp, disconnectMcp, toolText } from '../helpers/mcp.js';
 import { TEST_KEY } from '../helpers/server.js';
 import { until } from '../helpers/wait.js';
 import { noErrorLogged, startSourceApp, subscribersBecome, liveSubscribers, type SourceApp } from './app-world.js';
