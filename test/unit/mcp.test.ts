@@ -45,6 +45,8 @@ const theClients = () => (clients ??= (async () => ({ admin: (await connect()).c
 beforeAll(async () => {
   app = await startSourceApp('gateway-mcp-unit-', {
     env: { STREAMS_PER_KEY: '3', MCP_SESSION_IDLE_TIMEOUT_MS: String(IDLE_MS), CORS_ORIGINS: ALLOWED_ORIGIN },
+    // A line per request, with its cost.
+    logLevel: 'info',
     config: { apiKeys: [TEST_KEY, READER, SESSIONS_KEY, 'szg_mcp_listeners_test_key', 'szg_mcp_order_test_key'] },
   });
 });
@@ -261,6 +263,9 @@ describe('what a request must be before its message is read: problem+json', () =
         'POST, GET, DELETE',
       ]);
     }
+    // Counted under MCP's route.
+    const metrics = await (await fetch(`${app.url}/metrics`, { headers: { 'x-api-key': TEST_KEY } })).text();
+    expect(metrics).toMatch(/\{route="\/mcp",method="PATCH",status="405"\} 1$/m);
   });
 
   it('a browser’s Origin: one CORS_ORIGINS allows, or the server’s own, initializes; another is 403', async () => {
@@ -399,6 +404,18 @@ describe('the message: one JSON-RPC 2.0 message, the first an initialize', () =>
     const session = res.headers.get('mcp-session-id')!;
     const ping = await inSession(session, { jsonrpc: '2.0', id: 2, method: 'ping' });
     expect([ping.status, ping.body]).toEqual([200, { jsonrpc: '2.0', id: 2, result: {} }]);
+  });
+
+  it('a tool call’s cost is its request’s, as the request’s log line says; a ping costs nothing', async () => {
+    const session = await rawSession(TEST_KEY);
+    const costOf = async (body: unknown) => {
+      const res = await inSession(session, body);
+      expect(res.status).toBe(200);
+      const id = res.headers.get('x-request-id');
+      return app.log().find((l) => l.msg === 'request' && l.reqId === id)?.cost;
+    };
+    expect(await costOf({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'zip_lookup', arguments: { zip: '05401' } } })).toBeGreaterThan(0);
+    expect(await costOf({ jsonrpc: '2.0', id: 2, method: 'ping' })).toBeUndefined();
   });
 
   it('a request named notifications/cancelled is no cancellation: the SDK answers it; a cancellation of nothing running is taken (202)', async () => {
