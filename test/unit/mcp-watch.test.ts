@@ -5,7 +5,7 @@ import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelco
 import { connectMcp, disconnectMcp, toolText } from '../helpers/mcp.js';
 import { TEST_KEY } from '../helpers/server.js';
 import { until } from '../helpers/wait.js';
-import { noErrorLogged, startSourceApp, subscribersBecome, liveSubscribers, type SourceApp } from './app-world.js';
+import { liveSubscribers, loadMcp, noErrorLogged, startSourceApp, subscribersBecome, type SourceApp } from './app-world.js';
 
 /**
  * MCP's resource subscriptions (transports/mcp/session.ts, watch.ts) on the server built from src/:
@@ -21,6 +21,7 @@ const RESORT_IDS: string[] = JSON.parse(readFileSync(path.resolve(import.meta.di
 let app: SourceApp;
 beforeAll(async () => {
   app = await startSourceApp('gateway-mcp-watch-', { env: { LIVE_CHECK_MS: '100', STREAMS_PER_KEY: '20' } });
+  await loadMcp(app);
 });
 noErrorLogged(() => app);
 afterAll(() => app?.close());
@@ -133,11 +134,16 @@ describe('what may be subscribed to', () => {
   });
 });
 
-describe('a key’s quota and the request deadline', () => {
+describe('a key’s quota', () => {
+  const QUOTA = 'szg_mcp_quota_of_four_key';
+  let limited: SourceApp;
+  beforeAll(async () => {
+    limited = await startSourceApp('gateway-mcp-quota-', { env: { LIVE_CHECK_MS: '100' }, config: { apiKeys: [QUOTA, TEST_KEY], apiKeysQuota: 4 } });
+    await loadMcp(limited);
+  });
+  afterAll(() => limited?.close());
+
   it('a key out of quota: each call a RATE_LIMITED error, the session kept, its resource updates stopped', async () => {
-    const QUOTA = 'szg_mcp_quota_of_four_key';
-    const limited = await startSourceApp('gateway-mcp-quota-', { env: { LIVE_CHECK_MS: '100' }, config: { apiKeys: [QUOTA, TEST_KEY], apiKeysQuota: 4 } });
-    onTestFinished(() => limited.close());
     const w = await watcher(limited.url, QUOTA);
     // Another key's session, told of the same changes: when it is told, the limited one would have been.
     const sentinel = await watcher(limited.url, TEST_KEY);
@@ -179,11 +185,18 @@ describe('a key’s quota and the request deadline', () => {
     // (Nothing watched, an hour without a request: the session has gone idle by now.)
     expect(w.updated).toEqual([]);
   });
+});
+
+describe('the request deadline', () => {
+  let slow: SourceApp;
+  beforeAll(async () => {
+    // A deadline of 1 ms (below what EXECUTION_TIMEOUT_MS takes): every call of any weight passes it.
+    slow = await startSourceApp('gateway-mcp-deadline-', { config: { executionTimeoutMs: 1 } });
+    await loadMcp(slow);
+  });
+  afterAll(() => slow?.close());
 
   it('a call past the request deadline is a TIMEOUT tool error; the session answers on', async () => {
-    // A deadline of 1 ms (below what EXECUTION_TIMEOUT_MS takes): every call of any weight passes it.
-    const slow = await startSourceApp('gateway-mcp-deadline-', { config: { executionTimeoutMs: 1 } });
-    onTestFinished(() => slow.close());
     const w = await watcher(slow.url);
     const answer = (await w.client.callTool({ name: 'resort_history', arguments: { id: 'alta', days: 90, years: 10 } })) as CallToolResult;
     expect([answer.isError, toolText(answer)]).toEqual([true, expect.stringMatching(/^TIMEOUT: /)]);

@@ -4,7 +4,7 @@ import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcont
 import { connectMcp, disconnectMcp, toolText } from '../helpers/mcp.js';
 import { getJson, TEST_KEY } from '../helpers/server.js';
 import { until } from '../helpers/wait.js';
-import { noErrorLogged, startSourceApp, type SourceApp } from './app-world.js';
+import { loadMcp, noErrorLogged, startSourceApp, type SourceApp } from './app-world.js';
 import { toolsResourcesAndPrompt } from '../helpers/mcp-cases.js';
 
 /**
@@ -49,6 +49,7 @@ beforeAll(async () => {
     logLevel: 'info',
     config: { apiKeys: [TEST_KEY, READER, SESSIONS_KEY, 'szg_mcp_listeners_test_key', 'szg_mcp_order_test_key'] },
   });
+  await loadMcp(app);
 });
 noErrorLogged(() => app);
 afterAll(async () => {
