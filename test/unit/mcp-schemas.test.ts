@@ -207,6 +207,10 @@ describe('toolsOf: one tool per operation file', () => {
     const [tool] = toolsOf(schema, [op('query StatusNow { ...S } fragment S on Query { health { status } }')]);
     expect(tool).toMatchObject({ name: 'status_now', description: 'the x.graphql', scope: null, readOnly: true });
     expect(toolName('ZipLookup2Now')).toBe('zip_lookup2_now');
+    // A spread named as a root field that needs a scope is no field; a root field the schema lacks, or a root type it lacks, needs none.
+    expect(toolsOf(schema, [op('query Spread { ...runSync } fragment runSync on Query { health { status } }')])[0]!.scope).toBeNull();
+    expect(toolsOf(schema, [op('query Nope { nope }')])[0]!.scope).toBeNull();
+    expect(toolsOf(SHAPES, [op('mutation Change { town }')])[0]).toMatchObject({ scope: null, readOnly: false, outputSchema: { type: 'object' } });
   });
 });
 
@@ -231,7 +235,15 @@ describe('resources and the prompt', () => {
   it('what a URI names: a document, or a resort’s view with its id in lower case; anything else nothing', () => {
     expect(targetOf('gateway://openapi.json')).toEqual({ kind: 'document', uri: 'gateway://openapi.json' });
     expect(targetOf('resort://VAIL/weather')).toEqual({ kind: 'resort', uri: 'resort://vail/weather', resortId: 'vail', view: 'weather' });
-    for (const uri of ['resort://-vail/conditions', 'resort://vail/lifts', 'resort:///conditions', 'gateway://toString', 'file:///etc/passwd'])
+    for (const uri of [
+      'resort://-vail/conditions',
+      'resort://vail/lifts',
+      'resort:///conditions',
+      'gateway://toString',
+      'file:///etc/passwd',
+      'xresort://vail/conditions',
+      'resort://vail/conditions/x',
+    ])
       expect(targetOf(uri), uri).toBeNull();
   });
 

@@ -203,3 +203,40 @@ describe('the request deadline', () => {
     expect((await w.client.listTools()).tools.length).toBeGreaterThan(0);
   });
 });
+
+describe('a key’s rate', () => {
+  let paced: SourceApp;
+  beforeAll(async () => {
+    paced = await startSourceApp('gateway-mcp-rate-', { config: { apiKeysRate: 2 } });
+    await loadMcp(paced);
+  });
+  afterAll(() => paced?.close());
+
+  it('a call counts against the quota, not the rate again: its message was counted at the door', async () => {
+    const post = (body: unknown, session?: string) =>
+      fetch(`${paced.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'x-api-key': TEST_KEY,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(session ? { 'mcp-session-id': session } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    const session = init.headers.get('mcp-session-id')!;
+    // A new second on the server's clock: two messages, a call and a ping, within the rate of 2.
+    paced.clock.advance(1000);
+    const call = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'zip_lookup', arguments: { zip: '05401' } } }, session);
+    expect(((await call.json()) as { result: CallToolResult }).result.isError ?? false).toBe(false);
+    expect((await post({ jsonrpc: '2.0', id: 3, method: 'ping' }, session)).status).toBe(200);
+    // A third in that second: the rate.
+    expect((await post({ jsonrpc: '2.0', id: 4, method: 'ping' }, session)).status).toBe(429);
+  });
+});

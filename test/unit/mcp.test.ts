@@ -47,7 +47,7 @@ beforeAll(async () => {
     env: { STREAMS_PER_KEY: '3', MCP_SESSION_IDLE_TIMEOUT_MS: String(IDLE_MS), CORS_ORIGINS: ALLOWED_ORIGIN },
     // A line per request, with its cost.
     logLevel: 'info',
-    config: { apiKeys: [TEST_KEY, READER, SESSIONS_KEY, 'szg_mcp_listeners_test_key', 'szg_mcp_order_test_key'] },
+    config: { apiKeys: [TEST_KEY, READER, SESSIONS_KEY, 'szg_mcp_listeners_test_key', 'szg_mcp_order_test_key', 'szg_mcp_watching_test_key'] },
   });
   await loadMcp(app);
 });
@@ -75,6 +75,20 @@ describe('MCP with the official SDK client', () => {
     expect(client.getServerVersion()).toMatchObject({ name: 'ski-zip-gateway' });
     expect(client.getServerCapabilities()).toMatchObject({ tools: {}, resources: { subscribe: true }, prompts: {} });
     expect(client.getInstructions()).toMatch(/resort:\/\/\{id\}\/conditions/);
+    // Each handler on the session it was made for (a handler is made with its session: tested here, in the same test).
+    expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(['gateway://schema.graphql', 'gateway://openapi.json']);
+    expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.name)).toEqual(['resort-conditions', 'resort-weather']);
+    expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(['plan_ski_day']);
+    expect((await client.getPrompt({ name: 'plan_ski_day', arguments: { zip: '81657' } })).messages).toHaveLength(1);
+    await expect(client.readResource({ uri: 'resort://vail/lifts' })).rejects.toMatchObject({
+      code: -32002,
+      message: expect.stringContaining('No resource resort://vail/lifts: resources/list and resources/templates/list name them.'),
+    });
+    const unknown = (await client.callTool({ name: 'zip_lookup', arguments: { zip: '05401', x: 1, y: 2 } })) as {
+      isError?: boolean;
+      content: { text: string }[];
+    };
+    expect([unknown.isError, unknown.content[0]!.text]).toEqual([true, 'BAD_USER_INPUT: zip_lookup takes no argument "x", "y"; it takes zip.']);
     await disconnectMcp(session);
   });
 
@@ -492,6 +506,18 @@ describe('sessions at the key’s bound, and their notification streams', () => 
     expect([await ping(a, key), await ping(b, key), await ping(d, key)]).toEqual([404, 200, 200]);
     streamB.abort();
     streamD.abort();
+  });
+
+  it('a session with a resource subscribed is not taken, though it has no notification stream', async () => {
+    const key = 'szg_mcp_watching_test_key';
+    const watching = await rawSession(key);
+    const subscribed = await inSession(watching, { jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: 'resort://vail/conditions' } }, key);
+    expect([subscribed.status, subscribed.body.result]).toEqual([200, {}]);
+    app.clock.advance(1000);
+    const [b, c] = [await rawSession(key), await rawSession(key)];
+    // At the bound: b, the least recently active of those nobody listens to, makes room; the older watching one stays.
+    await rawSession(key);
+    expect([await ping(watching, key), await ping(b, key), await ping(c, key)]).toEqual([200, 404, 200]);
   });
 
   it('the session taken is its key’s least recently active one, from the same key', async () => {
