@@ -31,14 +31,16 @@ export function operationsOnDisk(): Map<string, string> {
   return out;
 }
 
+type Clients = { admin: Client; reader: Client };
+
 /**
  * The tools, resources and prompt of /mcp as the SDK's client sees them, the same whether the
  * server is the bundle (test/mcp) or built from src/ (test/unit/mcp, for Stryker): an admin key's
  * client and a reader's (a key without the admin scope).
  */
-export function toolsResourcesAndPrompt(clients: () => { admin: Client; reader: Client }): void {
+export function toolsResourcesAndPrompt(clients: () => Clients | Promise<Clients>): void {
   it('tools/list: one tool per operation file, its description the file’s opening comment, schemas derived from the operation with the parameters’ bounds', async () => {
-    const { admin } = clients();
+    const { admin } = await clients();
     const { tools } = await admin.listTools();
     const onDisk = operationsOnDisk();
     expect(new Set(tools.map((t) => t.name))).toEqual(new Set(onDisk.keys()));
@@ -69,8 +71,9 @@ export function toolsResourcesAndPrompt(clients: () => { admin: Client; reader: 
         zip: { type: ['object', 'null'], properties: { city: { type: 'string' }, lat: { type: 'number' } }, required: expect.arrayContaining(['zip', 'city']) },
       },
     });
-    expect(byName.get('run_sync')!.annotations).toMatchObject({ readOnlyHint: false });
-    expect(byName.get('zip_lookup')!.annotations).toMatchObject({ readOnlyHint: true });
+    // Each tool reads or changes this service's data only: none reaches out to an open world.
+    expect(byName.get('run_sync')!.annotations).toEqual({ readOnlyHint: false, openWorldHint: false });
+    expect(byName.get('zip_lookup')!.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
   });
 
   // Each tool with arguments that work, what its answer must say, and arguments it must refuse naming the parameter.
@@ -177,7 +180,7 @@ export function toolsResourcesAndPrompt(clients: () => { admin: Client; reader: 
 
   for (const c of CASES) {
     it(`${c.tool}: good arguments answer structured content (and its JSON text); bad ones are a tool error naming the parameter`, async () => {
-      const { admin } = clients();
+      const { admin } = await clients();
       const ok = (await admin.callTool({ name: c.tool, arguments: c.good })) as CallToolResult;
       expect(ok.isError ?? false, textOf(ok)).toBe(false);
       c.check(ok.structuredContent);
@@ -191,12 +194,12 @@ export function toolsResourcesAndPrompt(clients: () => { admin: Client; reader: 
   }
 
   it('an unknown tool is a JSON-RPC error naming it', async () => {
-    const { admin } = clients();
+    const { admin } = await clients();
     await expect(admin.callTool({ name: 'drop_tables', arguments: {} })).rejects.toThrow(/No tool "drop_tables"/);
   });
 
   it('admin tools are listed only for admin keys; a key without the scope cannot start a sync (FORBIDDEN, naming the scope)', async () => {
-    const { admin, reader } = clients();
+    const { admin, reader } = await clients();
     expect((await admin.listTools()).tools.map((t) => t.name)).toContain('run_sync');
     expect((await reader.listTools()).tools.map((t) => t.name)).not.toContain('run_sync');
     const refused = (await reader.callTool({ name: 'run_sync', arguments: {} })) as CallToolResult;
@@ -208,7 +211,7 @@ export function toolsResourcesAndPrompt(clients: () => { admin: Client; reader: 
   });
 
   it('resources: the SDL and the OpenAPI document read; resort templates listed; a resort’s conditions and weather read; an unknown one refused', async () => {
-    const { admin } = clients();
+    const { admin } = await clients();
     const { resources } = await admin.listResources();
     expect(resources.map((r) => r.uri).sort()).toEqual(['gateway://openapi.json', 'gateway://schema.graphql']);
     const sdl = await admin.readResource({ uri: 'gateway://schema.graphql' });
@@ -219,7 +222,10 @@ export function toolsResourcesAndPrompt(clients: () => { admin: Client; reader: 
     expect(Object.keys(openApi.paths)).toContain('/api/zip/{zip}');
     const { resourceTemplates } = await admin.listResourceTemplates();
     expect(resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual(['resort://{id}/conditions', 'resort://{id}/weather']);
-    const conditions = JSON.parse(contentText(await admin.readResource({ uri: 'resort://Vail/conditions' })));
+    const read = await admin.readResource({ uri: 'resort://Vail/conditions' });
+    // Answered under the URI as asked, as JSON.
+    expect(read.contents).toEqual([{ uri: 'resort://Vail/conditions', mimeType: 'application/json', text: expect.any(String) }]);
+    const conditions = JSON.parse(contentText(read));
     expect(conditions).toMatchObject({ id: 'vail', conditions: { units: { system: 'METRIC' } } });
     const weather = JSON.parse(contentText(await admin.readResource({ uri: 'resort://zermatt/weather' })));
     expect(weather.weather.forecast).toHaveLength(7);
@@ -229,7 +235,7 @@ export function toolsResourcesAndPrompt(clients: () => { admin: Client; reader: 
   });
 
   it('the prompt plans a ski day from the tools; a malformed ZIP is refused naming it', async () => {
-    const { admin } = clients();
+    const { admin } = await clients();
     const { prompts } = await admin.listPrompts();
     expect(prompts.map((p) => p.name)).toEqual(['plan_ski_day']);
     const got = await admin.getPrompt({ name: 'plan_ski_day', arguments: { zip: '81657', day: 'Saturday' } });

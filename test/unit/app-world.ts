@@ -43,6 +43,18 @@ export async function startSourceApp(prefix: string, options: SourceAppOptions =
 }
 export type SourceApp = Awaited<ReturnType<typeof startSourceApp>>;
 
+/**
+ * Loads MCP (the server loads it with the first request to /mcp: its modules, their tables, the
+ * tools derived from the operation files) by a request it refuses (405). Called in a beforeAll, that
+ * load is what Stryker counts as static, as the rest of a server's start; left to the first test
+ * that happens to reach /mcp, its table mutants were counted against that test alone, survivors no
+ * test judges.
+ */
+export async function loadMcp(app: Pick<SourceApp, 'url'>): Promise<void> {
+  const res = await fetch(`${app.url}/mcp`, { method: 'PUT', headers: { 'x-api-key': TEST_KEY } });
+  await res.arrayBuffer();
+}
+
 /** One such server for a file's tests: started before them, closed and its copy removed after. */
 export function sharedSourceApp(prefix: string, options: SourceAppOptions = {}): () => SourceApp {
   let app: SourceApp | undefined;
