@@ -137,7 +137,7 @@ describe('outputSchemaOf: the data an operation selects as JSON Schema', () => {
   it('fragments read in place: under the parent’s own type required, under another type, a directive or a missing fragment optional', () => {
     const { output } = schemasOf(
       SHAPES,
-      `{ towns { ...Own ... on Town { population } ... on Place { name } ... @include(if: true) { colour } tags @skip(if: false) ...Missing ...OnPlace nope } place }
+      `{ towns { ...Own ... on Town { population } ... on Place { name } ... @include(if: true) { colour } tags @skip(if: false) ...Missing ...OnPlace nope ... { name } } place }
        fragment Own on Town { extra }
        fragment OnPlace on Place { name }`,
     );
@@ -153,7 +153,8 @@ describe('outputSchemaOf: the data an operation selects as JSON Schema', () => {
           colour: { type: ['string', 'null'], enum: ['RED', 'GREEN', null] },
           tags: { type: ['array', 'null'], items: { type: ['string', 'null'] } },
         },
-        required: ['extra', 'population'],
+        // An inline fragment without a type condition is the parent's own type.
+        required: ['extra', 'population', 'name'],
       },
     });
     // A field of an interface type: any object (or null).
