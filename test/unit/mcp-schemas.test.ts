@@ -26,7 +26,7 @@ const SHAPES = buildSchema(`
   scalar Json
   enum Colour { RED GREEN }
   interface Place { name: String! }
-  type Town implements Place { name: String! population: Int! colour: Colour extra: Json tags: [String] }
+  type Town implements Place { name: String! population: Int! colour: Colour extra: Json tags: [String] area: Float! }
   input Tree { label: String! size: Int! = 3 note: String child: Tree }
   type Query {
     town(tree: Tree, ids: [ID!]): Town
@@ -137,7 +137,7 @@ describe('outputSchemaOf: the data an operation selects as JSON Schema', () => {
   it('fragments read in place: under the parent’s own type required, under another type, a directive or a missing fragment optional', () => {
     const { output } = schemasOf(
       SHAPES,
-      `{ towns { ...Own ... on Town { population } ... on Place { name } ... @include(if: true) { colour } tags @skip(if: false) ...Missing ...OnPlace nope ... { name } } place }
+      `{ towns { ...Own ... on Town { population } ... on Place { name } ... @include(if: true) { colour } tags @skip(if: false) ...Missing ...OnPlace nope ... { area } } place }
        fragment Own on Town { extra }
        fragment OnPlace on Place { name }`,
     );
@@ -152,9 +152,10 @@ describe('outputSchemaOf: the data an operation selects as JSON Schema', () => {
           name: { type: 'string' },
           colour: { type: ['string', 'null'], enum: ['RED', 'GREEN', null] },
           tags: { type: ['array', 'null'], items: { type: ['string', 'null'] } },
+          area: { type: 'number' },
         },
         // An inline fragment without a type condition is the parent's own type.
-        required: ['extra', 'population', 'name'],
+        required: ['extra', 'population', 'area'],
       },
     });
     // A field of an interface type: any object (or null).
