@@ -26,7 +26,7 @@ const SHAPES = buildSchema(`
   scalar Json
   enum Colour { RED GREEN }
   interface Place { name: String! }
-  type Town implements Place { name: String! population: Int! colour: Colour extra: Json tags: [String] }
+  type Town implements Place { name: String! population: Int! colour: Colour extra: Json tags: [String] area: Float! }
   input Tree { label: String! size: Int! = 3 note: String child: Tree }
   type Query {
     town(tree: Tree, ids: [ID!]): Town
@@ -137,7 +137,7 @@ describe('outputSchemaOf: the data an operation selects as JSON Schema', () => {
   it('fragments read in place: under the parent’s own type required, under another type, a directive or a missing fragment optional', () => {
     const { output } = schemasOf(
       SHAPES,
-      `{ towns { ...Own ... on Town { population } ... on Place { name } ... @include(if: true) { colour } tags @skip(if: false) ...Missing ...OnPlace nope } place }
+      `{ towns { ...Own ... on Town { population } ... on Place { name } ... @include(if: true) { colour } tags @skip(if: false) ...Missing ...OnPlace nope ... { area } } place }
        fragment Own on Town { extra }
        fragment OnPlace on Place { name }`,
     );
@@ -152,8 +152,10 @@ describe('outputSchemaOf: the data an operation selects as JSON Schema', () => {
           name: { type: 'string' },
           colour: { type: ['string', 'null'], enum: ['RED', 'GREEN', null] },
           tags: { type: ['array', 'null'], items: { type: ['string', 'null'] } },
+          area: { type: 'number' },
         },
-        required: ['extra', 'population'],
+        // An inline fragment without a type condition is the parent's own type.
+        required: ['extra', 'population', 'area'],
       },
     });
     // A field of an interface type: any object (or null).
@@ -208,7 +210,7 @@ describe('toolsOf: one tool per operation file', () => {
     expect(tool).toMatchObject({ name: 'status_now', description: 'the x.graphql', scope: null, readOnly: true });
     expect(toolName('ZipLookup2Now')).toBe('zip_lookup2_now');
     // A spread named as a root field that needs a scope is no field; a root field the schema lacks, or a root type it lacks, needs none.
-    expect(toolsOf(schema, [op('query Spread { ...runSync } fragment runSync on Query { health { status } }')])[0]!.scope).toBeNull();
+    expect(toolsOf(schema, [op('mutation Spread { ...runSync } fragment runSync on Mutation { __typename }')])[0]!.scope).toBeNull();
     expect(toolsOf(schema, [op('query Nope { nope }')])[0]!.scope).toBeNull();
     expect(toolsOf(SHAPES, [op('mutation Change { town }')])[0]).toMatchObject({ scope: null, readOnly: false, outputSchema: { type: 'object' } });
   });

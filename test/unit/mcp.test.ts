@@ -84,11 +84,14 @@ describe('MCP with the official SDK client', () => {
       code: -32002,
       message: expect.stringContaining('No resource resort://vail/lifts: resources/list and resources/templates/list name them.'),
     });
-    const unknown = (await client.callTool({ name: 'zip_lookup', arguments: { zip: '05401', x: 1, y: 2 } })) as {
+    const unknown = (await client.callTool({ name: 'nearby_zips', arguments: { zip: '05401', x: 1, y: 2 } })) as {
       isError?: boolean;
       content: { text: string }[];
     };
-    expect([unknown.isError, unknown.content[0]!.text]).toEqual([true, 'BAD_USER_INPUT: zip_lookup takes no argument "x", "y"; it takes zip.']);
+    expect([unknown.isError, unknown.content[0]!.text]).toEqual([
+      true,
+      'BAD_USER_INPUT: nearby_zips takes no argument "x", "y"; it takes zip, radiusMiles, limit.',
+    ]);
     await disconnectMcp(session);
   });
 
