@@ -21,9 +21,11 @@ import { liveSubscribers, startSourceApp, subscribersBecome, type SourceApp } fr
  * How long a test waits for a close or a message before it calls it missing: a failure, never a
  * hang. The server is in-process and local (answers take milliseconds, the sweep looks every
  * 250 ms), so a mutant that keeps a socket open or silent fails its test in seconds, not tens of
- * seconds (Stryker runs the file once per mutant).
+ * seconds (Stryker runs the file once per mutant). Not 2 s: on a starved machine (Stryker's dry
+ * run beside a .ci/run) reading a burst of 1 MiB took longer; 5 s stays under Stryker's own
+ * time-out for a mutant.
  */
-const WAIT_MS = 2_000;
+const WAIT_MS = 5_000;
 async function within<T>(promise: Promise<T>, what: string, ms = WAIT_MS): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
