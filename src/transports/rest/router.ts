@@ -50,7 +50,7 @@ export function createRestRouter({ routes, pipeline, cache, makeContext, version
   }
 
   async function answer(ex: Exchange, found: RouteMatch): Promise<void> {
-    const { route, allow, methods } = found.mounted;
+    const { route, allow, methods, columns, lists } = found.mounted;
     ex.route = route.path;
     const method = ex.req.method ?? '';
     if (!methods.has(method)) {
@@ -58,7 +58,7 @@ export function createRestRouter({ routes, pipeline, cache, makeContext, version
       return;
     }
     // A list answers JSON, CSV or NDJSON, as the Accept header asks.
-    const format = found.mounted.columns ? negotiateList(ex.req.headers.accept) : 'json';
+    const format = columns ? negotiateList(ex.req.headers.accept) : 'json';
     if (format === null) {
       const value = ex.req.headers.accept ?? null;
       sendProblem(ex, {
@@ -70,7 +70,6 @@ export function createRestRouter({ routes, pipeline, cache, makeContext, version
       });
       return;
     }
-    const { columns, lists } = found.mounted;
     let context: GraphQLContext | undefined;
     try {
       const raw: Record<string, unknown> = {};
