@@ -95,16 +95,12 @@ export function createPages(openApi: () => object, keyModes: KeyModes, now: () =
     graphiql.catch(() => (graphiql = null));
     return graphiql;
   };
-  const graphiqlFiles = {
-    script: new StaticAsset('text/javascript; charset=utf-8', async () => (await graphiqlParts()).script.body, IMMUTABLE),
-    style: new StaticAsset('text/css; charset=utf-8', async () => (await graphiqlParts()).style.body, IMMUTABLE),
-  };
   const assets = new Map<string, { asset: StaticAsset; headers: readonly string[] }>([
     ['/graphql', { asset: new StaticAsset(html, async () => (await graphiqlParts()).page), headers: PAGE_HEADERS }],
     ['/favicon.svg', { asset: new StaticAsset('image/svg+xml', () => FAVICON_SVG, 'public, max-age=86400'), headers: PAGE_HEADERS }],
     ['/favicon.ico', { asset: new StaticAsset('image/svg+xml', () => FAVICON_SVG, 'public, max-age=86400'), headers: PAGE_HEADERS }],
     ['/docs', { asset: new StaticAsset(html, () => DOCS_HTML), headers: PAGE_HEADERS }],
-    ['/docs/scalar.js', { asset: new StaticAsset('text/javascript; charset=utf-8', scalarBundle), headers: PAGE_HEADERS }],
+    ['/docs/scalar.js', { asset: SCALAR_BUNDLE, headers: PAGE_HEADERS }],
     ['/openapi.json', { asset: new StaticAsset('application/json; charset=utf-8', () => JSON.stringify(openApi(), null, 2)), headers: API_HEADERS }],
     // The committed SDL (npm run codegen prints it; CI checks it is current): directives included,
     // which introspection cannot show (each field's @cost and @listSize).
@@ -140,10 +136,10 @@ export function createPages(openApi: () => object, keyModes: KeyModes, now: () =
 
   /** GraphiQL's script or styles by their hashed address; an address of another build is 404. */
   async function graphiqlFile(path: string): Promise<{ asset: StaticAsset; headers: readonly string[] } | null> {
-    const parts = await graphiqlParts();
-    if (path === parts.script.path) return { asset: graphiqlFiles.script, headers: PAGE_HEADERS };
-    if (path === parts.style.path) return { asset: graphiqlFiles.style, headers: PAGE_HEADERS };
-    return null;
+    const { script, style } = await graphiqlParts();
+    const file =
+      path === script.path ? hashedFile(script, 'text/javascript; charset=utf-8') : path === style.path ? hashedFile(style, 'text/css; charset=utf-8') : null;
+    return file && { asset: file, headers: PAGE_HEADERS };
   }
 
   return {
@@ -170,7 +166,21 @@ export function createPages(openApi: () => object, keyModes: KeyModes, now: () =
   };
 }
 
+/*
+ * The large files are the same for every server in a process (an address that carries a hash names
+ * one content): each is read and compressed once per process, on its first request, however many
+ * servers the process starts.
+ */
+
 /** Scalar's prebuilt browser bundle, from its npm package (its exports do not name the file). */
-function scalarBundle(): Promise<Buffer> {
-  return readFile(path.join(PROJECT_ROOT, 'node_modules', '@scalar', 'api-reference', 'dist', 'browser', 'standalone.js'));
+const SCALAR_BUNDLE = new StaticAsset('text/javascript; charset=utf-8', () =>
+  readFile(path.join(PROJECT_ROOT, 'node_modules', '@scalar', 'api-reference', 'dist', 'browser', 'standalone.js')),
+);
+
+const byHash = new Map<string, StaticAsset>();
+/** GraphiQL's script or styles as a file at its hashed address. */
+function hashedFile(file: { path: string; body: string }, contentType: string): StaticAsset {
+  let asset = byHash.get(file.path);
+  if (!asset) byHash.set(file.path, (asset = new StaticAsset(contentType, () => file.body, IMMUTABLE)));
+  return asset;
 }

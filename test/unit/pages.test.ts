@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { brotliDecompressSync } from 'node:zlib';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BROWSER_KEY_STORE } from '../../src/http/browser-key.js';
 import { DEFAULT_QUERY, graphiqlPartsOf, renderGraphiQLParts } from '../../src/http/graphiql-page.js';
 import { createPages, keyHint, PAGE_LOADS_PER_MINUTE } from '../../src/http/pages.js';
@@ -8,8 +8,24 @@ import { ask, closeServers, rawGet, serving } from './serving.js';
 
 /** What is served without a key, through an exchange on a real server; the limiter on a clock the test moves. */
 let clock: number;
+const html = { headers: { accept: 'text/html,application/xhtml+xml' } };
 let url: string;
 const openApi = { openapi: '3.1.0', info: { title: 'ski-zip-gateway' } };
+
+/**
+ * The large files (GraphiQL's script, Scalar's bundle) are read and compressed once per process, on
+ * their first request: seconds of work on a busy machine, which a request's fail-fast bound is not
+ * for. They are made here, before the tests ask for them. A failure here is not the test's: its own
+ * requests make them again (a file that failed is not kept) and fail there.
+ */
+beforeAll(() => makeLargeFiles().catch(() => undefined), 60_000);
+async function makeLargeFiles(): Promise<void> {
+  const pages = createPages(() => openApi, { auth: false, apiKeys: [] }, Date.now);
+  const at = await serving((ex) => pages.serve(ex, pages.pageOf(ex) ?? '/'));
+  const load = async (file: string, init?: RequestInit) => (await fetch(at + file, init)).text();
+  const files = [...(await load('/graphql', html)).matchAll(/(?:src|href)="(\/graphiql\/[^"]+)"/g)].map((m) => m[1]!);
+  await Promise.all(['/docs/scalar.js', ...files].map((file) => load(file)));
+}
 
 beforeEach(async () => {
   clock = Date.parse('2027-02-10T12:00:00Z');
@@ -25,8 +41,6 @@ beforeEach(async () => {
   });
 });
 afterEach(closeServers);
-
-const html = { headers: { accept: 'text/html,application/xhtml+xml' } };
 
 describe('which requests are pages', () => {
   it('GET and HEAD only; GraphiQL at /graphql for browsers alone; / as HTML for browsers, JSON otherwise', async () => {
