@@ -19,7 +19,7 @@ export default {
   // all of src/transports: http.ts, answers and streams, the REST router (its route table unit-tested
   // in route-table.test, built inside each test), the list forms, the OpenAPI document (compared
   // with the committed one), GraphQL over WebSocket (ws.ts, with raw sockets in
-  // test/unit/graphql-ws: its waits fail within 2 s where a mutant keeps a socket open or silent,
+  // test/unit/graphql-ws: its waits fail within 5 s where a mutant keeps a socket open or silent,
   // and its costliest test runs last) and MCP (test/unit/mcp*: the endpoint, its sessions and
   // resource subscriptions through the SDK's client and raw HTTP, and the tools' schemas derived in
   // a test rather than only at load). Left out: codegen's output (operations/generated.ts, tables
