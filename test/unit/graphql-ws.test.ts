@@ -650,6 +650,38 @@ describe('what a socket sends', () => {
   });
 });
 
+describe('the request deadline', () => {
+  let slow: SourceApp;
+  beforeAll(async () => {
+    // A deadline of 1 ms (swept every 10 ms): a history of 90 days x 10 years (77 simulations, each
+    // its own turn of the event loop) cannot finish inside it on any machine.
+    slow = await startSourceApp('gateway-graphql-ws-deadline-', { config: { executionTimeoutMs: 1 } });
+  });
+  afterAll(() => slow?.close());
+  const HISTORY = '{ resort(id: "alta") { history(days: 90, years: 10, radiusKm: 31.5) { current { snowfall } } } }';
+
+  it('an operation past it is a TIMEOUT error for its id, its id free again at once; the socket answers on', async () => {
+    const s = bounded(rawSocket(slow));
+    sockets.push(s);
+    await s.init(TEST_KEY);
+    for (const round of [1, 2]) {
+      s.messages.length = 0;
+      s.send({ id: 'h', type: 'subscribe', payload: { query: HISTORY } });
+      const answer = await s.next((m) => m.id === 'h');
+      expect([round, answer.type, answer.payload.map((e: { message: string; extensions: unknown }) => [e.message, e.extensions])]).toEqual([
+        round,
+        'error',
+        [['The request took longer than the 1 ms execution limit.', { code: 'TIMEOUT' }]],
+      ]);
+    }
+    // Nothing more for its id (no complete after the error), and the socket answers on.
+    s.send({ type: 'ping' });
+    await s.next((m) => m.type === 'pong');
+    expect([s.socket.readyState, s.messages.filter((m) => m.id === 'h').length]).toEqual([WebSocket.OPEN, 1]);
+    s.socket.close();
+  });
+});
+
 describe('the sweep, on the server’s clock', () => {
   it('a socket that sends no connection_init in time: 4408; one acknowledged idle past the idle time-out: 1000; one running a subscription stays', async () => {
     const late = open();
