@@ -1,0 +1,90 @@
+import { GraphQLError, parse } from 'graphql';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createRestRouter } from '../../src/transports/rest/router.js';
+import type { RestRoute } from '../../src/transports/rest/route.js';
+import { makeWorld, type World } from './pipeline-world.js';
+import { ask, closeServers, serving } from './serving.js';
+
+/**
+ * What the REST router answers when something fails that is not a client's mistake: a route of the
+ * test's own, mounted over the real pipeline and schema, whose shaping or data fails. Each is a 500
+ * problem that says nothing of the cause, logged once where it happened.
+ */
+
+let world: World | undefined;
+afterEach(() => {
+  closeServers();
+  world?.close();
+  world = undefined;
+});
+
+/** The ZIP lookup's operation at /api/zip/:zip, shaped by `shape`. */
+function zipRoute(shape: RestRoute['shape']): RestRoute {
+  return {
+    path: '/api/zip/:zip',
+    params: z.object({ zip: z.string() }),
+    operation: parse('query ($zip: String!) { zip(zip: $zip) { city } }'),
+    response: z.unknown(),
+    shape,
+    freshness: 'static',
+    summary: 'a route of the test’s own',
+  };
+}
+
+/** A server whose every request goes to a router of this one route; its problem and the log lines. */
+async function mount(route: RestRoute) {
+  const w = (world = makeWorld('gateway-rest-errors-'));
+  const router = createRestRouter({
+    routes: [route],
+    pipeline: w.pipeline,
+    cache: w.cache,
+    makeContext: () => w.context(),
+    versionOf: () => 'v1',
+    cacheControlOf: () => 'no-cache',
+  });
+  const url = await serving(async (ex) => {
+    if (!(await router.handle(ex))) ex.send(404, 'text/plain', 'no route');
+  });
+  return async (path: string) => {
+    const res = await ask(url + path);
+    return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as Record<string, unknown>, log: w.lines.map((l) => l.msg) };
+  };
+}
+
+const INTERNAL = { status: 500, code: 'INTERNAL_SERVER_ERROR', detail: 'Unexpected error; it has been logged with this request id.' };
+
+describe('a failure that is not the client’s', () => {
+  it('shaping that throws: 500, its message kept from the client, logged by the router with the path', async () => {
+    const get = await mount(
+      zipRoute(() => {
+        throw new Error('a secret the client must not read');
+      }),
+    );
+    const answer = await get('/api/zip/90210');
+    expect([answer.status, answer.type]).toEqual([500, 'application/problem+json; charset=utf-8']);
+    expect(answer.body).toMatchObject(INTERNAL);
+    expect(JSON.stringify(answer.body)).not.toContain('secret');
+    expect(answer.log).toEqual(['unexpected error in a REST route']);
+    expect(world!.lines[0]).toMatchObject({ path: '/api/zip/90210', err: { message: 'a secret the client must not read' } });
+  });
+
+  it('shaping that throws one of our errors: its status, code and detail, nothing logged', async () => {
+    const get = await mount(
+      zipRoute(() => {
+        throw new GraphQLError('That ZIP is retired.', { extensions: { status: 410, code: 'GONE' } });
+      }),
+    );
+    const answer = await get('/api/zip/90210');
+    expect([answer.status, answer.body]).toEqual([410, expect.objectContaining({ status: 410, code: 'GONE', detail: 'That ZIP is retired.' })]);
+    expect(answer.log).toEqual([]);
+  });
+
+  it('data that fails (the database closed): 500, logged once by the executor’s error policy, not again by the router', async () => {
+    const get = await mount(zipRoute((data) => data));
+    world!.db.close();
+    const answer = await get('/api/zip/90210');
+    expect([answer.status, answer.body]).toEqual([500, expect.objectContaining(INTERNAL)]);
+    expect(answer.log).toEqual(['unexpected error in a resolver']);
+  });
+});
