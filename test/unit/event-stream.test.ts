@@ -144,6 +144,49 @@ describe('SSE', () => {
   });
 });
 
+describe('a reader slower than its source', () => {
+  it('is sent parts only as it takes them: none pulled while its socket waits to drain, the rest in order once it reads', async () => {
+    const PART = 'x'.repeat(256 * 1024);
+    let pulled = 0;
+    let stop = false;
+    const parts: AsyncIterable<unknown> = {
+      [Symbol.asyncIterator]: () => ({
+        next: async () => (stop ? { done: true, value: undefined } : { done: false, value: { n: ++pulled, data: PART } }),
+      }),
+    };
+    let server: import('node:net').Socket | null = null;
+    const done = { resolved: false };
+    const url = new URL(
+      await serving(async (ex) => {
+        server = ex.res.socket;
+        await writeStream(ex, 'sse', parts, { heartbeatMs: 60_000, onError: () => ({}) });
+        done.resolved = true;
+      }),
+    );
+    // A client that sends its request and reads nothing until told.
+    const { connect } = await import('node:net');
+    const client = connect(Number(url.port), url.hostname);
+    client.pause();
+    client.write(`GET / HTTP/1.1\r\nhost: x\r\n\r\n`);
+    await until(() => server?.writableNeedDrain === true);
+    const held = pulled;
+    // Turns of the event loop with the socket full: nothing more is pulled from the source.
+    for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+    expect([pulled, server!.writableNeedDrain]).toEqual([held, true]);
+    // The client reads: the socket drains, and the next parts are pulled and sent, in order.
+    let text = '';
+    client.setEncoding('utf8');
+    client.on('data', (c: string) => (text += c.replaceAll('x', '')));
+    client.resume();
+    await until(() => pulled > held + 4);
+    stop = true;
+    await until(() => done.resolved && text.includes('event: complete'));
+    const numbers = [...text.matchAll(/"n":(\d+)/g)].map((m) => Number(m[1]));
+    expect(numbers).toEqual(Array.from({ length: pulled }, (_, i) => i + 1));
+    client.destroy();
+  });
+});
+
 describe('a source without return()', () => {
   it('ends the stream as any other: nothing is called that it does not have', async () => {
     const unhandled: unknown[] = [];
