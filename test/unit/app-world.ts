@@ -52,16 +52,51 @@ export type SourceApp = Awaited<ReturnType<typeof startSourceApp>>;
  * hook (a failed beforeAll skips the file's tests, which Stryker's vitest runner counts as survived).
  */
 export async function loadMcp(app: Pick<SourceApp, 'url'>): Promise<void> {
-  await fetch(`${app.url}/mcp`, { method: 'PUT', headers: { 'x-api-key': TEST_KEY }, signal: AbortSignal.timeout(3000) })
-    .then((res) => res.arrayBuffer())
-    .catch(() => {});
+  try {
+    await (await fetch(`${app.url}/mcp`, { method: 'PUT', headers: { 'x-api-key': TEST_KEY }, signal: AbortSignal.timeout(3000) })).arrayBuffer();
+  } catch {
+    // The tests find what failed.
+  }
+}
+
+/** How long a file's server may take to start: inside the hook's own time-out (vitest's 10 s). */
+const START_MS = 9_000;
+
+/**
+ * startSourceApp for a file's or a describe's beforeAll. A start that fails or never ends (a mutant
+ * of what every start runs) gives a stand-in whose every use throws why, so each test fails at once
+ * rather than the hook: a failed beforeAll skips the file's tests, which Stryker's vitest runner
+ * counts as a surviving mutant, and with no test failed the run went on to every other file's hook.
+ */
+export async function startForTests(prefix: string, options: SourceAppOptions = {}): Promise<SourceApp> {
+  const starting = startSourceApp(prefix, options);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the server did not start within ${START_MS} ms`)), START_MS);
+  });
+  try {
+    return await Promise.race([starting, late]);
+  } catch (failure) {
+    // One that starts after all is closed, its copy removed.
+    void starting.then((started) => started.close()).catch(() => undefined);
+    return new Proxy({} as SourceApp, {
+      get: (_, name) => {
+        // Not a promise; closing it is nothing.
+        if (name === 'then') return undefined;
+        if (name === 'close') return async () => undefined;
+        throw failure;
+      },
+    });
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** One such server for a file's tests: started before them, closed and its copy removed after. */
 export function sharedSourceApp(prefix: string, options: SourceAppOptions = {}): () => SourceApp {
   let app: SourceApp | undefined;
   beforeAll(async () => {
-    app = await startSourceApp(prefix, options);
+    app = await startForTests(prefix, options);
   });
   afterAll(() => app?.close());
   return () => app!;

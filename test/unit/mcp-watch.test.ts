@@ -5,7 +5,7 @@ import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelco
 import { connectMcp, disconnectMcp, toolText } from '../helpers/mcp.js';
 import { TEST_KEY } from '../helpers/server.js';
 import { until } from '../helpers/wait.js';
-import { liveSubscribers, loadMcp, noErrorLogged, startSourceApp, subscribersBecome, type SourceApp } from './app-world.js';
+import { liveSubscribers, loadMcp, noErrorLogged, startForTests, subscribersBecome, type SourceApp } from './app-world.js';
 
 /**
  * MCP's resource subscriptions (transports/mcp/session.ts, watch.ts) on the server built from src/:
@@ -20,7 +20,7 @@ const RESORT_IDS: string[] = JSON.parse(readFileSync(path.resolve(import.meta.di
 
 let app: SourceApp;
 beforeAll(async () => {
-  app = await startSourceApp('gateway-mcp-watch-', { env: { LIVE_CHECK_MS: '100', STREAMS_PER_KEY: '20' } });
+  app = await startForTests('gateway-mcp-watch-', { env: { LIVE_CHECK_MS: '100', STREAMS_PER_KEY: '20' } });
   await loadMcp(app);
 });
 noErrorLogged(() => app);
@@ -138,7 +138,7 @@ describe('a key’s quota', () => {
   const QUOTA = 'szg_mcp_quota_of_four_key';
   let limited: SourceApp;
   beforeAll(async () => {
-    limited = await startSourceApp('gateway-mcp-quota-', { env: { LIVE_CHECK_MS: '100' }, config: { apiKeys: [QUOTA, TEST_KEY], apiKeysQuota: 4 } });
+    limited = await startForTests('gateway-mcp-quota-', { env: { LIVE_CHECK_MS: '100' }, config: { apiKeys: [QUOTA, TEST_KEY], apiKeysQuota: 4 } });
     await loadMcp(limited);
   });
   afterAll(() => limited?.close());
@@ -191,7 +191,7 @@ describe('the request deadline', () => {
   let slow: SourceApp;
   beforeAll(async () => {
     // A deadline of 1 ms (below what EXECUTION_TIMEOUT_MS takes): every call of any weight passes it.
-    slow = await startSourceApp('gateway-mcp-deadline-', { config: { executionTimeoutMs: 1 } });
+    slow = await startForTests('gateway-mcp-deadline-', { config: { executionTimeoutMs: 1 } });
     await loadMcp(slow);
   });
   afterAll(() => slow?.close());
@@ -207,7 +207,7 @@ describe('the request deadline', () => {
 describe('a key’s rate', () => {
   let paced: SourceApp;
   beforeAll(async () => {
-    paced = await startSourceApp('gateway-mcp-rate-', { config: { apiKeysRate: 2 } });
+    paced = await startForTests('gateway-mcp-rate-', { config: { apiKeysRate: 2 } });
     await loadMcp(paced);
   });
   afterAll(() => paced?.close());

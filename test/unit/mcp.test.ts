@@ -4,7 +4,7 @@ import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcont
 import { connectMcp, disconnectMcp, toolText } from '../helpers/mcp.js';
 import { getJson, TEST_KEY } from '../helpers/server.js';
 import { until } from '../helpers/wait.js';
-import { loadMcp, noErrorLogged, startSourceApp, type SourceApp } from './app-world.js';
+import { loadMcp, noErrorLogged, startForTests, type SourceApp } from './app-world.js';
 import { toolsResourcesAndPrompt } from '../helpers/mcp-cases.js';
 
 /**
@@ -43,7 +43,7 @@ const connect = async (key: string | null = TEST_KEY) => {
 let clients: Promise<{ admin: Client; reader: Client }> | undefined;
 const theClients = () => (clients ??= (async () => ({ admin: (await connect()).client, reader: (await connect(READER)).client }))());
 beforeAll(async () => {
-  app = await startSourceApp('gateway-mcp-unit-', {
+  app = await startForTests('gateway-mcp-unit-', {
     env: { STREAMS_PER_KEY: '3', MCP_SESSION_IDLE_TIMEOUT_MS: String(IDLE_MS), CORS_ORIGINS: ALLOWED_ORIGIN },
     // A line per request, with its cost.
     logLevel: 'info',
