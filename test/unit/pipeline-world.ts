@@ -108,11 +108,21 @@ export function makeWorld(prefix: string, options: WorldOptions = {}) {
  */
 export function sharedServices(prefix: string): () => Services_ {
   let base: Services_ | undefined;
+  let failure: unknown;
+  // Services that fail to build (a mutant of what building runs) fail each test, not the hook: a
+  // failed beforeAll skips the tests, which Stryker's vitest runner counts as a surviving mutant.
   beforeAll(() => {
-    base = makeServices(prefix);
+    try {
+      base = makeServices(prefix);
+    } catch (err) {
+      failure = err;
+    }
   });
   afterAll(() => base?.close());
-  return () => base!;
+  return () => {
+    if (!base) throw failure;
+    return base;
+  };
 }
 
 /** A pipeline of its own (its caches, its documents) over services already made. */
