@@ -135,6 +135,23 @@ describe('kept answers', () => {
   });
 });
 
+describe('the request’s log line', () => {
+  const logged = sharedSourceApp('gateway-rest-log-', { logLevel: 'info' });
+  const costOf = async (path: string) => {
+    const res = await fetch(`${logged().url}${path}`, { headers: { 'x-api-key': TEST_KEY } });
+    await res.arrayBuffer();
+    const id = res.headers.get('x-request-id');
+    return logged()
+      .log()
+      .find((l) => l.msg === 'request' && l.reqId === id)?.cost;
+  };
+
+  it('carries what the route’s operation cost', async () => {
+    // Twenty ZIP records, each of several fields: more than one unit each.
+    expect(await costOf('/api/states/VT/zipcodes?limit=20')).toBeGreaterThan(20);
+  });
+});
+
 describe('list forms', () => {
   const VT = '/api/states/VT/zipcodes?limit=3';
   /** CSV as sent (fetch asks for gzip unless told otherwise). */
