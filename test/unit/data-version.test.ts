@@ -1,23 +1,20 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DataVersion } from '../../src/data/data-version.js';
 import { openDatabase } from '../../src/data/db/open.js';
 import { createRepositories } from '../../src/data/repositories/index.js';
 import { privateDatabase } from '../helpers/server.js';
+import { beforeAllOrFailEach } from './fixture-hooks.js';
 
 describe('the version of the data an answer depends on', () => {
   let file: string;
   let db: ReturnType<typeof openDatabase>;
   let repos: ReturnType<typeof createRepositories>;
-  beforeAll(() => {
+  beforeAllOrFailEach(() => {
     file = privateDatabase('data-version-');
-    // What fails here (a mutant of opening) fails the tests that need it, not the hook, whose
-    // failure Stryker's vitest runner would count as a surviving mutant.
-    try {
-      db = openDatabase(file);
-      repos = createRepositories(db);
-    } catch {}
+    db = openDatabase(file);
+    repos = createRepositories(db);
   });
   afterAll(() => {
     db?.close();

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
-import { afterAll, beforeAll, inject } from 'vitest';
+import { afterAll, inject } from 'vitest';
 import { schema } from '../../src/graphql/schema.js';
 import { contextFactory, type GraphQLContext, type Services } from '../../src/graphql/context.js';
 import { openDatabase } from '../../src/data/db/open.js';
@@ -26,6 +26,7 @@ import { PersistedDocuments } from '../../src/operation/persisted-documents.js';
 import { createPipeline, type PipelineOptions } from '../../src/operation/pipeline.js';
 import type { Outcome } from '../../src/operation/operation.js';
 import { privateDatabase } from '../helpers/server.js';
+import { beforeAllOrFailEach } from './fixture-hooks.js';
 
 /** A logger that keeps what was logged at error and warn, for the tests that look. */
 export function recordingLogger() {
@@ -108,21 +109,11 @@ export function makeWorld(prefix: string, options: WorldOptions = {}) {
  */
 export function sharedServices(prefix: string): () => Services_ {
   let base: Services_ | undefined;
-  let failure: unknown;
-  // Services that fail to build (a mutant of what building runs) fail each test, not the hook: a
-  // failed beforeAll skips the tests, which Stryker's vitest runner counts as a surviving mutant.
-  beforeAll(() => {
-    try {
-      base = makeServices(prefix);
-    } catch (err) {
-      failure = err;
-    }
+  beforeAllOrFailEach(() => {
+    base = makeServices(prefix);
   });
   afterAll(() => base?.close());
-  return () => {
-    if (!base) throw failure;
-    return base;
-  };
+  return () => base!;
 }
 
 /** A pipeline of its own (its caches, its documents) over services already made. */

@@ -1,22 +1,20 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/data/db/open.js';
 import { sourceFingerprint } from '../../src/data/db/fingerprint.js';
 import { ResortRepository } from '../../src/data/repositories/resorts.js';
 import { ZoneOffsetRepository } from '../../src/data/repositories/zone-offsets.js';
 import { privateDatabase } from '../helpers/server.js';
+import { beforeAllOrFailEach } from './fixture-hooks.js';
 
 // One copy of the run's database for the file (each test makes its repository: Stryker credits a
 // test only with what runs in it), removed after.
 let file: string;
 let db: ReturnType<typeof openDatabase>;
-beforeAll(() => {
+beforeAllOrFailEach(() => {
   file = privateDatabase('resort-repositories-');
-  // A mutant of opening fails the tests that need it, not the hook (which Stryker's vitest runner would count as a survivor).
-  try {
-    db = openDatabase(file);
-  } catch {}
+  db = openDatabase(file);
 });
 afterAll(() => {
   db?.close();

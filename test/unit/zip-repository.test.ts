@@ -1,20 +1,18 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/data/db/open.js';
 import { ZipRepository } from '../../src/data/repositories/zips.js';
 import { privateDatabase } from '../helpers/server.js';
+import { beforeAllOrFailEach } from './fixture-hooks.js';
 
 // Each test makes its repository (Stryker credits a test only with what runs in it); the copy of
 // the run's database is opened once, and removed after.
 let file: string;
 let db: ReturnType<typeof openDatabase>;
-beforeAll(() => {
+beforeAllOrFailEach(() => {
   file = privateDatabase('zip-repository-');
-  // A mutant of opening fails the tests that need it, not the hook (which Stryker's vitest runner would count as a survivor).
-  try {
-    db = openDatabase(file);
-  } catch {}
+  db = openDatabase(file);
 });
 afterAll(() => {
   db?.close();
