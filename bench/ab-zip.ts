@@ -3,7 +3,8 @@
  * builds side by side: each server started, warmed alike (AB_WARM_SECONDS of other ZIPs), then
  * AB_ROUNDS rounds measuring each in turn (order reversed every other round) for AB_SECONDS;
  * server CPU per request from /proc, median over rounds with the range. AB_CACHE_MB sets
- * RESPONSE_CACHE_MB for all (0: the path without the response cache). For finding which change
+ * RESPONSE_CACHE_MB for all (0: the path without the response cache). AB_SUFFIX follows the ZIP in
+ * each path (e.g. `/nearby?radius=25&limit=50`: nearby instead of lookups). For finding which change
  * moved a row of `npm run bench` without the whole table's half hour.
  */
 import { mkdtempSync, copyFileSync, rmSync } from 'node:fs';
@@ -20,6 +21,7 @@ const SECONDS = Number(process.env.AB_SECONDS ?? 4);
 const WARM = Number(process.env.AB_WARM_SECONDS ?? 3);
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 5);
 const KEY = 'szg_ab_bench_key_0123456789';
+const SUFFIX = process.env.AB_SUFFIX ?? '';
 const dir = mkdtempSync(path.join(tmpdir(), 'gateway-ab-'));
 const source = path.join(dir, 'source.sqlite');
 buildDatabase(source);
@@ -36,7 +38,7 @@ async function load(server: ServerProcess, list: string[] | null, seconds: numbe
     connections: 10,
     duration: seconds,
     headers: { 'x-api-key': KEY },
-    requests: [{ setupRequest: (r) => ({ ...r, path: `/api/zip/${list ? list[next++ % list.length] : zips[5000 + (next++ % (zips.length - 5000))]}` }) }],
+    requests: [{ setupRequest: (r) => ({ ...r, path: `/api/zip/${list ? list[next++ % list.length] : zips[5000 + (next++ % (zips.length - 5000))]}${SUFFIX}` }) }],
   });
   return { cpuUs: ((cpuSeconds(server.pid) - cpu0) * 1e6) / Math.max(1, result.requests.total), requests: result.requests.total };
 }
