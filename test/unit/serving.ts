@@ -13,7 +13,12 @@ export type Handler = (ex: Exchange, req: IncomingMessage, res: ServerResponse) 
 export async function serving(handler: Handler): Promise<string> {
   const server: Server = createServer((req, res) => {
     const [path, query = ''] = (req.url ?? '/').split('?');
-    void handler(new Exchange(req, res, 'req-42', path!, query), req, res);
+    // A handler that throws (a file it reads is missing, a mutant) answers 500 with the cause, as
+    // the server's dispatch answers it, rather than leaving the request to wait for the time-out.
+    (async () => handler(new Exchange(req, res, 'req-42', path!, query), req, res))().catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end(`the handler threw: ${err instanceof Error ? err.message : 'a value that is not an Error'}`);
+    });
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
