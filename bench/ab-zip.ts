@@ -38,7 +38,9 @@ async function load(server: ServerProcess, list: string[] | null, seconds: numbe
     connections: 10,
     duration: seconds,
     headers: { 'x-api-key': KEY },
-    requests: [{ setupRequest: (r) => ({ ...r, path: `/api/zip/${list ? list[next++ % list.length] : zips[5000 + (next++ % (zips.length - 5000))]}${SUFFIX}` }) }],
+    requests: [
+      { setupRequest: (r) => ({ ...r, path: `/api/zip/${list ? list[next++ % list.length] : zips[5000 + (next++ % (zips.length - 5000))]}${SUFFIX}` }) },
+    ],
   });
   return { cpuUs: ((cpuSeconds(server.pid) - cpu0) * 1e6) / Math.max(1, result.requests.total), requests: result.requests.total };
 }

@@ -45,16 +45,16 @@ export const EQUIVALENT = [
   ],
   [
     'src/auth/guard-answers.ts',
-    20,
+    32,
     'now.getUTCFullYear() * 12 + now.getUTCMonth()',
     'ArithmeticOperator',
     'now.getUTCFullYear() * 12 - now.getUTCMonth()',
     'year × 12 − month keys the memo as uniquely as + (the / mutant is killed)',
   ],
-  ['src/auth/guard-answers.ts', 22, '!name', 'ConditionalExpression', 'true', 'a memo: the month name computed again is the same'],
+  ['src/auth/guard-answers.ts', 34, '!name', 'ConditionalExpression', 'true', 'a memo: the month name computed again is the same'],
   [
     'src/auth/guard-answers.ts',
-    48,
+    60,
     'presented.length > 256',
     'ConditionalExpression',
     'false',
@@ -86,8 +86,8 @@ export const EQUIVALENT = [
     'placeholders overwritten before first use (no month is named "Stryker was here!", so the policy is computed)',
   ],
   ['src/auth/guard.ts', 95, 'known.policyMonth !== month', 'ConditionalExpression', 'true', 'computing the policy header again gives the same header'],
-  ['src/auth/guard.ts', 90, 'window', 'ConditionalExpression', 'false', 'a fresh window object instead of resetting the old one counts the same'],
-  ['src/auth/usage-counter.ts', 58, 'this.pending.size === 0', 'ConditionalExpression', 'false', 'writing an empty batch writes nothing'],
+  ['src/auth/guard.ts', 104, 'window', 'ConditionalExpression', 'false', 'a fresh window object instead of resetting the old one counts the same'],
+  ['src/auth/usage-counter.ts', 63, 'this.pending.size === 0', 'ConditionalExpression', 'false', 'writing an empty batch writes nothing'],
   [
     'src/domain/conditions.ts',
     138,
@@ -613,7 +613,7 @@ export const EQUIVALENT = [
   ['src/http/query-string.ts', 22, "'%'", 'StringLiteral', '""', 'a pair without a % always decodes: checked, it is passed over as when skipped'],
   [
     'src/http/deadline.ts',
-    20,
+    27,
     '[]',
     'ArrayDeclaration',
     '["Stryker was here"]',
@@ -621,7 +621,7 @@ export const EQUIVALENT = [
   ],
   [
     'src/http/deadline.ts',
-    52,
+    59,
     't.slot >= 0 && t.slot < this.count',
     'ConditionalExpression',
     'true',
@@ -629,7 +629,7 @@ export const EQUIVALENT = [
   ],
   [
     'src/http/deadline.ts',
-    52,
+    59,
     't.slot >= 0 && t.slot < this.count',
     'LogicalOperator',
     't.slot >= 0 || t.slot < this.count',
@@ -637,7 +637,7 @@ export const EQUIVALENT = [
   ],
   [
     'src/http/deadline.ts',
-    52,
+    59,
     't.slot >= 0',
     'ConditionalExpression',
     'true',
@@ -645,7 +645,7 @@ export const EQUIVALENT = [
   ],
   [
     'src/http/deadline.ts',
-    52,
+    59,
     't.slot < this.count',
     'ConditionalExpression',
     'true',
@@ -653,16 +653,16 @@ export const EQUIVALENT = [
   ],
   [
     'src/http/deadline.ts',
-    52,
+    59,
     't.slot < this.count',
     'EqualityOperator',
     't.slot <= this.count',
     'slots at or past the count are cleared (done() sets them undefined) and slot -1 reads undefined: the identity test alone decides',
   ],
-  ['src/http/deadline.ts', 64, 'this.count - 1', 'ArithmeticOperator', 'this.count + 1', 'the two slots past the count are undefined and passed over'],
+  ['src/http/deadline.ts', 71, 'this.count - 1', 'ArithmeticOperator', 'this.count + 1', 'the two slots past the count are undefined and passed over'],
   [
     'src/http/deadline.ts',
-    66,
+    73,
     't === undefined',
     'ConditionalExpression',
     'false',
@@ -1581,7 +1581,7 @@ export const EQUIVALENT = [
   ],
   [
     'src/http/exchange.ts',
-    113,
+    116,
     "typeof body === 'string'",
     'ConditionalExpression',
     'true',
@@ -1589,7 +1589,7 @@ export const EQUIVALENT = [
   ],
   [
     'src/http/exchange.ts',
-    140,
+    143,
     "typeof res._header === 'string'",
     'ConditionalExpression',
     'true',
@@ -1597,7 +1597,7 @@ export const EQUIVALENT = [
   ],
   [
     'src/http/exchange.ts',
-    140,
+    143,
     "typeof res._header === 'string'",
     'ConditionalExpression',
     'false',
@@ -1605,7 +1605,7 @@ export const EQUIVALENT = [
   ],
   [
     'src/http/exchange.ts',
-    140,
+    143,
     "typeof res._header === 'string'",
     'EqualityOperator',
     "typeof res._header !== 'string'",
@@ -1613,7 +1613,7 @@ export const EQUIVALENT = [
   ],
   [
     'src/http/exchange.ts',
-    140,
+    143,
     "'string'",
     'StringLiteral',
     '""',
@@ -1621,7 +1621,7 @@ export const EQUIVALENT = [
   ],
   [
     'src/http/exchange.ts',
-    175,
+    178,
     'true',
     'BooleanLiteral',
     'false',
@@ -1908,6 +1908,8 @@ export const EQUIVALENT = [
     'ArrowFunction',
     '() => undefined',
     "a render fails only when Yoga's page is laid out otherwise (graphiqlPartsOf's refusals, tested): a build's fault, which a retry cannot mend",
+  ],
+  [
     'src/data/repositories/zip-table.ts',
     38,
     '{\n    this.numbers.clear();\n  }',
@@ -2116,6 +2118,8 @@ export const EQUIVALENT = [
     'ArrayDeclaration',
     '["Stryker was here"]',
     'replaced at the first row, before anything is pushed (zone starts null)',
+  ],
+  [
     'src/transports/graphql/http.ts',
     53,
     "'refused'",
