@@ -19,12 +19,12 @@ afterEach(() => {
   world = undefined;
 });
 
-/** The ZIP lookup's operation at /api/zip/:zip, shaped by `shape`. */
-function zipRoute(shape: RestRoute['shape']): RestRoute {
+/** The ZIP lookup's operation (or another) at /api/zip/:zip, shaped by `shape`. */
+function zipRoute(shape: RestRoute['shape'], operation = 'query ($zip: String!) { zip(zip: $zip) { city } }'): RestRoute {
   return {
     path: '/api/zip/:zip',
     params: z.object({ zip: z.string() }),
-    operation: parse('query ($zip: String!) { zip(zip: $zip) { city } }'),
+    operation: parse(operation),
     response: z.unknown(),
     shape,
     freshness: 'static',
@@ -86,5 +86,18 @@ describe('a failure that is not the client’s', () => {
     const answer = await get('/api/zip/90210');
     expect([answer.status, answer.body]).toEqual([500, expect.objectContaining(INTERNAL)]);
     expect(answer.log).toEqual(['unexpected error in a resolver']);
+  });
+});
+
+describe('a refusal of the pipeline’s', () => {
+  it('its error carries no status: the refusal’s own status and code, its detail, nothing logged', async () => {
+    // A GET route whose operation is a mutation (no route of ours is): refused before anything runs.
+    const get = await mount(zipRoute((data) => data, 'mutation { runSync { state } }'));
+    const answer = await get('/api/zip/90210');
+    expect([answer.status, answer.body]).toEqual([
+      405,
+      expect.objectContaining({ status: 405, code: 'METHOD_NOT_ALLOWED', detail: 'Can only perform a mutation operation from a POST request.' }),
+    ]);
+    expect(answer.log).toEqual([]);
   });
 });
