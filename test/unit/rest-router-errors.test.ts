@@ -32,23 +32,31 @@ function zipRoute(shape: RestRoute['shape'], operation = 'query ($zip: String!) 
   };
 }
 
-/** A server whose every request goes to a router of this one route; its problem and the log lines. */
+/** The key's quota headers, as the dispatcher sets them before any route runs. */
+const QUOTA_HEADERS = ['ratelimit-limit', '10000', 'ratelimit-remaining', '9999', 'ratelimit-reset', '86400'];
+
+/**
+ * A server whose every request goes to a router of this one route (its requests a key's, at 1
+ * request/s: a 20,000-unit budget); its problem, headers and the log lines.
+ */
 async function mount(route: RestRoute) {
   const w = (world = makeWorld('gateway-rest-errors-'));
   const router = createRestRouter({
     routes: [route],
     pipeline: w.pipeline,
     cache: w.cache,
-    makeContext: () => w.context(),
+    makeContext: () => w.context({ keyId: 5, keyRate: 1 }),
     versionOf: () => 'v1',
     cacheControlOf: () => 'no-cache',
   });
   const url = await serving(async (ex) => {
+    ex.headers.push(...QUOTA_HEADERS);
     if (!(await router.handle(ex))) ex.send(404, 'text/plain', 'no route');
   });
   return async (path: string) => {
     const res = await ask(url + path);
-    return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as Record<string, unknown>, log: w.lines.map((l) => l.msg) };
+    const headers = ['retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'allow'].map((h) => res.headers.get(h));
+    return { status: res.status, type: res.headers.get('content-type'), headers, body: (await res.json()) as Record<string, unknown>, log: w.lines.map((l) => l.msg) };
   };
 }
 
@@ -90,7 +98,7 @@ describe('a failure that is not the client’s', () => {
 });
 
 describe('a refusal of the pipeline’s', () => {
-  it('its error carries no status: the refusal’s own status and code, its detail, nothing logged', async () => {
+  it('its error carries no status: the refusal’s own status, code and headers, its detail, nothing logged', async () => {
     // A GET route whose operation is a mutation (no route of ours is): refused before anything runs.
     const get = await mount(zipRoute((data) => data, 'mutation { runSync { state } }'));
     const answer = await get('/api/zip/90210');
@@ -98,6 +106,16 @@ describe('a refusal of the pipeline’s', () => {
       405,
       expect.objectContaining({ status: 405, code: 'METHOD_NOT_ALLOWED', detail: 'Can only perform a mutation operation from a POST request.' }),
     ]);
+    expect(answer.log).toEqual([]);
+    // Its own header (Allow), the key's kept.
+    expect(answer.headers).toEqual([null, '10000', '9999', '86400', 'POST']);
+  });
+
+  it("over the key's cost budget: 429, the budget's RateLimit headers in place of the quota's, and Retry-After", async () => {
+    const get = await mount(zipRoute((data) => data, '{ states { zipcodes(limit: 400) { zip } } }'));
+    const answer = await get('/api/zip/90210');
+    expect([answer.status, answer.body]).toEqual([429, expect.objectContaining({ status: 429, code: 'RATE_LIMITED' })]);
+    expect(answer.headers).toEqual(['10', '20000', '20000', '10', null]);
     expect(answer.log).toEqual([]);
   });
 });

@@ -131,8 +131,8 @@ export function createRestRouter({ routes, pipeline, cache, makeContext, version
       }
       const errors = outcome.kind === 'refused' ? outcome.errors : outcome.kind === 'result' ? outcome.result.errors : undefined;
       if (errors?.length) {
-        const headers = outcome.kind === 'refused' ? outcome.headers : undefined;
-        if (headers && outcome.kind === 'refused' && outcome.status === 429) ex.replaceHeaders(headers);
+        // A refusal's own headers (a budget's RateLimit in place of the quota's, a 405's Allow).
+        if (outcome.kind === 'refused' && outcome.headers) ex.replaceHeaders(outcome.headers);
         sendProblem(ex, problemOf(errors[0], ex, context ?? makeContext(ex), outcome.kind === 'refused' ? outcome.status : undefined));
         return;
       }
