@@ -77,6 +77,19 @@ describe('a failure that is not the client’s', () => {
     expect(world!.lines[0]).toMatchObject({ path: '/api/zip/90210', err: { message: 'a secret the client must not read' } });
   });
 
+  it('a failure before the operation runs (its variables): 500, logged by the router with a context made for it', async () => {
+    const get = await mount({
+      ...zipRoute((data) => data),
+      variables: () => {
+        throw new Error('variables that cannot be made');
+      },
+    });
+    const answer = await get('/api/zip/90210');
+    expect([answer.status, answer.type, answer.body]).toEqual([500, 'application/problem+json; charset=utf-8', expect.objectContaining(INTERNAL)]);
+    expect(answer.log).toEqual(['unexpected error in a REST route']);
+    expect(world!.lines[0]).toMatchObject({ path: '/api/zip/90210', err: { message: 'variables that cannot be made' } });
+  });
+
   it('shaping that throws one of our errors: its status, code and detail, nothing logged', async () => {
     const get = await mount(
       zipRoute(() => {
