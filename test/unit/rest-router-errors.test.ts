@@ -56,7 +56,13 @@ async function mount(route: RestRoute) {
   return async (path: string) => {
     const res = await ask(url + path);
     const headers = ['retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'allow'].map((h) => res.headers.get(h));
-    return { status: res.status, type: res.headers.get('content-type'), headers, body: (await res.json()) as Record<string, unknown>, log: w.lines.map((l) => l.msg) };
+    return {
+      status: res.status,
+      type: res.headers.get('content-type'),
+      headers,
+      body: (await res.json()) as Record<string, unknown>,
+      log: w.lines.map((l) => l.msg),
+    };
   };
 }
 
