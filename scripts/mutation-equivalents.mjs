@@ -2598,6 +2598,22 @@ export const EQUIVALENT = [
   ],
   [
     'src/transports/graphql/ws.ts',
+    437,
+    'payload === undefined',
+    'ConditionalExpression',
+    'false',
+    'JSON.stringify leaves out an undefined payload: {"type":"pong"} either way, PONG itself',
+  ],
+  [
+    'src/transports/graphql/ws.ts',
+    440,
+    'err != null',
+    'ConditionalExpression',
+    'false',
+    'a write fails only on a socket that is gone, which sends nothing more either way: whether it would pong again is never seen',
+  ],
+  [
+    'src/transports/graphql/ws.ts',
     416,
     '!conn.corked',
     'BooleanLiteral',
