@@ -116,6 +116,23 @@ describe('a failure that is not the client’s', () => {
   });
 });
 
+describe('an operation no route of ours has', () => {
+  it('@defer: REST does not stream, so the operation is answered whole (200, the deferred field in place)', async () => {
+    const get = await mount(zipRoute((data) => data, 'query ($zip: String!) { zip(zip: $zip) { city ... @defer { county } } }'));
+    const answer = await get('/api/zip/90210');
+    expect([answer.status, answer.body]).toEqual([200, { zip: { city: 'Beverly Hills', county: 'Los Angeles' } }]);
+    expect(answer.log).toEqual([]);
+  });
+
+  it('a subscription: refused (406) with no headers of its own, the key’s kept', async () => {
+    const get = await mount(zipRoute((data) => data, 'subscription { syncProgress { state } }'));
+    const answer = await get('/api/zip/90210');
+    expect([answer.status, answer.body]).toEqual([406, expect.objectContaining({ status: 406, code: 'NOT_ACCEPTABLE' })]);
+    expect(answer.headers).toEqual([null, '10000', '9999', '86400', null]);
+    expect(answer.log).toEqual([]);
+  });
+});
+
 describe('a refusal of the pipeline’s', () => {
   it('its error carries no status: the refusal’s own status, code and headers, its detail, nothing logged', async () => {
     // A GET route whose operation is a mutation (no route of ours is): refused before anything runs.
