@@ -7,7 +7,7 @@ import { checkDocument, newOperation } from '../../src/operation/pipeline.js';
 import { PersistedDocuments } from '../../src/operation/persisted-documents.js';
 import { MAX_CACHED_DOCUMENT_CHARS } from '../../src/operation/steps/parse.js';
 import { QUERY_LIMITS } from '../../src/operation/steps/limits.js';
-import { COST_LIMITS } from '../../src/operation/steps/cost.js';
+import { COST_LIMITS, MAX_MEMO_KEY_CHARS } from '../../src/operation/steps/cost.js';
 import { UNEXPECTED_MESSAGE } from '../../src/operation/steps/finalize.js';
 import { checkedOnce } from '../../src/operation/steps/validation-memo.js';
 import { mayDisableLeafSerialization } from '../../src/operation/leaf-serialization.js';
@@ -588,6 +588,21 @@ describe('the pipeline, as the server wires it', () => {
       expect(await costOf({ a: 0, n: 2 })).toBe(154);
     });
 
+    it('variables whose key reaches the memo’s bound before the last of them are costed each time, never remembered by a part', async () => {
+      const query = 'query($n: Int) { states { zipcodes(limit: $n) { zip } } }';
+      const costOf = async (variables: Record<string, unknown>) => {
+        const ctx = w.context();
+        await run({ query, variables }, JSON_ONLY, ctx);
+        return ctx.cost;
+      };
+      // An object the operation does not declare, whose part of the key is exactly the bound; $n after it.
+      const pad = { x: 'y'.repeat(MAX_MEMO_KEY_CHARS - 13) };
+      expect(`pad=${JSON.stringify(pad)};`.length).toBe(MAX_MEMO_KEY_CHARS);
+      const one = await costOf({ pad, n: 1 });
+      expect(await costOf({ pad, n: 2 })).toBeGreaterThan(one!);
+      expect(await costOf({ pad, n: 1 })).toBe(one);
+    });
+
     it('object variables count too (a page size inside an input object)', async () => {
       const query = 'query($p: Paging) { resorts(paging: $p) { resorts { id } } }';
       const costOf = async (variables: Record<string, unknown>) => {
@@ -1041,7 +1056,9 @@ describe('the helpers the steps share', () => {
         next: () => {
           asked++;
           if (asked > 2) throw new Error('asked after the end');
-          return Promise.resolve(asked === 1 ? { done: false, value: { data: { a: 1 }, hasNext: false } } : { done: true, value: undefined });
+          // Each part a turn later, as a source's parts come: nothing about a missing signal answers first.
+          const part = asked === 1 ? { done: false as const, value: { data: { a: 1 }, hasNext: false } } : { done: true as const, value: undefined };
+          return new Promise((resolve) => setImmediate(() => resolve(part)));
         },
       }),
     };

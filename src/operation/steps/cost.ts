@@ -13,7 +13,7 @@ export interface OperationCost {
 }
 
 /** Variables whose numeric part is longer than this are costed each time, not remembered. */
-const MAX_MEMO_KEY_CHARS = 256;
+export const MAX_MEMO_KEY_CHARS = 256;
 /** Bytes of memo keys kept per document. */
 const MEMO_BYTES_PER_DOCUMENT = 16 * 1024;
 
