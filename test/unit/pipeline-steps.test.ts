@@ -564,13 +564,15 @@ describe('the pipeline, as the server wires it', () => {
       expect(outcome.extensions).toEqual({ cost: { requestedQueryCost: 255_052 }, requestId: ctx.requestId });
     });
 
+    /** What `query` costs with these variables, as the cost step records it on a request's context. */
+    const costsOf = (query: string) => async (variables: Record<string, unknown>) => {
+      const ctx = w.context();
+      await run({ query, variables }, JSON_ONLY, ctx);
+      return ctx.cost;
+    };
+
     it('the cost follows the numeric variables, each set of them costed once per document', async () => {
-      const query = 'query($n: Int) { states { zipcodes(limit: $n) { zip } } }';
-      const costOf = async (variables: Record<string, unknown>) => {
-        const ctx = w.context();
-        await run({ query, variables }, JSON_ONLY, ctx);
-        return ctx.cost;
-      };
+      const costOf = costsOf('query($n: Int) { states { zipcodes(limit: $n) { zip } } }');
       // 51 states, each a list of n ZIPs of one field: 1 + 51 × (1 + n).
       expect(await costOf({ n: 1 })).toBe(103);
       expect(await costOf({ n: 2 })).toBe(154);
@@ -578,23 +580,13 @@ describe('the pipeline, as the server wires it', () => {
     });
 
     it('every numeric variable counts, not only the first', async () => {
-      const query = 'query($a: Int, $n: Int) { states { zipcodes(offset: $a, limit: $n) { zip } } }';
-      const costOf = async (variables: Record<string, unknown>) => {
-        const ctx = w.context();
-        await run({ query, variables }, JSON_ONLY, ctx);
-        return ctx.cost;
-      };
+      const costOf = costsOf('query($a: Int, $n: Int) { states { zipcodes(offset: $a, limit: $n) { zip } } }');
       expect(await costOf({ a: 0, n: 1 })).toBe(103);
       expect(await costOf({ a: 0, n: 2 })).toBe(154);
     });
 
     it('variables whose key reaches the memo’s bound before the last of them are costed each time, never remembered by a part', async () => {
-      const query = 'query($n: Int) { states { zipcodes(limit: $n) { zip } } }';
-      const costOf = async (variables: Record<string, unknown>) => {
-        const ctx = w.context();
-        await run({ query, variables }, JSON_ONLY, ctx);
-        return ctx.cost;
-      };
+      const costOf = costsOf('query($n: Int) { states { zipcodes(limit: $n) { zip } } }');
       // An object the operation does not declare, whose part of the key is exactly the bound; $n after it.
       const pad = { x: 'y'.repeat(MAX_MEMO_KEY_CHARS - 13) };
       expect(`pad=${JSON.stringify(pad)};`.length).toBe(MAX_MEMO_KEY_CHARS);
@@ -604,12 +596,7 @@ describe('the pipeline, as the server wires it', () => {
     });
 
     it('object variables count too (a page size inside an input object)', async () => {
-      const query = 'query($p: Paging) { resorts(paging: $p) { resorts { id } } }';
-      const costOf = async (variables: Record<string, unknown>) => {
-        const ctx = w.context();
-        await run({ query, variables }, JSON_ONLY, ctx);
-        return ctx.cost;
-      };
+      const costOf = costsOf('query($p: Paging) { resorts(paging: $p) { resorts { id } } }');
       const five = await costOf({ p: { limit: 5 } });
       const ten = await costOf({ p: { limit: 10 } });
       expect(ten! - five!).toBe(10);
