@@ -6,7 +6,7 @@ import type { RunningApp } from '../src/app/start.js';
 import { privateDatabase, startTestServer, TEST_KEY } from './helpers/server.js';
 import { keysCli } from './helpers/process.js';
 import { wsClient } from './helpers/transports.js';
-import { until } from './helpers/wait.js';
+import { until, within as waitWithin } from './helpers/wait.js';
 import { rawSocket, type RawSocket } from './helpers/raw-socket.js';
 import { movableClock } from './helpers/clock.js';
 import { VERSION_CHECK_MS } from '../src/auth/guard.js';
@@ -20,18 +20,8 @@ import { VERSION_CHECK_MS } from '../src/auth/guard.js';
 
 const wsUrl = (app: RunningApp) => `${app.url.replace(/^http/, 'ws')}/graphql`;
 
-/** `promise`, or a failure saying what did not happen: a close or an answer that never comes fails the test instead of holding it. */
-async function within<T>(promise: Promise<T>, what: () => string, ms = 20_000): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`not within ${ms} ms: ${what()}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+/** `promise`, or a failure saying what did not happen, within 20 s. */
+const within = <T>(promise: Promise<T>, what: () => string, ms = 20_000) => waitWithin(promise, what, ms);
 
 /** How a raw socket closed, waited for within the bound above. */
 const closing = (s: RawSocket) => within(s.closed, () => `the socket to close; it received ${JSON.stringify(s.messages).slice(0, 300)}`);

@@ -10,6 +10,23 @@ export async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, m
 }
 
 /**
+ * `promise`, or a failure saying what did not happen within `ms`: a close, an answer or a start
+ * that never comes fails the test instead of holding it. `what` is read only then (it may describe
+ * what came instead).
+ */
+export async function within<T>(promise: Promise<T>, what: string | (() => string), ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not within ${ms} ms: ${typeof what === 'string' ? what : what()}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Reads a GraphQL subscription's server-sent events, each event's `data[field]`, until `enough`
  * says so or the stream ends. The caller bounds it with the request's abort signal.
  */

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, expect, inject } from 'vitest';
 import { startApp, type RunningApp } from '../../src/app/start.js';
 import { loadConfig } from '../../src/lib/config.js';
 import { movableClock } from '../helpers/clock.js';
+import { within } from '../helpers/wait.js';
 import { capturedLog, TEST_KEY, privateDatabase, suiteConfig, type TestServerOptions } from '../helpers/server.js';
 
 /** The suite's config (suiteConfig), over the environment given (its variables parsed as a start parses them). */
@@ -70,12 +71,8 @@ const START_MS = 9_000;
  */
 export async function startForTests(prefix: string, options: SourceAppOptions = {}): Promise<SourceApp> {
   const starting = startSourceApp(prefix, options);
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the server did not start within ${START_MS} ms`)), START_MS);
-  });
   try {
-    return await Promise.race([starting, late]);
+    return await within(starting, 'the server to start', START_MS);
   } catch (failure) {
     // One that starts after all is closed, its copy removed.
     void starting.then((started) => started.close()).catch(() => undefined);
@@ -87,8 +84,6 @@ export async function startForTests(prefix: string, options: SourceAppOptions = 
         throw failure;
       },
     });
-  } finally {
-    clearTimeout(timer);
   }
 }
 

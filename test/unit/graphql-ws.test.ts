@@ -8,6 +8,7 @@ import { VERSION_CHECK_MS } from '../../src/auth/guard.js';
 import { rawSocket, type RawSocket } from '../helpers/raw-socket.js';
 import { getJson, TEST_KEY } from '../helpers/server.js';
 import { until } from './serving.js';
+import { within as waitWithin } from '../helpers/wait.js';
 import { liveSubscribers, startForTests, subscribersBecome, type SourceApp } from './app-world.js';
 
 /**
@@ -26,17 +27,7 @@ import { liveSubscribers, startForTests, subscribersBecome, type SourceApp } fro
  * time-out for a mutant.
  */
 const WAIT_MS = 5_000;
-async function within<T>(promise: Promise<T>, what: string, ms = WAIT_MS): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`not within ${ms} ms: ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const within = <T>(promise: Promise<T>, what: string, ms = WAIT_MS) => waitWithin(promise, what, ms);
 const closing = (s: RawSocket) => within(s.closed, `the socket to close; it received ${JSON.stringify(s.messages).slice(0, 300)}`);
 const refusalOf = (s: RawSocket) =>
   within(
