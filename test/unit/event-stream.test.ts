@@ -1,3 +1,4 @@
+import { connect, type Socket } from 'node:net';
 import { request } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { negotiate, writeStream, type StreamFormat } from '../../src/transports/graphql/event-stream.js';
@@ -154,7 +155,7 @@ describe('a reader slower than its source', () => {
         next: async () => (stop ? { done: true, value: undefined } : { done: false, value: { n: ++pulled, data: PART } }),
       }),
     };
-    let server: import('node:net').Socket | null = null;
+    let server: Socket | null = null;
     const done = { resolved: false };
     const url = new URL(
       await serving(async (ex) => {
@@ -164,7 +165,6 @@ describe('a reader slower than its source', () => {
       }),
     );
     // A client that sends its request and reads nothing until told.
-    const { connect } = await import('node:net');
     const client = connect(Number(url.port), url.hostname);
     client.pause();
     client.write(`GET / HTTP/1.1\r\nhost: x\r\n\r\n`);
