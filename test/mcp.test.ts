@@ -254,7 +254,7 @@ describe('MCP within the key’s limits', () => {
     await expect(watching.client.listTools()).rejects.toThrow(/404/);
   });
 
-  it('a key revoked while it holds a session: the session ends (its notification stream closes), and the key is refused at the door', async () => {
+  it('a key revoked while it holds a session: the session says why on its notification stream, which then closes, and the key is refused at the door', async () => {
     const dbPath = privateDatabase('gateway-mcp-');
     const app = await startTestServer({ dbPath });
     onTestFinished(() => app.close());
@@ -266,11 +266,28 @@ describe('MCP within the key’s limits', () => {
     expect(stream.status).toBe(200);
     const reader = stream.body!.getReader();
     expect((await keysCli(dbPath, 'revoke', 'mcp-agent')).status).toBe(0);
-    // The stream ends (bounded: a stream left open fails the test rather than hanging it).
+    // The stream says why, then ends (bounded: a stream left open fails the test rather than hanging it).
+    let text = '';
+    const decoder = new TextDecoder();
     const ended = (async () => {
-      for (;;) if ((await reader.read()).done) return 'ended';
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return 'ended';
+        text += decoder.decode(value, { stream: true });
+      }
     })();
     expect(await Promise.race([ended, new Promise((r) => setTimeout(() => r('still open'), 10_000))])).toBe('ended');
+    const said = text
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)));
+    expect(said).toEqual([
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/message',
+        params: { level: 'error', logger: 'gateway', data: { status: 401, code: 'UNAUTHENTICATED', detail: 'The API key has been revoked.' } },
+      },
+    ]);
     const after = await getJson(app, '/mcp', {
       method: 'POST',
       apiKey: key,

@@ -1,6 +1,8 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, expect, inject } from 'vitest';
+import { hashApiKey } from '../../src/auth/api-key.js';
 import { startApp, type RunningApp } from '../../src/app/start.js';
 import { loadConfig } from '../../src/lib/config.js';
 import { movableClock } from '../helpers/clock.js';
@@ -121,4 +123,43 @@ export async function subscribersBecome(a: SourceApp, n: number): Promise<void> 
   let now = await liveSubscribers(a);
   for (let tries = 0; now !== n && tries < 500; tries++) now = await liveSubscribers(a);
   if (now !== n) throw new Error(`the live feed has ${now} subscribers, not ${n}`);
+}
+
+/** A key's own limits (keyOfItsOwn); unset, a rate no test reaches and the server's streams per key. */
+export interface KeyLimits {
+  ratePerSecond?: number;
+  streams?: number;
+}
+
+let keysMade = 0;
+/**
+ * A key of the test's own in the server's database (limits of its own), as `npm run keys -- create`
+ * adds one; `revoke` revokes it from another connection, as the keys command does, so the server
+ * sees the database move.
+ */
+export function keyOfItsOwn(app: SourceApp, prefix: string, limits: KeyLimits = {}): { key: string; revoke(): void } {
+  const n = ++keysMade;
+  const key = `szg_${prefix.replace(/\W/g, '_')}_test_key_${n}_${'k'.repeat(24)}`;
+  const name = `${prefix}-${n}`;
+  app.repos.keys.create({
+    name,
+    plan: 'test',
+    keyHash: hashApiKey(key),
+    createdAt: app.clock.now().toISOString(),
+    monthlyQuota: 1_000_000,
+    ratePerSecond: limits.ratePerSecond ?? 1_000,
+    scopes: '',
+    streams: limits.streams ?? null,
+  });
+  return {
+    key,
+    revoke: () => {
+      const other = new Database(app.db.name);
+      try {
+        other.prepare("UPDATE api_keys SET revoked_at = ?, revoked_by = 'operator' WHERE name = ?").run(app.clock.now().toISOString(), name);
+      } finally {
+        other.close();
+      }
+    },
+  };
 }

@@ -1,15 +1,13 @@
 import { createHash } from 'node:crypto';
 import net from 'node:net';
-import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { hashApiKey } from '../../src/auth/api-key.js';
 import { VERSION_CHECK_MS } from '../../src/auth/guard.js';
 import { rawSocket, type RawSocket } from '../helpers/raw-socket.js';
 import { getJson, TEST_KEY } from '../helpers/server.js';
 import { until } from './serving.js';
 import { within as waitWithin } from '../helpers/wait.js';
-import { liveSubscribers, startForTests, subscribersBecome, type SourceApp } from './app-world.js';
+import { keyOfItsOwn, liveSubscribers, startForTests, subscribersBecome, type KeyLimits, type SourceApp } from './app-world.js';
 
 /**
  * GraphQL over WebSocket (transports/graphql/ws.ts) on the server built from src/, with raw
@@ -121,34 +119,7 @@ function bounded(s: RawSocket): RawSocket {
   return s;
 }
 
-/** A key of the test's own in the server's database (limits of its own), as \`npm run keys -- create\` adds one. */
-let keysMade = 0;
-function newKey(limits: { ratePerSecond?: number; streams?: number } = {}): { key: string; revoke(): void } {
-  const key = `szg_ws_test_key_${++keysMade}_${'k'.repeat(24)}`;
-  const name = `graphql-ws-${keysMade}`;
-  app.repos.keys.create({
-    name,
-    plan: 'test',
-    keyHash: hashApiKey(key),
-    createdAt: app.clock.now().toISOString(),
-    monthlyQuota: 1_000_000,
-    ratePerSecond: limits.ratePerSecond ?? 1_000,
-    scopes: '',
-    streams: limits.streams ?? null,
-  });
-  return {
-    key,
-    // From another connection, as the keys command does: the server sees the database move.
-    revoke: () => {
-      const other = new Database(app.db.name);
-      try {
-        other.prepare("UPDATE api_keys SET revoked_at = ?, revoked_by = 'operator' WHERE name = ?").run(app.clock.now().toISOString(), name);
-      } finally {
-        other.close();
-      }
-    },
-  };
-}
+const newKey = (limits: KeyLimits = {}) => keyOfItsOwn(app, 'graphql-ws', limits);
 beforeAll(async () => {
   app = await startForTests('gateway-graphql-ws-', {
     env: { STREAMS_PER_KEY: '3', STREAM_MAX_BUFFERED_BYTES: String(64 * 1024), WS_PENDING_PER_ADDRESS: '3', WS_PENDING_MAX: '5' },

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connectMcp, disconnectMcp, toolText } from '../helpers/mcp.js';
 import { TEST_KEY } from '../helpers/server.js';
 import { until } from '../helpers/wait.js';
-import { liveSubscribers, loadMcp, noErrorLogged, startForTests, subscribersBecome, type SourceApp } from './app-world.js';
+import { keyOfItsOwn, liveSubscribers, loadMcp, noErrorLogged, startForTests, subscribersBecome, type SourceApp } from './app-world.js';
 
 /**
  * MCP's resource subscriptions (transports/mcp/session.ts, watch.ts) on the server built from src/:
@@ -101,6 +101,31 @@ describe('subscribed resources are told when their resort changes', () => {
     await mcp.client.subscribeResource({ uri: 'resort://taos/conditions' });
     await subscribersBecome(app, before + 1);
     await disconnectMcp(mcp);
+    await subscribersBecome(app, before);
+  });
+});
+
+describe('a key revoked while its session listens', () => {
+  it('the session says why on its notification stream (an MCP log message, the problem as its data), then ends and lets its watch go', async () => {
+    const { key, revoke } = keyOfItsOwn(app, 'mcp-watch');
+    const w = await watcher(app.url, key);
+    const said: unknown[] = [];
+    w.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void said.push(n.params));
+    // Its notification stream is open once an update has come on it.
+    const before = await liveSubscribers(app);
+    await w.client.subscribeResource({ uri: 'resort://vail/conditions' });
+    await subscribersBecome(app, before + 1);
+    nextHour();
+    expect(await updatesOf(w, 1)).toEqual(['resort://vail/conditions']);
+    // Within a check of the keys holding streams (every 250 ms).
+    revoke();
+    await until(
+      async () => said.length,
+      (n) => n > 0,
+      3000,
+      20,
+    );
+    expect(said).toEqual([{ level: 'error', logger: 'gateway', data: { status: 401, code: 'UNAUTHENTICATED', detail: 'The API key has been revoked.' } }]);
     await subscribersBecome(app, before);
   });
 });

@@ -417,7 +417,7 @@ describe('the message: one JSON-RPC 2.0 message, the first an initialize', () =>
     expect(res.body).toMatchObject({
       jsonrpc: '2.0',
       id: 1,
-      result: { serverInfo: { name: 'ski-zip-gateway' }, capabilities: { tools: {}, resources: { subscribe: true }, prompts: {} } },
+      result: { serverInfo: { name: 'ski-zip-gateway' }, capabilities: { tools: {}, resources: { subscribe: true }, prompts: {}, logging: {} } },
     });
     const session = res.headers.get('mcp-session-id')!;
     const ping = await inSession(session, { jsonrpc: '2.0', id: 2, method: 'ping' });

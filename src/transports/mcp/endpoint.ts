@@ -204,10 +204,10 @@ export function createMcp(deps: McpDeps) {
     if (isRefusal(admitted)) return admitted;
     session = new McpSession(sessionDeps, who, holder.address, admitted, clock(), {
       initialized: (s) => void sessions.set(s.id!, s),
-      ended: (s) => {
+      ended: (s, reason) => {
         if (s.id) sessions.delete(s.id);
         // Requests still running get an answer: the SDK drops theirs once the session is closed.
-        for (const running of s.running.values()) if (!running.answered) sendProblem(running, SESSION_ENDED);
+        for (const running of s.running.values()) if (!running.answered) sendProblem(running, reason ?? SESSION_ENDED);
         s.running.clear();
         deps.logger.debug({ session: s.id }, 'MCP session ended');
       },

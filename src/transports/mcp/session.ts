@@ -75,7 +75,7 @@ export class McpSession implements Watcher {
     readonly address: string,
     private readonly lease: StreamLease,
     now: number,
-    private readonly on: { initialized(session: McpSession): void; ended(session: McpSession): void },
+    private readonly on: { initialized(session: McpSession): void; ended(session: McpSession, reason?: Problem): void },
   ) {
     this.activeAt = now;
     this.transport = new StreamableHTTPServerTransport({
@@ -85,7 +85,9 @@ export class McpSession implements Watcher {
       keepAliveMs: deps.keepAliveMs,
     });
     this.server = new Server(deps.serverInfo, {
-      capabilities: { tools: {}, resources: { subscribe: true }, prompts: {} },
+      // logging: a session ended for a reason (its key revoked, its notifications unread) says why
+      // on its notification stream first, as every other stream's end does.
+      capabilities: { tools: {}, resources: { subscribe: true }, prompts: {}, logging: {} },
       instructions: deps.instructions,
     });
     this.handle();
@@ -199,14 +201,26 @@ export class McpSession implements Watcher {
     for (const uri of this.watched.get(resortId) ?? []) void this.server.sendResourceUpdated({ uri }).catch(() => {});
   }
 
-  /** Ends the session (once): its streams closed, its watch stopped, its place among its key's streams given back. */
-  end(_reason?: Problem): void {
+  /**
+   * Ends the session (once): its streams closed, its watch stopped, its place among its key's
+   * streams given back. With a reason, a notification stream still open is told it first (an MCP
+   * log message at `error`, the problem as its data), and requests still running get it as their answer.
+   */
+  end(reason?: Problem): void {
     if (this.ended) return;
     this.ended = true;
     this.unwatch();
     this.lease.release();
-    this.on.ended(this);
-    void this.transport.close();
+    this.on.ended(this, reason);
+    const told =
+      reason && this.notifications
+        ? this.server.sendLoggingMessage(
+            { level: 'error', logger: 'gateway', data: { status: reason.status, code: reason.code, detail: reason.detail } },
+            this.id,
+          )
+        : undefined;
+    if (told) void told.catch(() => undefined).then(() => this.transport.close());
+    else void this.transport.close();
   }
 
   get isEnded(): boolean {
