@@ -641,7 +641,7 @@ describe('the request deadline', () => {
   beforeAll(async () => {
     // A deadline of 1 ms (swept every 10 ms): a history of 90 days x 10 years (77 simulations, each
     // its own turn of the event loop) cannot finish inside it on any machine.
-    slow = await startForTests('gateway-graphql-ws-deadline-', { config: { executionTimeoutMs: 1 } });
+    slow = await startForTests('gateway-graphql-ws-deadline-', { env: { LIVE_CHECK_MS: '100' }, config: { executionTimeoutMs: 1 } });
   });
   afterAll(() => slow?.close());
   const HISTORY = '{ resort(id: "alta") { history(days: 90, years: 10, radiusKm: 31.5) { current { snowfall } } } }';
@@ -664,6 +664,23 @@ describe('the request deadline', () => {
     s.send({ type: 'ping' });
     await s.next((m) => m.type === 'pong');
     expect([s.socket.readyState, s.messages.filter((m) => m.id === 'h').length]).toEqual([WebSocket.OPEN, 1]);
+    s.socket.close();
+  });
+
+  it('a subscription is not an operation it cuts: streaming, it lives past the deadline, and its changes still come', async () => {
+    const s = bounded(rawSocket(slow));
+    sockets.push(s);
+    await s.init(TEST_KEY);
+    s.send({ id: 's', type: 'subscribe', payload: { query: SUBSCRIPTION } });
+    expect((await s.next((m) => m.id === 's')).payload.data).toEqual({ conditionsChanged: { resortId: 'vail', reason: 'INITIAL' } });
+    // The deadline's sweep has run since: an operation sent after the subscription passed it.
+    s.send({ id: 'h', type: 'subscribe', payload: { query: HISTORY } });
+    expect((await s.next((m) => m.id === 'h')).payload[0].extensions).toEqual({ code: 'TIMEOUT' });
+    slow.clock.advance(3_600_000);
+    expect((await s.next((m) => m.id === 's' && m.payload?.data?.conditionsChanged?.reason !== 'INITIAL')).payload.data).toEqual({
+      conditionsChanged: { resortId: 'vail', reason: 'HOUR' },
+    });
+    expect(s.messages.filter((m) => m.id === 's').map((m) => m.type)).toEqual(['next', 'next']);
     s.socket.close();
   });
 });
