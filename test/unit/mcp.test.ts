@@ -364,6 +364,33 @@ describe('what a request must be before its message is read: problem+json', () =
 });
 
 describe('the message: one JSON-RPC 2.0 message, the first an initialize', () => {
+  it('params that do not fit their method: JSON-RPC invalid params (-32602) naming each and what it must be, not an internal error; the session answers on', async () => {
+    const session = await rawSession(TEST_KEY);
+    for (const [method, params, said] of [
+      ['resources/read', {}, 'params.uri: Invalid input: expected string, received undefined'],
+      ['tools/call', { name: 5 }, 'params.name: Invalid input: expected string, received number'],
+      [
+        'logging/setLevel',
+        { level: 'loud' },
+        'params.level: Invalid option: expected one of "debug"|"info"|"notice"|"warning"|"error"|"critical"|"alert"|"emergency"',
+      ],
+    ] as const) {
+      const res = await inSession(session, { jsonrpc: '2.0', id: 7, method, params });
+      expect([res.status, res.headers.get('cache-control'), res.body], method).toEqual([
+        200,
+        'no-store',
+        { jsonrpc: '2.0', id: 7, error: { code: -32602, message: `Invalid params for ${method}: ${said}` } },
+      ]);
+    }
+    // A method MCP does not have stays the SDK's answer; a level that fits is taken.
+    expect((await inSession(session, { jsonrpc: '2.0', id: 8, method: 'no/such', params: {} })).body).toMatchObject({ error: { code: -32601 } });
+    expect((await inSession(session, { jsonrpc: '2.0', id: 9, method: 'logging/setLevel', params: { level: 'error' } })).body).toEqual({
+      jsonrpc: '2.0',
+      id: 9,
+      result: {},
+    });
+  });
+
   it('not JSON, a batch, too deep, not JSON-RPC 2.0: 400 saying which, with the bound where there is one', async () => {
     const notJson = await post('{"jsonrpc":');
     expect(notJson.body).toMatchObject({ status: 400, code: 'BAD_REQUEST', detail: 'The body is not JSON: one JSON-RPC message.' });

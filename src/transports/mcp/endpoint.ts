@@ -2,7 +2,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { KeyCheck } from '../../auth/guard-answers.js';
 import type { GraphQLContext, RequestInfo } from '../../graphql/context.js';
 import type { Exchange } from '../../http/exchange.js';
-import { CACHE_NONE } from '../../http/headers.js';
+import { CACHE_NONE, JSON_TYPE } from '../../http/headers.js';
 import type { Identity } from '../../http/identity.js';
 import { sendProblem } from '../../http/problem.js';
 import { isRefusal, type StreamLimiter } from '../../http/streams.js';
@@ -11,7 +11,7 @@ import type { Logger } from '../../lib/logger.js';
 import type { Pipeline } from '../../operation/pipeline.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { createCalls } from './calls.js';
-import { isCancellation, isInitialize, readMessage, requestProblem, SESSION_HEADER } from './message.js';
+import { invalidParams, isCancellation, isInitialize, readMessage, requestProblem, SESSION_HEADER } from './message.js';
 import type { DocumentUri } from './resources.js';
 import { McpSession } from './session.js';
 import { toolsOf } from './tools.js';
@@ -125,6 +125,8 @@ export function createMcp(deps: McpDeps) {
       // A cancelled request would never be answered (the SDK drops its answer): every call ends by
       // itself within the request deadline, so a cancellation is taken and not passed on.
       if (isCancellation(read)) return ex.sendEmpty(202);
+      const wrong = invalidParams(read);
+      if (wrong) return ex.send(200, JSON_TYPE, JSON.stringify(wrong), ['cache-control', CACHE_NONE]);
       message = read;
     }
 

@@ -1,5 +1,13 @@
 import type { IncomingMessage } from 'node:http';
-import { InitializeRequestSchema, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ClientRequestSchema,
+  ErrorCode,
+  InitializeRequestSchema,
+  JSONRPCMessageSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
 import { readBody } from '../../http/body.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../http/json-guard.js';
 import { allowsOrigin, sameOrigin } from '../../http/security.js';
@@ -64,3 +72,21 @@ export const isInitialize = (message: JSONRPCMessage): boolean => InitializeRequ
 
 /** A client's cancellation of one of its requests. */
 export const isCancellation = (message: JSONRPCMessage): boolean => 'method' in message && message.method === 'notifications/cancelled' && !('id' in message);
+
+/** The SDK's schema of each request a client may send, by its method. */
+const REQUESTS = new Map(ClientRequestSchema.options.map((schema) => [schema.shape.method.value as string, schema]));
+/** At most this many of a request's wrong params are named. */
+const MAX_NAMED = 3;
+
+/**
+ * A request whose params do not fit its method, answered as JSON-RPC's invalid params (-32602)
+ * naming each wrong param and what it must be; the SDK would answer an internal error (-32603)
+ * with its validator's dump. A method MCP does not have is left to the SDK (method not found).
+ */
+export function invalidParams(message: JSONRPCMessage): JSONRPCErrorResponse | null {
+  if (!('method' in message) || !('id' in message)) return null;
+  const parsed = REQUESTS.get(message.method)?.safeParse(message);
+  if (!parsed || parsed.success) return null;
+  const named = parsed.error.issues.slice(0, MAX_NAMED).map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+  return { jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidParams, message: `Invalid params for ${message.method}: ${named.join('; ')}` } };
+}
