@@ -24,6 +24,11 @@ describe('the stream a client reads', () => {
     expect(negotiate('application/json, multipart/mixed;deferSpec=20220824')).toEqual({ single: 'json', stream: 'multipart' });
     expect(negotiate('text/event-stream;q=0, application/json')).toEqual({ single: 'json', stream: null });
   });
+
+  it('media types in any case (RFC 9110: they are case-insensitive)', () => {
+    expect(negotiate('Text/Event-Stream')).toEqual({ single: 'sse', stream: 'sse' });
+    expect(negotiate('application/json, MULTIPART/MIXED')).toEqual({ single: 'json', stream: 'multipart' });
+  });
 });
 
 /** A source of parts the test releases one at a time, and whether it was stopped. */

@@ -63,6 +63,9 @@ describe('POST /graphql', () => {
     expect(loggedCost(plain.headers.get('x-request-id'))).toBe(2);
     const own = await answer(post(JSON.stringify({ query: ZIP_STATS }), { accept: 'application/graphql-response+json' }));
     expect([own.status, own.type, own.body.data]).toEqual([200, GRAPHQL_RESPONSE, TOTAL_ZIPS]);
+    // Media types are case-insensitive.
+    const spelt = await answer(post(JSON.stringify({ query: ZIP_STATS }), { accept: 'Application/GraphQL-Response+JSON' }));
+    expect([spelt.status, spelt.type]).toEqual([200, GRAPHQL_RESPONSE]);
   });
 
   it('takes the operation’s name, variables and extensions from the body', async () => {
@@ -132,9 +135,11 @@ describe('POST /graphql', () => {
 
   it('a refusal: 200 with the errors to a plain JSON client (or one that says nothing, or anything), its status to GraphQL’s own type or a stream reader', async () => {
     const body = JSON.stringify({ query: '{ nope }' });
-    for (const accept of ['application/json', '*/*', 'text/html, */*;q=0.1']) expect((await post(body, { accept })).status, accept).toBe(200);
+    for (const accept of ['application/json', 'Application/JSON', '*/*', 'text/html, */*;q=0.1'])
+      expect((await post(body, { accept })).status, accept).toBe(200);
     expect((await send(app(), { method: 'POST', body, headers: { 'content-type': 'application/json' } })).status).toBe(200);
-    for (const accept of ['application/graphql-response+json', 'text/html']) expect((await post(body, { accept })).status, accept).toBe(400);
+    for (const accept of ['application/graphql-response+json', 'Application/GraphQL-Response+JSON', 'text/html'])
+      expect((await post(body, { accept })).status, accept).toBe(400);
     const a = await answer(post(body));
     expect(a.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
     expect(a.body.extensions.requestId).toBe(a.headers.get('x-request-id'));

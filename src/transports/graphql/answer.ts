@@ -6,16 +6,19 @@ import { CACHE_NONE } from '../../http/headers.js';
 import type { ResponseCache } from '../../http/response-cache.js';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
+// Media types are case-insensitive (RFC 9110).
+const NAMES_GRAPHQL_RESPONSE = /application\/graphql-response\+json/i;
+const NAMES_JSON = /application\/json|\*\/\*/i;
 
 /** Whether the client reads GraphQL over HTTP's own media type (then request errors are 400s). */
 export function wantsGraphQLResponse(ex: Exchange): boolean {
-  return (ex.req.headers.accept ?? '').includes(GRAPHQL_RESPONSE);
+  return NAMES_GRAPHQL_RESPONSE.test(ex.req.headers.accept ?? '');
 }
 
 /** Whether the client reads application/json (or says nothing, or anything). */
 function acceptsJson(ex: Exchange): boolean {
   const accept = ex.req.headers.accept;
-  return accept === undefined || accept.includes('application/json') || accept.includes('*/*');
+  return accept === undefined || NAMES_JSON.test(accept);
 }
 
 /** The answer's media type: GraphQL's own when the client asks for it, else plain JSON. */

@@ -24,6 +24,8 @@ const FORMAT_OF: Record<string, 'json' | StreamFormat> = {
   'multipart/mixed': 'multipart',
 };
 
+const NAMES_A_STREAM = /text\/event-stream|multipart\/mixed/i;
+
 /**
  * The client's Accept header, ranked by q-value then order (as a client lists its preferences):
  * the form it prefers for one result, and the first stream it reads, SSE (text/event-stream,
@@ -32,7 +34,8 @@ const FORMAT_OF: Record<string, 'json' | StreamFormat> = {
  * parameters (Apollo's `deferSpec`) do not matter. Most requests name no stream: JSON at once.
  */
 export function negotiate(accept: string | undefined): Wanted {
-  if (!accept || (!accept.includes('text/event-stream') && !accept.includes('multipart/mixed'))) return JSON_ONLY;
+  // Media types are case-insensitive (RFC 9110): so is the quick look for a stream's.
+  if (!accept || !NAMES_A_STREAM.test(accept)) return JSON_ONLY;
   const ranked = accept
     .split(',')
     .map((entry) => {
