@@ -19,6 +19,7 @@ import type { Exchange } from '../../http/exchange.js';
 import type { Identity } from '../../http/identity.js';
 import type { StreamLease } from '../../http/streams.js';
 import type { Problem } from '../../lib/errors.js';
+import { releaseAnsweredStreams } from './answered-streams.js';
 import type { CallOutcome, Calls } from './calls.js';
 import { getPrompt, PROMPTS } from './prompts.js';
 import { DOCUMENTS, documentList, MAX_WATCHED_RESORTS, readerOf, targetOf, templates, type DocumentUri } from './resources.js';
@@ -84,6 +85,7 @@ export class McpSession implements Watcher {
       enableJsonResponse: true,
       keepAliveMs: deps.keepAliveMs,
     });
+    releaseAnsweredStreams(this.transport);
     this.server = new Server(deps.serverInfo, {
       // logging: a session ended for a reason (its key revoked, its notifications unread) says why
       // on its notification stream first, as every other stream's end does.
@@ -212,8 +214,11 @@ export class McpSession implements Watcher {
     this.unwatch();
     this.lease.release();
     this.on.ended(this, reason);
+    const stream = this.notifications;
+    // One that has not drained does not read: it is cut, not left holding what it will never take.
+    if (stream?.writableNeedDrain) stream.destroy();
     const told =
-      reason && this.notifications
+      reason && stream && !stream.destroyed
         ? this.server.sendLoggingMessage(
             { level: 'error', logger: 'gateway', data: { status: reason.status, code: reason.code, detail: reason.detail } },
             this.id,
