@@ -215,8 +215,9 @@ export class McpSession implements Watcher {
     this.lease.release();
     this.on.ended(this, reason);
     const stream = this.notifications;
-    // One that has not drained does not read: it is cut, not left holding what it will never take.
-    if (stream?.writableNeedDrain) stream.destroy();
+    // One that has not drained does not read: it is cut (reset, so the kernel drops what it still
+    // holds for it too), not left holding what it will never take.
+    if (stream?.writableNeedDrain) stream.socket?.resetAndDestroy() ?? stream.destroy();
     const told =
       reason && stream && !stream.destroyed
         ? this.server.sendLoggingMessage(
