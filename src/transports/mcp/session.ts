@@ -87,8 +87,8 @@ export class McpSession implements Watcher {
     });
     releaseAnsweredStreams(this.transport);
     this.server = new Server(deps.serverInfo, {
-      // logging: a session ended for a reason (its key revoked, its notifications unread) says why
-      // on its notification stream first, as every other stream's end does.
+      // logging: a session ended for a reason (its key revoked) says why on its notification
+      // stream first, as every other stream's end does.
       capabilities: { tools: {}, resources: { subscribe: true }, prompts: {}, logging: {} },
       instructions: deps.instructions,
     });
@@ -205,8 +205,9 @@ export class McpSession implements Watcher {
 
   /**
    * Ends the session (once): its streams closed, its watch stopped, its place among its key's
-   * streams given back. With a reason, a notification stream still open is told it first (an MCP
-   * log message at `error`, the problem as its data), and requests still running get it as their answer.
+   * streams given back. With a reason, a notification stream still open and reading is told it
+   * first (an MCP log message at `error`, the problem as its data), and requests still running get
+   * it as their answer.
    */
   end(reason?: Problem): void {
     if (this.ended) return;
