@@ -2537,7 +2537,7 @@ export const EQUIVALENT = [
   ],
   [
     'src/transports/mcp/session.ts',
-    212,
+    213,
     'this.ended',
     'ConditionalExpression',
     'false',
