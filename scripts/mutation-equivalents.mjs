@@ -2376,9 +2376,9 @@ export const EQUIVALENT = [
     "at i = items.length the chunk of rows from there on is empty: writing '' sends nothing",
   ],
   // MCP (src/transports/mcp), measured 2026-11-29 (issue 58).
-  ['src/transports/mcp/calls.ts', 57, '{ once: true }', 'ObjectLiteral', '{}', 'an AbortSignal fires abort once'],
-  ['src/transports/mcp/calls.ts', 57, 'true', 'BooleanLiteral', 'false', 'an AbortSignal fires abort once'],
-  ['src/transports/mcp/calls.ts', 59, 'true', 'BooleanLiteral', 'false', 'the CSRF step refuses only an operation sent over GET; a call never is'],
+  ['src/transports/mcp/calls.ts', 55, '{ once: true }', 'ObjectLiteral', '{}', 'an AbortSignal fires abort once'],
+  ['src/transports/mcp/calls.ts', 55, 'true', 'BooleanLiteral', 'false', 'an AbortSignal fires abort once'],
+  ['src/transports/mcp/calls.ts', 57, 'true', 'BooleanLiteral', 'false', 'the CSRF step refuses only an operation sent over GET; a call never is'],
   [
     'src/transports/mcp/endpoint.ts',
     191,

@@ -47,17 +47,14 @@ export function createCalls(deps: CallsDeps) {
     const refused = await admit(ex);
     if (refused) return { ok: false, errors: [refused] };
     const context = deps.newContext(ex);
-    let answered = false;
+    // Past the deadline the call is answered TIMEOUT; an abort after the pipeline answered changes nothing (the race is settled).
     const timedOut = new Promise<Outcome>((resolve) => {
-      const onAbort = () => {
-        if (!answered)
-          resolve({ kind: 'refused', status: 503, errors: [{ message: timeoutMessage(deps.deadlineMs), extensions: { code: 'TIMEOUT' } } as never] });
-      };
+      const onAbort = () =>
+        resolve({ kind: 'refused', status: 503, errors: [{ message: timeoutMessage(deps.deadlineMs), extensions: { code: 'TIMEOUT' } } as never] });
       if (ex.signal.aborted) onAbort();
       else ex.signal.addEventListener('abort', onAbort, { once: true });
     });
     const outcome = await Promise.race([deps.pipeline.run({ own: document, variables, crossSiteSafe: true }, TRANSPORTS.mcp, context), timedOut]);
-    answered = true;
     ex.cost += context.cost ?? 0;
     return outcomeOf(outcome);
   }
