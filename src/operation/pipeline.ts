@@ -46,10 +46,10 @@ export interface Pipeline {
  * trusts its own operations (the REST routes') without checking them at start, and the suite
  * checks each of them here (test/unit/rest-shapes.test.ts).
  */
-export function checkDocument(schema: GraphQLSchema, document: DocumentNode, introspection: boolean): readonly GraphQLError[] {
+export async function checkDocument(schema: GraphQLSchema, document: DocumentNode, introspection: boolean): Promise<readonly GraphQLError[]> {
   const errors = limitErrors(schema, document);
   if (errors.length > 0) return errors;
-  return [...specErrors(schema, document), ...(introspection ? [] : introspectionErrors(schema, document))];
+  return [...(await specErrors(schema, document)), ...(introspection ? [] : introspectionErrors(schema, document))];
 }
 
 /**

@@ -208,10 +208,14 @@ describe('the pipeline, as the server wires it', () => {
     });
 
     it(`a document of more than ${QUERY_LIMITS.maxTokens} tokens is refused while it is read`, async () => {
-      // Each field is a token, with the braces: 2 + n. At the bound it parses (and is too broad to run).
+      // Each field is a token, with the braces: 2 + n. At the bound it parses, and GraphQL's own rule
+      // for overlapping fields gives up comparing that many (its work is metered); with @defer, the
+      // defer-aware rule compares them all and the cost step refuses the document as too broad.
       const at = `{ ${'__typename '.repeat(QUERY_LIMITS.maxTokens - 2)}}`;
       const over = `{ ${'__typename '.repeat(QUERY_LIMITS.maxTokens - 1)}}`;
-      expect(only(await run({ query: at })).extensions.code).toBe('QUERY_TOO_COMPLEX');
+      expect(only(await run({ query: at }))).toMatchObject({ message: 'Validation aborted.', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
+      const deferred = `{ ... @defer { ${'__typename '.repeat(QUERY_LIMITS.maxTokens - 7)}} }`;
+      expect(only(await run({ query: deferred })).extensions.code).toBe('QUERY_TOO_COMPLEX');
       expect(only(await run({ query: over }))).toMatchObject({
         message: `Syntax Error: Token limit of ${QUERY_LIMITS.maxTokens} exceeded.`,
         extensions: { code: 'GRAPHQL_PARSE_FAILED' },
@@ -327,8 +331,14 @@ describe('the pipeline, as the server wires it', () => {
       expect(only(await run({ query: '{ zipp }' })).message).toBe('Cannot query field "zipp" on type "Query". Did you mean "zip" or "zips"?');
     });
 
-    it('knows @defer and @stream', () => {
-      expect(checkDocument(schema, parse('{ ... @defer { zipStats { totalZips } } }'), true)).toEqual([]);
+    it('knows @defer and @stream, and their own rules (a label used twice)', async () => {
+      expect(await checkDocument(schema, parse('{ ... @defer { zipStats { totalZips } } }'), true)).toEqual([]);
+      const twice = '{ ... @defer(label: "a") { zipStats { totalZips } } ... @defer(label: "a") { zipStats { totalStates } } }';
+      expect((await checkDocument(schema, parse(twice), true)).map((e) => e.message)).toEqual(['Defer/Stream directive label argument must be unique.']);
+      expect(only(await run({ query: twice }))).toMatchObject({
+        message: 'Defer/Stream directive label argument must be unique.',
+        extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+      });
     });
   });
 
@@ -886,18 +896,18 @@ describe('with introspection off (GRAPHQL_INTROSPECTION=off)', () => {
     ]);
   });
 
-  it('checkDocument gives the same verdicts: limits first, then the rules, then introspection', () => {
-    expect(checkDocument(schema, parse('{ __schema { description } }'), false).map((e) => e.message)).toEqual([
+  it('checkDocument gives the same verdicts: limits first, then the rules, then introspection', async () => {
+    expect((await checkDocument(schema, parse('{ __schema { description } }'), false)).map((e) => e.message)).toEqual([
       'GraphQL introspection has been disabled, but the requested query contained the field "__schema".',
     ]);
-    expect(checkDocument(schema, parse('{ __schema { queryType { name } } }'), true)).toEqual([]);
-    expect(checkDocument(schema, parse('{ __schema { nope } zipp }'), false).map((e) => e.message)).toEqual([
+    expect(await checkDocument(schema, parse('{ __schema { queryType { name } } }'), true)).toEqual([]);
+    expect((await checkDocument(schema, parse('{ __schema { nope } zipp }'), false)).map((e) => e.message)).toEqual([
       'Cannot query field "nope" on type "__Schema".',
       'Cannot query field "zipp" on type "Query". Did you mean "zip" or "zips"?',
       'GraphQL introspection has been disabled, but the requested query contained the field "__schema".',
     ]);
     const aliases = parse(`{ ${Array.from({ length: 16 }, (_, i) => `a${i}: zipp`).join(' ')} }`);
-    expect(checkDocument(schema, aliases, true).map((e) => e.message)).toEqual(['Syntax Error: Aliases limit of 15 exceeded, found 16.']);
+    expect((await checkDocument(schema, aliases, true)).map((e) => e.message)).toEqual(['Syntax Error: Aliases limit of 15 exceeded, found 16.']);
   });
 });
 

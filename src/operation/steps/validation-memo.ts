@@ -10,21 +10,25 @@ export const VALIDATION_FAILED = 'GRAPHQL_VALIDATION_FAILED';
  * bounded with the parse cache. Documents of the server's own (`checked`) were validated when
  * they were generated and are not checked again. The errors leave with `code`.
  */
-export function checkedOnce(name: string, check: (document: DocumentNode) => readonly GraphQLError[], code: string): Step {
+export function checkedOnce(name: string, check: (document: DocumentNode) => readonly GraphQLError[] | Promise<readonly GraphQLError[]>, code: string): Step {
   const verdicts = new WeakMap<DocumentNode, Refused | null>();
+  const verdictOf = (errors: readonly GraphQLError[]): Refused | null =>
+    errors.length === 0 ? null : { ...refuse(errors[0]!, 400, 200), errors: errors.map((e) => withCode(e, code)) };
   return {
     name,
     passedByOwn: true,
     run(op) {
       if (op.checked) return undefined;
       const document = op.document!;
-      let verdict = verdicts.get(document);
-      if (verdict === undefined) {
-        const errors = check(document);
-        verdict = errors.length === 0 ? null : { ...refuse(errors[0]!, 400, 200), errors: errors.map((e) => withCode(e, code)) };
+      const known = verdicts.get(document);
+      if (known !== undefined) return known ?? undefined;
+      const errors = check(document);
+      const remember = (found: readonly GraphQLError[]) => {
+        const verdict = verdictOf(found);
         verdicts.set(document, verdict);
-      }
-      return verdict ?? undefined;
+        return verdict ?? undefined;
+      };
+      return Array.isArray(errors) ? remember(errors) : (errors as Promise<readonly GraphQLError[]>).then(remember);
     },
   };
 }
