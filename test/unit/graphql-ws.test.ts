@@ -90,6 +90,9 @@ async function loadTransport(server: SourceApp): Promise<void> {
   try {
     const socket = net.connect(server.port, '127.0.0.1');
     socket.on('error', () => undefined);
+    // Read (and drop) the refusal: a socket nobody reads never sees the server's end, nor closes,
+    // and each hook waited out the whole time-out.
+    socket.resume();
     socket.write(
       `GET /graphql HTTP/1.1\r\nhost: x\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-version: 13\r\nx-api-key: ${TEST_KEY}\r\n\r\n`,
     );
