@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import CheapestFirst from './test/cheapest-first-sequencer.js';
 
 /**
  * The tests Stryker runs against each mutant of the pure code (npm run mutation): the unit tests,
@@ -26,5 +27,6 @@ export default defineConfig({
     // whole-server files runs about three times faster). Static mutants, which would need fresh
     // imports, are not run (ignoreStatic). .ci/run runs the unit tests so too.
     isolate: false,
+    sequence: { sequencer: CheapestFirst },
   },
 });
