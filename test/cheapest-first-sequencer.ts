@@ -18,7 +18,8 @@ export default class CheapestFirst extends BaseSequencer {
     return [...files].sort((a, b) => {
       const [failedA, durationA] = rank(a);
       const [failedB, durationB] = rank(b);
-      return failedA - failedB || durationA - durationB;
+      // Two files never run (both infinite) are equal, not NaN apart.
+      return failedA - failedB || (durationA === durationB ? 0 : durationA - durationB);
     });
   }
 }
