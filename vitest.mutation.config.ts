@@ -21,6 +21,8 @@ export default defineConfig({
     testTimeout: process.env.STRYKER_MUTATOR_WORKER === undefined ? 30_000 : 8_000,
     // Some unit tests read a copy of the run's database (privateDatabase): its setup, not the bundles'.
     globalSetup: ['test/global-setup-unit.ts'],
+    // Stryker's dry run (every test once, over instrumented code) keeps the suite's 30 s.
+    setupFiles: ['test/mutation-setup.ts'],
     allowOnly: !process.env.CI,
     // Stryker runs the covering tests of each mutant in a fresh worker; not isolated, the files of one
     // run share one import of src/ and its packages instead of one each (a mutant covered by several
