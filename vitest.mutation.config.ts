@@ -29,6 +29,7 @@ export default defineConfig({
     // whole-server files runs about three times faster). Static mutants, which would need fresh
     // imports, are not run (ignoreStatic). .ci/run runs the unit tests so too.
     isolate: false,
-    sequence: { sequencer: CheapestFirst },
+    // Under Stryker only: elsewhere (.ci/run) vitest's longest-first order keeps its workers even.
+    ...(process.env.STRYKER_MUTATOR_WORKER === undefined ? {} : { sequence: { sequencer: CheapestFirst } }),
   },
 });
