@@ -7,8 +7,8 @@ import { checkedOnce, VALIDATION_FAILED } from './validation-memo.js';
  * overlapping fields with one that knows deferred fragments and adds three of its own. Its rules
  * are taken from its validation hook once, as it would give them to any server. They are loaded
  * with the first document that uses either directive: importing them imports all of graphql-yoga,
- * which nothing else at start needs, and on a document without them they find what GraphQL's own
- * find.
+ * which nothing else at start needs. On a document without them GraphQL's own rules judge: they
+ * find the same, and meter the overlap check, which Yoga's copy of that rule does not.
  */
 let withDeferStream: Promise<readonly ValidationRule[]> | undefined;
 const deferStreamRules = () =>
