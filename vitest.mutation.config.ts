@@ -1,6 +1,12 @@
 import { defineConfig } from 'vitest/config';
 import CheapestFirst from './test/cheapest-first-sequencer.js';
 
+// Under Stryker, each mutant's run keeps the worker of the run before (test/patches: vitest 4 stops
+// its workers when a run's queue empties, and a fresh one cost 1–2 s of start-up and imports, more
+// than most mutants' tests); test/mutation-setup.ts then evaluates src/ and the tests' modules
+// again, so each mutant still starts from modules no other mutant touched.
+if (process.env.STRYKER_MUTATOR_WORKER !== undefined) process.env.MUTATION_KEEP_VITEST_WORKERS = '1';
+
 /**
  * The tests Stryker runs against each mutant of the pure code (npm run mutation): the unit tests,
  * which call the domain, validation and auth modules directly. The server tests cover the same
