@@ -59,7 +59,9 @@ export default {
   reporters: ['clear-text', 'progress', 'html', 'json'],
   htmlReporter: { fileName: 'reports/mutation/index.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
-  thresholds: { high: 90, low: 80, break: null },
+  // A run under issue 58's floor (90 % over the whole scope, equivalents counted as survivors)
+  // fails; the last full run is at the head of test/mutation-survivors.md.
+  thresholds: { high: 95, low: 90, break: 90 },
   tempDirName: '.stryker-tmp',
   // Stryker rewrites tsconfig paths with a TypeScript API that TypeScript 7 no longer has; our
   // tsconfig has no `extends` or references to rewrite, and vitest does not read it, so point the
