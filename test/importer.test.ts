@@ -274,10 +274,12 @@ describe('the shared OpenSkiStats file at full scale (../shared/data)', () => {
         const r2 = await getJson(app, p.replace('/vail', `/${someImported}`), { method });
         expect(r2.status, p).toBe(200);
       }
-      const top = (await getJson(app, '/api/conditions/top-snow?limit=50')).body;
-      expect(top.resorts.length).toBeGreaterThan(0);
-      const insights = (await getJson(app, '/api/insights/snow?days=60')).body;
-      expect(insights.network.resorts).toBe(241 + imported);
+      const top = await getJson(app, '/api/conditions/top-snow?limit=50');
+      expect(top.status, JSON.stringify(top.body)).toBe(200);
+      expect(top.body.resorts.length).toBeGreaterThan(0);
+      const insights = await getJson(app, '/api/insights/snow?days=60');
+      expect(insights.status, JSON.stringify(insights.body)).toBe(200);
+      expect(insights.body.network.resorts).toBe(241 + imported);
     } finally {
       await app.close();
     }
