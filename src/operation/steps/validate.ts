@@ -22,7 +22,7 @@ const deferStreamRules = () =>
 const INCREMENTAL = new Set(['defer', 'stream']);
 
 /** Whether the document names @defer or @stream anywhere (its operations' or fragments'). */
-export function usesDeferOrStream(document: DocumentNode): boolean {
+function usesDeferOrStream(document: DocumentNode): boolean {
   let found = false;
   visit(document, {
     Directive(node) {
