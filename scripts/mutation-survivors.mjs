@@ -23,6 +23,12 @@ function original(source, { start, end }) {
 }
 const matches = (pattern, text) => (pattern instanceof RegExp ? pattern.test(text) : pattern === text);
 
+/** Mutants in the order of their place in the file: an incremental run lists them in another order. */
+const byPlace = (a, b) =>
+  a.location.start.line - b.location.start.line ||
+  a.location.start.column - b.location.start.column ||
+  a.mutatorName.localeCompare(b.mutatorName) ||
+  String(a.replacement ?? '').localeCompare(String(b.replacement ?? ''));
 const counts = { killed: 0, timeout: 0, equivalent: 0, unexplained: 0, uncovered: 0, static: 0 };
 const unexplained = [];
 const uncovered = [];
@@ -34,7 +40,7 @@ for (const [file, data] of Object.entries(report.files).sort()) {
   const folder = file.split('/')[1];
   if (!folders.has(folder)) folders.set(folder, { detected: 0, survived: 0, uncovered: 0 });
   const tally = folders.get(folder);
-  for (const m of data.mutants) {
+  for (const m of [...data.mutants].sort(byPlace)) {
     if (m.status === 'Killed' || m.status === 'Timeout') tally.detected++;
     else if (m.status === 'Survived') tally.survived++;
     else if (m.status === 'NoCoverage') tally.uncovered++;
