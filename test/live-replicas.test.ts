@@ -31,8 +31,8 @@ const SUBSCRIPTION = `subscription Live($ids: [ID!]!) {
 const IDS = ['vail', 'steamboat'];
 /**
  * The replicas' resorts: those subscribed to here, and Alta, which the MCP test lets go of before a
- * run that changes it. A run over more only cost CPU: beside CPU hogs and the rest of the suite, a
- * leader busy syncing ten resorts missed its lease's renewals and lost the run to the other replica.
+ * run that changes it. More would only make each run longer: beside CPU hogs and the rest of the
+ * suite, a leader once missed its lease's renewals mid-run and lost the run to the other replica.
  */
 const CLUSTER_RESORTS = [...IDS, 'alta'];
 

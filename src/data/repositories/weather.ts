@@ -63,8 +63,8 @@ export class WeatherRepository {
     );
     // Snowfall at the summit over a window, with each resort's biggest day (first such day on ties).
     // `+date`: read the rows in primary-key order (resort, date), already grouped, rather than through
-    // the date index, a lookup into the table per row and a sort to group them (6× the time over
-    // every resort's 60 days).
+    // the date index, a lookup into the table per row and a sort to group them (BENCHMARKS.md,
+    // design figures).
     this.totalsStmt = db.prepare<{ from: string; to: string }, SnowfallTotal>(
       `SELECT resort_id AS resortId, count(*) AS days, round(sum(snowfall_summit_cm), 1) AS totalCm,
          max(snowfall_summit_cm) AS maxDayCm,
