@@ -102,14 +102,7 @@ export async function startData(
       })
     : null;
   if (cluster) life.onClose('cluster sync', () => cluster.stop());
-  sync.onPublished((runId, { from, to }) => {
-    windowChanged();
-    if (cluster)
-      windows
-        .read(from, to)
-        .then((window) => cluster.publishWindow(runId, window))
-        .catch((err: unknown) => logger.warn({ syncRun: runId, cause: (err as Error).message }, 'could not read the published window to share it'));
-  });
+  sync.onPublished(() => windowChanged());
   if (cluster) await cluster.join();
   else if (windowMissing()) sync.start('SCHEDULED');
 

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from '../lib/logger.js';
 import type { SyncRunRecord, SyncTrigger } from '../data/repositories/sync.js';
 import { statusUpdates, type SyncRunner, type SyncService, type SyncStatus } from '../sync/runner.js';
-import type { PublishedWindow, WindowStore } from './window-store.js';
+import type { WindowStore } from './window-store.js';
 import { decodeWindow, encodeWindow } from './window-codec.js';
 import { UnavailableError } from '../lib/errors.js';
 import { PREFIX, type RedisLink, waitUntilUp } from './redis.js';
@@ -345,10 +345,21 @@ export class ClusterSync implements SyncService {
     });
   }
 
-  /** After the runner published a run here: put the window where every replica can take it. */
-  async publishWindow(runId: number, window: PublishedWindow): Promise<void> {
+  /**
+   * After the runner published a run here, before the run's end is shared: put its window where
+   * every replica can take it (a replica told the run SUCCEEDED finds it). Kept for the next tick
+   * while Redis cannot take it.
+   */
+  async shareWindow(runId: number, { from, to }: { from: string; to: string }): Promise<void> {
     this.appliedVersion = Math.max(this.appliedVersion, runId);
-    await this.share(runId, await encodeWindow(window));
+    let gz: Buffer;
+    try {
+      gz = await encodeWindow(await this.deps.windows.read(from, to));
+    } catch (err) {
+      this.deps.logger.warn({ syncRun: runId, cause: (err as Error).message }, 'could not read the published window to share it');
+      return;
+    }
+    await this.share(runId, gz);
   }
 
   /** Stores and announces a window; kept for the next tick while Redis cannot take it. */

@@ -43,6 +43,11 @@ export interface SyncCoordination {
   nextRunId(): number;
   /** Whether this process runs the schedule now (with replicas: only the sync leader does). */
   mayRunScheduled(): boolean;
+  /**
+   * Shares a run's published window with the other replicas (never rejects). The run ends once it
+   * has, so a replica whose status says SUCCEEDED can already take the window.
+   */
+  shareWindow(runId: number, window: { from: string; to: string }): Promise<void>;
 }
 
 /** What the API asks of sync: this process's runner, or the cluster's (src/cluster/cluster-sync.ts). */
@@ -285,5 +290,6 @@ export class SyncRunner implements SyncService {
     deps.runs.finish(run.id, finishedAt, failed > 0 ? 'PARTIAL' : 'SUCCEEDED', updated, failed, failed > 0 ? firstError : null);
     this.events.emit('published', run.id, { from, to });
     log.info({ updated, failed }, 'sync run published');
+    await this.coordination?.shareWindow(run.id, { from, to });
   }
 }
