@@ -1,4 +1,4 @@
-import { BREAK, specifiedRules, validate, visit, type DocumentNode, type GraphQLError, type GraphQLSchema, type ValidationRule } from 'graphql';
+import { BREAK, GraphQLError, specifiedRules, validate, visit, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
 import type { Step } from '../operation.js';
 import { checkedOnce, VALIDATION_FAILED } from './validation-memo.js';
 
@@ -34,9 +34,28 @@ function usesDeferOrStream(document: DocumentNode): boolean {
   return found;
 }
 
+/**
+ * GraphQL's validation stops at fixed bounds of its own (graphql-js 16: at most 100 errors; the
+ * check that same-named fields can merge, and the walk of fragment spreads, at a fixed amount of
+ * work) and then says only "Validation aborted.": said here with what was too much.
+ */
+const GRAPHQL_MAX_ERRORS = 100;
+const ABORTED = 'Validation aborted.';
+const TOO_MANY_ERRORS = 'Too many validation errors, error limit reached. Validation aborted.';
+const TOO_MUCH_TO_CHECK = new GraphQLError(
+  'The document is too large to check: GraphQL stops comparing fields of the same name (and following fragment spreads) past a fixed amount of work. Ask for each field once, with fewer repeated fields and fragment spreads.',
+);
+const TOO_MANY_FOUND = new GraphQLError(
+  `More than ${GRAPHQL_MAX_ERRORS} validation errors: the first ${GRAPHQL_MAX_ERRORS} are listed, and validation stopped there.`,
+);
+
+function explained(errors: readonly GraphQLError[]): readonly GraphQLError[] {
+  return errors.map((e) => (e.message === ABORTED ? TOO_MUCH_TO_CHECK : e.message === TOO_MANY_ERRORS ? TOO_MANY_FOUND : e));
+}
+
 export function specErrors(schema: GraphQLSchema, document: DocumentNode): readonly GraphQLError[] | Promise<readonly GraphQLError[]> {
-  if (!usesDeferOrStream(document)) return validate(schema, document, specifiedRules);
-  return deferStreamRules().then((rules) => validate(schema, document, rules));
+  if (!usesDeferOrStream(document)) return explained(validate(schema, document, specifiedRules, { maxErrors: GRAPHQL_MAX_ERRORS }));
+  return deferStreamRules().then((rules) => explained(validate(schema, document, rules, { maxErrors: GRAPHQL_MAX_ERRORS })));
 }
 
 /** The document is valid against the schema (GRAPHQL_VALIDATION_FAILED, with GraphQL's messages). */
