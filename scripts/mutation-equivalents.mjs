@@ -2543,6 +2543,7 @@ export const EQUIVALENT = [
     'false',
     "ending twice changes nothing: the lease's release, unwatch, the sessions map and the transport's close are each idempotent",
   ],
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the mutated source as Stryker reports it
   ['src/transports/mcp/watch.ts', 51, '`${session.id}:watch`', 'StringLiteral', '``', "the watch's request id names it in traces and logs only"],
   ['src/transports/mcp/watch.ts', 58, 'true', 'BooleanLiteral', 'false', 'the CSRF step refuses only an operation sent over GET; the watch never is'],
   ['src/transports/mcp/watch.ts', 69, 'iterator.return?.()', 'OptionalChaining', 'iterator.return()', "the live feed's iterator has return()"],

@@ -86,7 +86,7 @@ describe('a static asset', () => {
     expect(gzipSync(Buffer.from(large), { level: 9 }).length).not.toBe(gzipSync(Buffer.from(large)).length);
     // Both codings were made when it was: their bytes are held before anyone asked for gzip.
     expect(rep.encodedBytes).toBe(br.body.length + gzipSync(Buffer.from(large), { level: 9 }).length);
-    const gz = await rawGet(url, { 'accept-encoding': 'gzip', 'if-none-match': 'W/"other", ' + rep.etagOf('gzip') });
+    const gz = await rawGet(url, { 'accept-encoding': 'gzip', 'if-none-match': `W/"other", ${rep.etagOf('gzip')}` });
     expect([gz.status, gz.headers.etag]).toEqual([304, rep.etagOf('gzip')]);
     expect(made).toBe(1);
   });
