@@ -7,13 +7,10 @@
  * each path (e.g. `/nearby?radius=25&limit=50`: nearby instead of lookups). For finding which change
  * moved a row of `npm run bench` without the whole table's half hour.
  */
-import { mkdtempSync, copyFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import Database from 'better-sqlite3';
-import { buildDatabase } from '../src/data/db/build.js';
-import { cpuSeconds, median, shuffled, startCommand, startServer, type ServerProcess } from './lib.js';
+import { benchDatabase, cpuSeconds, median, startCommand, startServer, type ServerProcess } from './lib.js';
 
 const checkouts = process.argv.slice(2).map((p) => path.resolve(p));
 if (checkouts.length === 0) throw new Error('name the checkouts to compare (each with dist/ built)');
@@ -22,12 +19,7 @@ const WARM = Number(process.env.AB_WARM_SECONDS ?? 3);
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 5);
 const KEY = 'szg_ab_bench_key_0123456789';
 const SUFFIX = process.env.AB_SUFFIX ?? '';
-const dir = mkdtempSync(path.join(tmpdir(), 'gateway-ab-'));
-const source = path.join(dir, 'source.sqlite');
-buildDatabase(source);
-const db = new Database(source, { readonly: true });
-const zips = shuffled(db.prepare('SELECT zip FROM zips').pluck().all() as string[]);
-db.close();
+const { dir, dbPath: source, zips } = benchDatabase('ab');
 const warmZips = zips.slice(0, 5000);
 let next = 5000;
 

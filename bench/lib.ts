@@ -1,9 +1,12 @@
 /** What `npm run bench` and `npm run load` share: server processes, and what /proc says of them. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import Database from 'better-sqlite3';
+import { buildDatabase } from '../src/data/db/build.js';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -134,3 +137,14 @@ export function shuffled<T>(items: readonly T[], seed = 42): T[] {
 }
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** A database built afresh in a temp directory of its own, and its ZIPs in a stable shuffled order. */
+export function benchDatabase(name: string): { dir: string; dbPath: string; zips: string[] } {
+  const dir = mkdtempSync(path.join(tmpdir(), `gateway-${name}-`));
+  const dbPath = path.join(dir, `${name}.sqlite`);
+  buildDatabase(dbPath);
+  const db = new Database(dbPath, { readonly: true });
+  const zips = shuffled(db.prepare('SELECT zip FROM zips').pluck().all() as string[]);
+  db.close();
+  return { dir, dbPath, zips };
+}

@@ -7,14 +7,11 @@
  * bundle's source map to src/ and node_modules/. The profile itself is kept (its path is printed)
  * for Chrome's DevTools.
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import Database from 'better-sqlite3';
-import { buildDatabase } from '../src/data/db/build.js';
-import { buildOnce, shuffled, startCommand, startServer } from './lib.js';
+import { benchDatabase, buildOnce, startCommand, startServer } from './lib.js';
 
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 8);
 const WARM = Number(process.env.PROFILE_WARM_SECONDS ?? 3);
@@ -35,12 +32,7 @@ interface Profile {
 }
 
 await buildOnce();
-const dir = mkdtempSync(path.join(tmpdir(), 'gateway-profile-'));
-const dbPath = path.join(dir, 'gateway.sqlite');
-buildDatabase(dbPath);
-const db = new Database(dbPath, { readonly: true });
-const zips = shuffled(db.prepare('SELECT zip FROM zips').pluck().all() as string[]);
-db.close();
+const { dir, dbPath, zips } = benchDatabase('profile');
 
 const cmd = startCommand();
 const server = await startServer(
