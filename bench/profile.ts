@@ -2,7 +2,8 @@
  * npm run bench:profile — where a warm server's CPU goes: `npm start`'s server under V8's sampling
  * profiler, warmed (PROFILE_WARM_SECONDS of other ZIPs), then PROFILE_SECONDS of REST ZIP lookups
  * with a key, each ZIP once, 10 connections. PROFILE_SUFFIX follows the ZIP in each path (e.g.
- * `/nearby?radius=25&limit=50`). Prints, over the measured seconds only, the functions by their own
+ * `/nearby?radius=25&limit=50`); PROFILE_ZIPS=n asks for n ZIPs only, warm-up and all (their
+ * answers kept: the response cache's hits). Prints, over the measured seconds only, the functions by their own
  * time and by the time under them, as shares of the busy (not idle) samples, mapped through the
  * bundle's source map to src/ and node_modules/. The profile itself is kept (its path is printed)
  * for Chrome's DevTools.
@@ -32,7 +33,8 @@ interface Profile {
 }
 
 await buildOnce();
-const { dir, dbPath, zips } = benchDatabase('profile');
+const { dir, dbPath, zips: all } = benchDatabase('profile');
+const zips = all.slice(0, Number(process.env.PROFILE_ZIPS ?? all.length));
 
 const cmd = startCommand();
 const server = await startServer(
