@@ -3,7 +3,8 @@
  * profiler, warmed (PROFILE_WARM_SECONDS of other ZIPs), then PROFILE_SECONDS of REST ZIP lookups
  * with a key, each ZIP once, 10 connections. PROFILE_SUFFIX follows the ZIP in each path (e.g.
  * `/nearby?radius=25&limit=50`); PROFILE_ZIPS=n asks for n ZIPs only, warm-up and all (their
- * answers kept: the response cache's hits). Prints, over the measured seconds only, the functions by their own
+ * answers kept: the response cache's hits); PROFILE_GRAPHQL=1 sends the bench's GraphQL ZIP lookup
+ * (a POST with variables) instead. Prints, over the measured seconds only, the functions by their own
  * time and by the time under them, as shares of the busy (not idle) samples, mapped through the
  * bundle's source map to src/ and node_modules/. The profile itself is kept (its path is printed)
  * for Chrome's DevTools.
@@ -19,6 +20,8 @@ const WARM = Number(process.env.PROFILE_WARM_SECONDS ?? 3);
 const SUFFIX = process.env.PROFILE_SUFFIX ?? '';
 const TOP = Number(process.env.PROFILE_TOP ?? 30);
 const KEY = 'szg_profile_bench_key_0123456789';
+const GRAPHQL = process.env.PROFILE_GRAPHQL === '1';
+const ZIP_QUERY = 'query Zip($zip: String!) { zip(zip: $zip) { zip city stateCode stateName county countyFips lat lng lastUpdated } }';
 
 interface ProfileNode {
   id: number;
@@ -49,7 +52,20 @@ const load = (seconds: number) =>
     connections: 10,
     duration: seconds,
     headers: { 'x-api-key': KEY },
-    requests: [{ setupRequest: (r) => ({ ...r, path: `/api/zip/${zips[next++ % zips.length]}${SUFFIX}` }) }],
+    requests: [
+      {
+        setupRequest: (r) =>
+          GRAPHQL
+            ? {
+                ...r,
+                method: 'POST',
+                path: '/graphql',
+                headers: { ...r.headers, 'content-type': 'application/json' },
+                body: JSON.stringify({ query: ZIP_QUERY, variables: { zip: zips[next++ % zips.length] } }),
+              }
+            : { ...r, path: `/api/zip/${zips[next++ % zips.length]}${SUFFIX}` },
+      },
+    ],
   });
 await load(WARM);
 // V8's profile and process.hrtime both count on the monotonic clock, in µs and ns.
@@ -114,7 +130,7 @@ const table = (title: string, times: Map<string, number>) => {
 };
 const requests = measured.requests.total;
 console.log(
-  `/api/zip/{zip}${SUFFIX}: ${requests} requests in ${SECONDS} s; busy ${(busy / 1000).toFixed(0)} ms (${(busy / Math.max(1, requests)).toFixed(1)} µs a request), idle ${(idle / 1000).toFixed(0)} ms`,
+  `${GRAPHQL ? 'POST /graphql (ZIP lookup)' : `/api/zip/{zip}${SUFFIX}`}: ${requests} requests in ${SECONDS} s; busy ${(busy / 1000).toFixed(0)} ms (${(busy / Math.max(1, requests)).toFixed(1)} µs a request), idle ${(idle / 1000).toFixed(0)} ms`,
 );
 table('own time (share of busy samples)', own);
 table('time under (share of busy samples)', under);
