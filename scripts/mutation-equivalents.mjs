@@ -1572,6 +1572,22 @@ export const EQUIVALENT = [
     'null is an object to typeof and not an array: the last test lets it in as well',
   ],
   [
+    'src/operation/steps/validate.ts',
+    57,
+    '{ maxErrors: GRAPHQL_MAX_ERRORS }',
+    'ObjectLiteral',
+    '{}',
+    "graphql-js's own default is 100 as well: passed so that the number our message names is the bound validation keeps",
+  ],
+  [
+    'src/operation/steps/validate.ts',
+    58,
+    '{ maxErrors: GRAPHQL_MAX_ERRORS }',
+    'ObjectLiteral',
+    '{}',
+    "graphql-js's own default is 100 as well: passed so that the number our message names is the bound validation keeps",
+  ],
+  [
     'src/data/data-version.ts',
     32,
     '() => null',
