@@ -1573,7 +1573,7 @@ export const EQUIVALENT = [
   ],
   [
     'src/operation/steps/validate.ts',
-    57,
+    58,
     '{ maxErrors: GRAPHQL_MAX_ERRORS }',
     'ObjectLiteral',
     '{}',
@@ -1581,7 +1581,7 @@ export const EQUIVALENT = [
   ],
   [
     'src/operation/steps/validate.ts',
-    58,
+    59,
     '{ maxErrors: GRAPHQL_MAX_ERRORS }',
     'ObjectLiteral',
     '{}',

@@ -5,19 +5,20 @@ import { checkedOnce, VALIDATION_FAILED } from './validation-memo.js';
 /**
  * GraphQL's own rules, with @defer and @stream's: Yoga's defer-stream plugin replaces the rule for
  * overlapping fields with one that knows deferred fragments and adds three of its own. Its rules
- * are taken from its validation hook once, as it would give them to any server. They are loaded
- * with the first document that uses either directive: importing them imports all of graphql-yoga,
- * which nothing else at start needs. On a document without them GraphQL's own rules judge: they
- * find the same, and meter the overlap check, which Yoga's copy of that rule does not.
+ * are taken from its validation hook, as it would give them to any server, for each document that
+ * uses either directive (a document is judged once: validation-memo.ts); the plugin is imported
+ * with the first such document, since it imports all of graphql-yoga, which nothing else at start
+ * needs. Not kept between documents: a mutation run credits only the test that ran the code (and
+ * that was the first test to send @defer). On a document without them GraphQL's own rules judge:
+ * they find the same, and meter the overlap check, which Yoga's copy of that rule does not.
  */
-let withDeferStream: Promise<readonly ValidationRule[]> | undefined;
 const deferStreamRules = () =>
-  (withDeferStream ??= import('@graphql-yoga/plugin-defer-stream').then(({ useDeferStream }) => {
+  import('@graphql-yoga/plugin-defer-stream').then(({ useDeferStream }) => {
     const params = { rules: [...specifiedRules] as ValidationRule[] };
     const hook = useDeferStream().onValidate as unknown as (payload: { params: typeof params; addValidationRule: (rule: ValidationRule) => void }) => void;
     hook({ params, addValidationRule: (rule) => void params.rules.push(rule) });
     return params.rules;
-  }));
+  });
 
 const INCREMENTAL = new Set(['defer', 'stream']);
 
