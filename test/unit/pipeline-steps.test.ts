@@ -349,7 +349,9 @@ describe('the pipeline, as the server wires it', () => {
       const twice = '{ ... @defer(label: "a") { zipStats { totalZips } } ... @defer(label: "a") { zipStats { totalStates } } }';
       expect((await checkDocument(schema, parse(twice), true)).map((e) => e.message)).toEqual(['Defer/Stream directive label argument must be unique.']);
       // GraphQL's own rules judge it as well.
-      expect((await checkDocument(schema, parse('{ ... @defer { nope } }'), true)).map((e) => e.message)).toEqual(['Cannot query field "nope" on type "Query".']);
+      expect((await checkDocument(schema, parse('{ ... @defer { nope } }'), true)).map((e) => e.message)).toEqual([
+        'Cannot query field "nope" on type "Query".',
+      ]);
       expect(only(await run({ query: twice }))).toMatchObject({
         message: 'Defer/Stream directive label argument must be unique.',
         extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
