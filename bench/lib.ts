@@ -136,6 +136,9 @@ export function shuffled<T>(items: readonly T[], seed = 42): T[] {
   return out;
 }
 
+/** The GraphQL ZIP lookup every bench sends: one ZIP's fields, the ZIP as a variable. */
+export const GRAPHQL_ZIP_QUERY = 'query Zip($zip: String!) { zip(zip: $zip) { zip city stateCode stateName county countyFips lat lng lastUpdated } }';
+
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** A database built afresh in a temp directory of its own, and its ZIPs in a stable shuffled order. */

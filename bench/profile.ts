@@ -13,7 +13,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { benchDatabase, buildOnce, startCommand, startServer } from './lib.js';
+import { benchDatabase, buildOnce, GRAPHQL_ZIP_QUERY, startCommand, startServer } from './lib.js';
 
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 8);
 const WARM = Number(process.env.PROFILE_WARM_SECONDS ?? 3);
@@ -21,7 +21,6 @@ const SUFFIX = process.env.PROFILE_SUFFIX ?? '';
 const TOP = Number(process.env.PROFILE_TOP ?? 30);
 const KEY = 'szg_profile_bench_key_0123456789';
 const GRAPHQL = process.env.PROFILE_GRAPHQL === '1';
-const ZIP_QUERY = 'query Zip($zip: String!) { zip(zip: $zip) { zip city stateCode stateName county countyFips lat lng lastUpdated } }';
 
 interface ProfileNode {
   id: number;
@@ -61,7 +60,7 @@ const load = (seconds: number) =>
                 method: 'POST',
                 path: '/graphql',
                 headers: { ...r.headers, 'content-type': 'application/json' },
-                body: JSON.stringify({ query: ZIP_QUERY, variables: { zip: zips[next++ % zips.length] } }),
+                body: JSON.stringify({ query: GRAPHQL_ZIP_QUERY, variables: { zip: zips[next++ % zips.length] } }),
               }
             : { ...r, path: `/api/zip/${zips[next++ % zips.length]}${SUFFIX}` },
       },

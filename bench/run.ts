@@ -24,7 +24,7 @@ import { transformSync } from 'esbuild';
 import Database from 'better-sqlite3';
 import { buildDatabase } from '../src/data/db/build.js';
 import { cacheMissCost } from './cache-miss.js';
-import { buildOnce, cpuSeconds, median, memoryMiB, serverCommand, shuffled, startCommand, startServer, type ServerProcess } from './lib.js';
+import { buildOnce, cpuSeconds, GRAPHQL_ZIP_QUERY, median, memoryMiB, serverCommand, shuffled, startCommand, startServer, type ServerProcess } from './lib.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 // BENCH_QUICK=1 skips stock Yoga and the cache-off row (while iterating; the table needs them).
@@ -153,8 +153,6 @@ async function warmUp(server: ServerProcess, kinds: readonly ('rest' | 'graphql'
   }
 }
 
-const GQL_ZIP = 'query Zip($zip: String!) { zip(zip: $zip) { zip city stateCode stateName county countyFips lat lng lastUpdated } }';
-
 const zipLookup: RequestOf = (i) => ({ path: `/api/zip/${zips[i % zips.length]}` });
 /** A bulk client: every ZIP of the rows again and again, in the same order (more than any cache holds). */
 const bulkZips: RequestOf = zipLookup;
@@ -165,11 +163,11 @@ const gqlOf = (zip: string): autocannon.Request => ({
   path: '/graphql',
   method: 'POST',
   headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ query: GQL_ZIP, variables: { zip } }),
+  body: JSON.stringify({ query: GRAPHQL_ZIP_QUERY, variables: { zip } }),
 });
 const gqlLookup: RequestOf = (i) => gqlOf(zips[i % zips.length]!);
 /** The same lookup as a persisted query over GET (Apollo's APQ hash, registered once before the row). */
-const GQL_ZIP_HASH = createHash('sha256').update(GQL_ZIP).digest('hex');
+const GQL_ZIP_HASH = createHash('sha256').update(GRAPHQL_ZIP_QUERY).digest('hex');
 const persistedGet: RequestOf = (i) => ({
   path: `/graphql?extensions=${encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: GQL_ZIP_HASH } }))}&variables=${encodeURIComponent(JSON.stringify({ zip: zips[i % zips.length] }))}`,
 });
@@ -326,7 +324,7 @@ async function recordRequestPath(who: 'ours' | 'baseline', server: ServerProcess
   await fetch(`${server.url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': KEY },
-    body: JSON.stringify({ query: GQL_ZIP, variables: { zip: '90210' }, extensions: { persistedQuery: { version: 1, sha256Hash: GQL_ZIP_HASH } } }),
+    body: JSON.stringify({ query: GRAPHQL_ZIP_QUERY, variables: { zip: '90210' }, extensions: { persistedQuery: { version: 1, sha256Hash: GQL_ZIP_HASH } } }),
   });
   record(`${who}: GraphQL ZIP lookup as a persisted query over GET (APQ hash)`, await measure(server, persistedGet, zips.length), server);
   record(`${who}: GraphQL persisted GET, warm response cache (1,000 ZIPs repeated)`, await measure(server, (i) => persistedGet(i % 1000)), server);

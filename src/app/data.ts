@@ -102,7 +102,7 @@ export async function startData(
       })
     : null;
   if (cluster) life.onClose('cluster sync', () => cluster.stop());
-  sync.onPublished(() => windowChanged());
+  sync.onPublished(windowChanged);
   if (cluster) await cluster.join();
   else if (windowMissing()) sync.start('SCHEDULED');
 
