@@ -752,7 +752,7 @@ export const EQUIVALENT = [
   ],
   [
     'src/http/metrics.ts',
-    197,
+    201,
     "'sum'",
     'StringLiteral',
     '""',

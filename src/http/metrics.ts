@@ -76,9 +76,12 @@ export function createMetrics(given: Partial<MetricSources> = {}) {
 
 type LiveMetrics = ReturnType<typeof liveMetrics>;
 
-function liveMetrics({ Counter, Gauge, Registry, collectDefaultMetrics }: PromClient, sources: MetricSources, tally: RequestTally) {
+function liveMetrics({ Counter, Gauge, Registry, collectDefaultMetrics, register: processRegistry }: PromClient, sources: MetricSources, tally: RequestTally) {
+  // The process's own metrics (CPU, memory, GC, event loop) are collected once a process, into
+  // prom-client's global registry: each collection adds a GC observer nothing can remove, which
+  // kept the server that made it reachable (and ran once a GC) after every server a process closed.
+  if (!processRegistry.getSingleMetric('process_cpu_user_seconds_total')) collectDefaultMetrics({ register: processRegistry });
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
 
   new Counter({
     name: 'http_requests_total',
@@ -174,9 +177,10 @@ function liveMetrics({ Counter, Gauge, Registry, collectDefaultMetrics }: PromCl
   });
   registry.registerMetric(windowGauge(sources) as unknown as Parameters<typeof registry.registerMetric>[0]);
 
+  const served = Registry.merge([processRegistry, registry]);
   return {
-    contentType: registry.contentType,
-    text: () => registry.metrics(),
+    contentType: served.contentType,
+    text: () => served.metrics(),
     syncRun: (status: string) => syncRuns.inc({ status }),
     upstreamCall: (provider: string, outcome: string) => upstreamCalls.inc({ provider, outcome }),
   };
@@ -193,7 +197,7 @@ interface Sample {
  * metrics give the registry (which prints the type and samples its get() returns).
  */
 function computedMetric(name: string, help: string, type: 'gauge' | 'histogram', samples: () => Sample[]) {
-  // The aggregator is read only when a cluster's workers' registries are merged, which this server never does.
+  // The aggregator is read only by prom-client's AggregatorRegistry (a cluster's workers), which this server never uses.
   return { name, help, type, aggregator: 'sum', reset() {}, get: async () => ({ name, help, type, aggregator: 'sum', values: samples() }) };
 }
 

@@ -1,3 +1,6 @@
+import { setImmediate as turn } from 'node:timers/promises';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../../src/http/metrics.js';
 
@@ -105,5 +108,26 @@ describe('metrics', () => {
     const { text } = await metrics.scrape();
     expect(text).toMatch(/^http_requests_total\{route="\/graphql",method="POST",status="200"\} 2$/m);
     expect(text).toMatch(/^http_request_duration_seconds_sum\{route="\/graphql"\} 0\.02$/m);
+  });
+
+  // The suite starts hundreds of servers in one process; prom-client's GC observer, one a collection
+  // and never removed, kept each closed server reachable through its registry.
+  it('collects the process’s own metrics once a process, and keeps nothing of a server whose metrics are dropped', async () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const dropped = (() => {
+      const live = () => sources.live();
+      const metrics = createMetrics({ ...sources, live });
+      return { reads: new WeakRef(live), scraped: metrics.scrape() };
+    })();
+    const kept = await createMetrics(sources).scrape();
+    for (const { text } of [await dropped.scraped, kept]) {
+      expect(text.match(/^# TYPE process_cpu_user_seconds_total counter$/gm)).toHaveLength(1);
+      expect(text.match(/^# TYPE nodejs_gc_duration_seconds histogram$/gm)).toHaveLength(1);
+      expect(text).toMatch(/^live_subscribers 3$/m);
+    }
+    await turn();
+    gc();
+    expect(dropped.reads.deref()).toBeUndefined();
   });
 });
