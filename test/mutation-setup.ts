@@ -19,8 +19,19 @@ if (mode === 'dry-run') vi.setConfig({ testTimeout: 30_000 });
  * ran only once, under another).
  */
 const mutant = injected('activeMutant');
-const worker = globalThis as { mutantOfModules?: unknown };
+const worker = globalThis as { mutantOfModules?: unknown } & Record<string, { activeMutant?: unknown } | undefined>;
 if (mode === 'mutant' && worker.mutantOfModules !== mutant) {
   worker.mutantOfModules = mutant;
   vi.resetModules();
+}
+
+/**
+ * A mutant Stryker activates at run time (one its tests cover) is switched on by its setup's
+ * beforeAll, after the file's imports: what they evaluate must run unmutated, as in a fresh worker.
+ * In a kept worker the mutant of the run before was still active while this one's modules loaded,
+ * so a load-time mutant of the same file failed or passed this one's tests for it.
+ */
+if (mode === 'mutant' && injected('mutantActivation') === 'runtime') {
+  const stryker = worker[injected('globalNamespace') as string];
+  if (stryker) stryker.activeMutant = undefined;
 }
