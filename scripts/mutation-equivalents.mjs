@@ -752,7 +752,7 @@ export const EQUIVALENT = [
   ],
   [
     'src/http/metrics.ts',
-    201,
+    202,
     "'sum'",
     'StringLiteral',
     '""',

@@ -78,9 +78,10 @@ type LiveMetrics = ReturnType<typeof liveMetrics>;
 
 function liveMetrics({ Counter, Gauge, Registry, collectDefaultMetrics, register: processRegistry }: PromClient, sources: MetricSources, tally: RequestTally) {
   // The process's own metrics (CPU, memory, GC, event loop) are collected once a process, into
-  // prom-client's global registry: each collection adds a GC observer nothing can remove, which
-  // kept the server that made it reachable (and ran once a GC) after every server a process closed.
-  if (!processRegistry.getSingleMetric('process_cpu_user_seconds_total')) collectDefaultMetrics({ register: processRegistry });
+  // prom-client's global registry (its default): each collection adds a GC observer nothing can
+  // remove, which kept the server that made it reachable (and ran once a GC) after every server a
+  // process closed.
+  if (!processRegistry.getSingleMetric('process_cpu_user_seconds_total')) collectDefaultMetrics();
   const registry = new Registry();
 
   new Counter({

@@ -1,6 +1,7 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import promClient from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../../src/http/metrics.js';
 
@@ -115,6 +116,8 @@ describe('metrics', () => {
   it('collects the process’s own metrics once a process, and keeps nothing of a server whose metrics are dropped', async () => {
     v8.setFlagsFromString('--expose-gc');
     const gc = vm.runInNewContext('gc') as () => void;
+    // As in a process no server has loaded prom-client in yet.
+    promClient.register.clear();
     const dropped = (() => {
       const live = () => sources.live();
       const metrics = createMetrics({ ...sources, live });
