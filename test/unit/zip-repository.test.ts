@@ -149,6 +149,28 @@ describe('the ZIP repository', () => {
     expect(zipsOf(zips.pageByStates(['CO', 'AK', 'CO'], 1, 0))).toEqual(['99501', '80001']);
   });
 
+  it('a page over states holding a quarter of all ZIPs or more reads the table, once; a smaller one reads each state by the index', () => {
+    const zips = new ZipRepository(db);
+    const biggestFirst = [...zips.allStates()].sort((a, b) => b.zipCount - a.zipCount);
+    let held = 0;
+    const under: string[] = [];
+    for (const state of biggestFirst) {
+      if ((held + state.zipCount) * 4 >= 40_977) break;
+      held += state.zipCount;
+      under.push(state.stateCode);
+    }
+    const crossing = biggestFirst[under.length]!.stateCode;
+    // Each state alone, from SQLite: what the larger pages must answer.
+    const expected = (codes: string[]) => [...codes].sort().flatMap((code) => zipsOf(zips.pageByStates([code], 3, 2)));
+    expect(zipsOf(zips.pageByStates([...under, 'XX'], 3, 2))).toEqual(expected(under));
+    expect(zips.inMemory('90210')).toBeUndefined();
+    expect(zipsOf(zips.pageByStates([crossing, ...under], 3, 2))).toEqual(expected([crossing, ...under]));
+    expect(zips.inMemory('90210')).toEqual(BEVERLY_HILLS);
+    const table = zips.table();
+    zips.pageByStates([crossing, ...under], 3, 2);
+    expect(zips.table()).toBe(table);
+  });
+
   it('warming reads the table', () => {
     const zips = new ZipRepository(db);
     zips.warm();

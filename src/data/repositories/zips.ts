@@ -21,6 +21,8 @@ export interface CityCount {
 }
 
 const ZIP_COLUMNS = ZIPS.select();
+/** Pages over states holding at least 1/WHOLE_TABLE_SHARE of all ZIPs read the whole table (pageByStates). */
+const WHOLE_TABLE_SHARE = 4;
 const STATE_COLUMNS = 'state_code AS stateCode, state_name AS stateName, fips, zip_count AS zipCount';
 
 /**
@@ -35,7 +37,7 @@ const STATE_COLUMNS = 'state_code AS stateCode, state_name AS stateName, fips, z
  * prepared statement (what the DataLoaders rely on).
  */
 export class ZipRepository {
-  private readonly pageOfStates;
+  private readonly statePageStmt;
   private readonly byCityStmt;
   private readonly citiesStmt;
   private readonly allStmt;
@@ -51,13 +53,8 @@ export class ZipRepository {
     this.states = db.prepare<[], StateRecord>(`SELECT ${STATE_COLUMNS} FROM states ORDER BY state_code`).all();
     this.stateByCode = new Map(this.states.map((s) => [s.stateCode, s]));
     this.totalZips = this.states.reduce((n, s) => n + s.zipCount, 0);
-    // One page per state for many states at once: number each state's ZIPs in order, keep the window.
-    this.pageOfStates = db.prepare<[string, number, number], ZipRow & { rn: number }>(
-      `SELECT * FROM (
-         SELECT ${ZIP_COLUMNS}, ROW_NUMBER() OVER (PARTITION BY state_code ORDER BY zip) AS rn
-         FROM zips WHERE state_code IN (SELECT value FROM json_each(?))
-       ) WHERE rn > ? AND rn <= ? ORDER BY stateCode, zip`,
-    );
+    // One state's page, as an index range (zips_by_state): only the rows of the window are read.
+    this.statePageStmt = db.prepare<[string, number, number], ZipRow>(`SELECT ${ZIP_COLUMNS} FROM zips WHERE state_code = ? ORDER BY zip LIMIT ? OFFSET ?`);
     this.byCityStmt = db.prepare<{ key: string; state: string | null }, ZipRow>(
       `SELECT ${ZIP_COLUMNS} FROM zips WHERE city_key = :key AND (:state IS NULL OR state_code = :state) ORDER BY zip`,
     );
@@ -145,14 +142,21 @@ export class ZipRepository {
   /**
    * ZIPs of several states, `limit` of each after skipping `offset`, by state then ZIP. From
    * memory once the table is there: a page of 1,000 was a window query and 2,000 new objects per
-   * request, now 1,000 records made from the columns.
+   * request, now 1,000 records made from the columns. Before, each state's page is read by the
+   * index; pages over states holding a quarter of all ZIPs or more read the whole table instead,
+   * once (it costs about what those pages cost, and answers every later page from memory).
    */
   pageByStates(codes: readonly string[], limit: number, offset: number): ZipRecord[] {
-    const table = this.zipTable;
-    if (!table) return this.pageOfStates.all(JSON.stringify(codes), offset, offset + limit).map((r) => this.withState(r));
     const states = [...new Set(codes)].sort();
+    const table = this.zipTable ?? (this.zipsIn(states) * WHOLE_TABLE_SHARE >= this.totalZips ? this.load() : null);
+    if (!table) return states.flatMap((code) => this.statePageStmt.all(code, limit, offset).map((r) => this.withState(r)));
     // One state (a page as REST and most documents ask for it) without flatMap's copy of the page.
     return states.length === 1 ? table.statePage(states[0]!, offset, limit) : states.flatMap((code) => table.statePage(code, offset, limit));
+  }
+
+  /** How many ZIPs the states hold (a code of no state holds none). */
+  private zipsIn(codes: readonly string[]): number {
+    return codes.reduce((n, code) => n + (this.stateByCode.get(code)?.zipCount ?? 0), 0);
   }
 
   /** One state's page from the table in memory; undefined before the table is loaded. */
