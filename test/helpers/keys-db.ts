@@ -9,7 +9,10 @@ import { SCHEMA_SQL } from '../../src/data/db/schema-sql.js';
 export function emptyDatabase(prefix: string): { db: Db; file: string; remove(): void } {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
   const file = path.join(dir, 'keys.sqlite');
-  new Database(file).exec(SCHEMA_SQL).close();
+  // One transaction: statement by statement, each table and index was a commit (and a sync) of its own.
+  const setup = new Database(file);
+  setup.transaction(() => setup.exec(SCHEMA_SQL))();
+  setup.close();
   const db = openDatabase(file);
   return {
     db,
