@@ -1,8 +1,10 @@
-// npm run mutation [-- <shard>…]: runs Stryker over each shard of stryker.config.mjs's scope in
-// turn (every shard, or the ones named), merges the shards' reports into the whole scope's
-// (reports/mutation/mutation.json), writes test/mutation-survivors.md from it, and fails when
-// Stryker's score over the whole scope is under the floor. A shard not run this time counts with
-// its last report; one that never ran is an error, not a smaller scope.
+// npm run mutation [-- <shard>… <stryker option>…]: runs Stryker over each shard of
+// stryker.config.mjs's scope in turn (every shard, or the ones named; options such as --force,
+// which retests every mutant rather than only those an incremental run would, go to each run),
+// merges the shards' reports into the whole scope's (reports/mutation/mutation.json), writes
+// test/mutation-survivors.md from it, and fails when Stryker's score over the whole scope is under
+// the floor. A shard not run this time counts with its last report; one that never ran is an
+// error, not a smaller scope.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { calculateMutationTestMetrics } from 'mutation-testing-metrics';
@@ -10,7 +12,8 @@ import { calculateMutationTestMetrics } from 'mutation-testing-metrics';
 delete process.env.MUTATION_SHARD;
 const { SHARDS, THRESHOLDS, shardReport } = await import('../stryker.config.mjs');
 
-const names = process.argv.slice(2);
+const names = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
+const options = process.argv.slice(2).filter((arg) => arg.startsWith('-'));
 const unknown = names.filter((name) => !Object.hasOwn(SHARDS, name));
 if (unknown.length) {
   console.error(`unknown shard ${unknown.join(', ')}: the shards are ${Object.keys(SHARDS).join(', ')}`);
@@ -21,7 +24,7 @@ const minutes = (ms) => `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_00
 const started = Date.now();
 for (const shard of names.length ? names : Object.keys(SHARDS)) {
   const shardStarted = Date.now();
-  const run = spawnSync('npx', ['stryker', 'run'], { stdio: 'inherit', env: { ...process.env, MUTATION_SHARD: shard } });
+  const run = spawnSync('npx', ['stryker', 'run', ...options], { stdio: 'inherit', env: { ...process.env, MUTATION_SHARD: shard } });
   if (run.status !== 0) {
     console.error(`shard ${shard}: stryker exited with ${run.status ?? run.signal}`);
     process.exit(1);
