@@ -82,7 +82,7 @@ const folderRows = [...folders].map(
 const lines = [
   '# Surviving mutants',
   '',
-  `Written by \`scripts/mutation-survivors.mjs\` from the last \`npm run mutation\` (${new Date().toISOString().slice(0, 10)}), over the files \`stryker.config.mjs\` names in \`mutate\` (the folders below).`,
+  `Written by \`scripts/mutation-survivors.mjs\` from the last \`npm run mutation\` (${new Date().toISOString().slice(0, 10)}), over the files of \`stryker.config.mjs\`'s shards (the folders below), their reports merged by \`scripts/mutation.mjs\`.`,
   '',
   `**${score.toFixed(2)} %** of the mutants a test can kill are killed (${detected}: ${counts.killed} killed, ${counts.timeout} timed out; ${counts.unexplained} not explained, ${counts.uncovered} no test reaches).`,
   `${counts.equivalent} more survive that no test can kill (equivalent mutants), each below with why; counted as survivors, Stryker's own score is ${raw.toFixed(2)} %.`,
