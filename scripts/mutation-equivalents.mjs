@@ -1967,7 +1967,7 @@ export const EQUIVALENT = [
   ],
   [
     'src/data/repositories/zips.ts',
-    122,
+    119,
     'zips.length === 1',
     'ConditionalExpression',
     'false',
@@ -1975,7 +1975,7 @@ export const EQUIVALENT = [
   ],
   [
     'src/data/repositories/zips.ts',
-    122,
+    119,
     '{\n        const row = this.byZipStmt.get(zips[0]!);\n        return row ? [this.withState(row)] : [];\n      }',
     'BlockStatement',
     '{}',
@@ -1987,11 +1987,11 @@ export const EQUIVALENT = [
     '!table',
     'ConditionalExpression',
     'true',
-    'the window query gives the same pages as the table in memory (zip-repository.test asks both): the table only spares SQL',
+    'each state read by the index gives the same page as the table in memory (zip-repository.test asks both): the table only spares SQL',
   ],
   [
     'src/data/repositories/zips.ts',
-    155,
+    154,
     'states.length === 1',
     'ConditionalExpression',
     'false',
