@@ -3,10 +3,9 @@
 /**
  * The scope, in shards that scripts/mutation.mjs runs one after another (`npm run mutation`, or
  * `npm run mutation -- <shard>…`) and whose reports it merges. A mutant's tests run over code
- * Stryker instrumented: the fewer files instrumented, the faster every server start and schema
- * build they do (MCP's mutants took 6 min with only src/transports/mcp instrumented, ~17 in the
- * whole scope), and the tests still run the rest of src/ as written. `npx stryker run` alone runs
- * every shard at once, as one run.
+ * Stryker instrumented: with only their shard's files instrumented, the transports' tests ran
+ * about twice as fast (BENCHMARKS.md), and the tests still run the rest of src/ as written.
+ * `npx stryker run` alone runs every shard at once, as one run.
  */
 export const SHARDS = {
   // The pure code.
