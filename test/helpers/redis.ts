@@ -8,6 +8,10 @@ import { testDir } from './server.js';
 export const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? '/usr/bin/redis-server';
 export const haveRedis = existsSync(REDIS_SERVER);
 
+/** A spawn that failed (no redis-server there) fails the hook at once, saying what to install. */
+const notStarted = (error: Error) =>
+  new Error(`could not run ${REDIS_SERVER} (${error.message}): install Debian's redis-server (.ci/run does) or set REDIS_SERVER_PATH`);
+
 export interface TestRedis {
   url: string;
   /** redis-cli's arguments to reach it. */
@@ -46,6 +50,7 @@ export async function startRedis(): Promise<TestRedis> {
           resolve();
         }
       });
+      child!.once('error', (error) => reject(notStarted(error)));
       child!.once('exit', () => reject(new Error(`redis-server exited: ${out}`)));
     });
   };
@@ -94,6 +99,7 @@ async function startProcess(args: string[], ready: RegExp): Promise<ChildProcess
         resolve();
       }
     });
+    child.once('error', (error) => reject(notStarted(error)));
     child.once('exit', () => reject(new Error(`redis-server exited: ${out}`)));
   });
   return child;
