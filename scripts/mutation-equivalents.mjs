@@ -1036,7 +1036,7 @@ export const EQUIVALENT = [
   ],
   [
     'src/operation/steps/validate.ts',
-    58,
+    78,
     '{ maxErrors: GRAPHQL_MAX_ERRORS }',
     'ObjectLiteral',
     '{}',

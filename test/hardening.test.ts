@@ -182,6 +182,23 @@ describe('GraphQL query limits', () => {
     expect(r.body.errors[0].extensions.code).toBe('GRAPHQL_PARSE_FAILED');
   });
 
+  it('one field repeated up to the token bound is too large to check, with @defer or @stream as without', async () => {
+    // GraphQL's check that same-named fields merge stops at a fixed amount of work; the defer
+    // plugin's copy of it does not, and spent seconds of the one thread on each of these.
+    const repeated = (n: number) => '__typename '.repeat(n);
+    const documents = [
+      `{ ${repeated(DOCUMENTED.tokens - 2)}}`,
+      `{ ... @defer { ${repeated(DOCUMENTED.tokens - 7)}} }`,
+      `{ states @stream { ${repeated(DOCUMENTED.tokens - 7)}} }`,
+    ];
+    for (const query of documents) {
+      const r = await post(query);
+      expect(r.body.errors).toEqual([
+        expect.objectContaining({ message: expect.stringMatching(/^The document is too large to check/), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }),
+      ]);
+    }
+  });
+
   it('rejects queries whose nested lists multiply past the complexity limit, before resolving anything', async () => {
     const before = app.statementCount();
     const r = await post(

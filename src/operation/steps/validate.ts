@@ -1,23 +1,43 @@
-import { BREAK, GraphQLError, specifiedRules, validate, visit, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
+import {
+  BREAK,
+  GraphQLError,
+  OverlappingFieldsCanBeMergedRule,
+  specifiedRules,
+  validate,
+  visit,
+  type DocumentNode,
+  type GraphQLSchema,
+  type ValidationRule,
+} from 'graphql';
 import type { Step } from '../operation.js';
 import { checkedOnce, VALIDATION_FAILED } from './validation-memo.js';
 
 /**
- * GraphQL's own rules, with @defer and @stream's: Yoga's defer-stream plugin replaces the rule for
- * overlapping fields with one that knows deferred fragments and adds three of its own. Its rules
- * are taken from its validation hook, as it would give them to any server, for each document that
- * uses either directive (a document is judged once: validation-memo.ts); the plugin is imported
- * with the first such document, since it imports all of graphql-yoga, which nothing else at start
- * needs. Not kept between documents: a mutation run credits only the test that ran the code (and
- * that was the first test to send @defer). On a document without them GraphQL's own rules judge:
- * they find the same, and meter the overlap check, which Yoga's copy of that rule does not.
+ * GraphQL's own rules, with the three that @defer and @stream add: Yoga's defer-stream plugin gives
+ * them from its validation hook, as it would to any server, for each document that uses either
+ * directive (a document is judged once: validation-memo.ts); the plugin is imported with the first
+ * such document, since it imports all of graphql-yoga, which nothing else at start needs. Not kept
+ * between documents: a mutation run credits only the test that ran the code (and that was the first
+ * test to send @defer).
+ *
+ * The hook also swaps GraphQL's rule for overlapping fields for a copy of its own that compares
+ * @stream's arguments too, but not GraphQL's metering of that check: its work grows with the square
+ * of the fields of one name, seconds of one core for a document of 2,000 tokens, where GraphQL's
+ * stops at a fixed amount ("too large to check"). GraphQL's rule stays: two fields of one name with
+ * different @stream arguments are not refused, and are streamed as the first of them asks.
  */
+/** The plugin's copy of the overlap rule, by name (a bundler may add a digit to one of the two). */
+const isOverlapRule = (rule: ValidationRule) => rule.name.startsWith(OverlappingFieldsCanBeMergedRule.name);
+
 const deferStreamRules = () =>
   import('@graphql-yoga/plugin-defer-stream').then(({ useDeferStream }) => {
-    const params = { rules: [...specifiedRules] as ValidationRule[] };
-    const hook = useDeferStream().onValidate as unknown as (payload: { params: typeof params; addValidationRule: (rule: ValidationRule) => void }) => void;
-    hook({ params, addValidationRule: (rule) => void params.rules.push(rule) });
-    return params.rules;
+    const added: ValidationRule[] = [];
+    const hook = useDeferStream().onValidate as unknown as (payload: {
+      params: { rules: ValidationRule[] };
+      addValidationRule: (rule: ValidationRule) => void;
+    }) => void;
+    hook({ params: { rules: [...specifiedRules] }, addValidationRule: (rule) => void added.push(rule) });
+    return [...specifiedRules, ...added.filter((rule) => !isOverlapRule(rule))];
   });
 
 const INCREMENTAL = new Set(['defer', 'stream']);
