@@ -150,6 +150,19 @@ describe.each(rows)('%s', (_name, t) => {
     expect(expectRefused(t, a, 'QUERY_TOO_COMPLEX', 400)).toMatch(/complexity \d+ is over the limit of 250000/);
   });
 
+  it('nothing runs uncosted: an argument out of its bounds refuses the operation; the operation named is the one costed', async () => {
+    const outOfBounds = await t.send(app, { query: '{ zipStats { totalZips } states { zipcodes(limit: 100) { nearby(limit: 0) { zip } } } }' });
+    expect(expectRefused(t, outOfBounds, 'BAD_USER_INPUT', 400)).toBe('limit must be >= 1');
+    if (!t.params) return;
+    const costly = 'query Costly { states { zipcodes(limit: 1000) { nearby(limit: 200) { zip } } } }';
+    const named = await t.send(app, { query: `query Cheap { __typename } ${costly}`, operationName: 'Costly' });
+    expect(expectRefused(t, named, 'QUERY_TOO_COMPLEX', 400)).toMatch(/complexity \d+ is over the limit of 250000/);
+    // A list variable of many wrong items: the first twenty, and where GraphQL stopped.
+    const wrong = await t.send(app, { query: 'query($c: [String!]!) { zips(codes: $c) { zip } }', variables: { c: Array(3000).fill(1) } });
+    expect(wrong.body.errors).toHaveLength(21);
+    expect(wrong.body.errors!.at(-1)!.message).toBe('Too many errors processing variables, error limit reached. Execution aborted.');
+  });
+
   it('introspection follows the setting (off in production), and with it off no "Did you mean" hint', async () => {
     const on = await t.send(app, { query: '{ __schema { queryType { name } } }' });
     expect(on.body.data).toEqual({ __schema: { queryType: { name: 'Query' } } });

@@ -7,7 +7,7 @@ import { checkDocument, newOperation } from '../../src/operation/pipeline.js';
 import { PersistedDocuments } from '../../src/operation/persisted-documents.js';
 import { MAX_CACHED_DOCUMENT_CHARS } from '../../src/operation/steps/parse.js';
 import { QUERY_LIMITS } from '../../src/operation/steps/limits.js';
-import { COST_LIMITS, MAX_MEMO_KEY_CHARS } from '../../src/operation/steps/cost.js';
+import { COST_LIMITS, MAX_MEMO_KEY_CHARS, MAX_VARIABLE_ERRORS } from '../../src/operation/steps/cost.js';
 import { UNEXPECTED_MESSAGE } from '../../src/operation/steps/finalize.js';
 import { checkedOnce } from '../../src/operation/steps/validation-memo.js';
 import { mayDisableLeafSerialization } from '../../src/operation/leaf-serialization.js';
@@ -645,6 +645,46 @@ describe('the pipeline, as the server wires it', () => {
         extensions: { requestId: ctx.requestId },
       });
       expect(result(outcome).errors![0]!.extensions).toEqual({ code: 'BAD_USER_INPUT' });
+    });
+
+    it(`a list variable of many wrong items: its first ${MAX_VARIABLE_ERRORS} errors and where GraphQL stopped, not one per item`, async () => {
+      const refusedWith = async (wrong: number) => {
+        const c = Array.from({ length: 5_000 }, (_, i) => (i < wrong ? 1 : '05401'));
+        return refusal(await run({ query: 'query($c: [String!]!) { zips(codes: $c) { zip } }', variables: { c } }));
+      };
+      // One fewer: execution tells them all, as for any variable that does not coerce.
+      await expect(refusedWith(MAX_VARIABLE_ERRORS - 1)).rejects.toThrow(/expected a refusal, got \{"kind":"result"/);
+      const outcome = await refusedWith(5_000);
+      expect([outcome.status, outcome.jsonStatus]).toEqual([400, 400]);
+      expect(outcome.errors.map((e) => e.extensions.code)).toEqual(Array(MAX_VARIABLE_ERRORS + 1).fill('BAD_USER_INPUT'));
+      expect(outcome.errors[0]!.message).toBe('Variable "$c" got invalid value 1 at "c[0]"; String cannot represent a non string value: 1');
+      expect(outcome.errors.at(-1)!.message).toBe('Too many errors processing variables, error limit reached. Execution aborted.');
+    });
+
+    it('the operation the request names is costed, not the document’s first', async () => {
+      const ctx = w.context();
+      const costly = 'query Costly { states { zipcodes(limit: 1000) { zip city county stateCode stateName } } }';
+      const outcome = refusal(await run({ query: `query Cheap { __typename } ${costly}`, operationName: 'Costly' }, JSON_ONLY, ctx));
+      expect(outcome.errors.map((e) => e.extensions.code)).toEqual(['QUERY_TOO_COMPLEX']);
+      expect(ctx.cost).toBe(255_052);
+      // And the first, named, costs what it costs alone.
+      const cheap = w.context();
+      expect(result(await run({ query: `query Cheap { __typename } ${costly}`, operationName: 'Cheap' }, JSON_ONLY, cheap)).data).toEqual({
+        __typename: 'Query',
+      });
+      const alone = w.context();
+      await run({ query: 'query Cheap { __typename }' }, JSON_ONLY, alone);
+      expect([cheap.cost, alone.cost]).toEqual([1, 1]);
+    });
+
+    it('an argument out of the bounds a cost is worked out from refuses the whole operation (400), naming it', async () => {
+      const ctx = w.context();
+      const outcome = refusal(await run({ query: '{ x: resorts(paging: { limit: 100000 }) { total } zipStats { totalZips } }' }, JSON_ONLY, ctx));
+      expect(ctx.cost).toBeUndefined();
+      expect(outcome.status).toBe(400);
+      expect(outcome.errors).toHaveLength(1);
+      expect(outcome.errors[0]!.extensions.code).toBe('BAD_USER_INPUT');
+      expect(outcome.errors[0]!.message).toMatch(/limit/);
     });
   });
 

@@ -1,7 +1,7 @@
-import { GraphQLError, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { getVariableValues, GraphQLError, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { complexityFromQuery } from '@pothos/plugin-complexity';
 import { LRUCache } from 'lru-cache';
-import { refuse, type Step } from '../operation.js';
+import { refuse, type Outcome, type Step } from '../operation.js';
 
 /** The most work one operation may ask for: fields resolved, lists weighted by their size. */
 export const COST_LIMITS = { complexity: 250_000, depth: 14, breadth: 400 } as const;
@@ -17,35 +17,73 @@ export const MAX_MEMO_KEY_CHARS = 256;
 /** Bytes of memo keys kept per document. */
 const MEMO_BYTES_PER_DOCUMENT = 16 * 1024;
 
+/** Variables that do not coerce: at most this many of their errors are found and told. */
+export const MAX_VARIABLE_ERRORS = 20;
+
 /**
- * The cost of an operation with its variables, from the schema's declared field costs. Memoized
- * per document (parsed documents are cached, REST documents are fixed) and numeric variables,
- * the only inputs a cost may depend on (see builder.ts), in a memo bounded in bytes: a client
- * sending ever new large variables is costed each time and fills nothing. Null when the variables
- * do not coerce: execution then reports that, without running anything.
+ * What costing an operation found: its cost; none, when its variables do not coerce (execution
+ * then reports them, without running anything); or a refusal (nothing else may run uncosted).
+ */
+export type Costing = { cost: OperationCost } | { cost: null } | { refused: readonly GraphQLError[] };
+
+/**
+ * The cost of the operation the request runs (not the document's first) with its variables, from
+ * the schema's declared field costs. Memoized per operation (parsed documents are cached, REST
+ * documents are fixed) and numeric variables, the only inputs a cost may depend on (see
+ * builder.ts), in a memo bounded in bytes: a client sending ever new large variables is costed each
+ * time and fills nothing. Variables are coerced first, stopping at MAX_VARIABLE_ERRORS: with that
+ * many errors the operation is refused here (Pothos and the executors would each find every error
+ * of a long list, seconds for a few thousand); an argument a field's cost cannot be worked out from
+ * (out of its bounds) refuses the operation too.
  */
 export function createCostAnalysis(schema: GraphQLSchema) {
-  const memo = new WeakMap<DocumentNode, LRUCache<string, { cost: OperationCost | null }>>();
+  const memo = new WeakMap<OperationDefinitionNode, { alone: DocumentNode; byVariables: LRUCache<string, Costing> | null }>();
 
-  return function costOf(document: DocumentNode, variables: Readonly<Record<string, unknown>> | null | undefined): OperationCost | null {
+  return function costOf(document: DocumentNode, operation: OperationDefinitionNode, variables: Readonly<Record<string, unknown>> | null | undefined): Costing {
     const key = numericKey(variables);
     const remembered = key.length <= MAX_MEMO_KEY_CHARS;
-    let byVariables = memo.get(document);
-    const hit = remembered ? byVariables?.get(key) : undefined;
-    if (hit) return hit.cost;
-    let cost: OperationCost | null;
-    try {
-      cost = complexityFromQuery(document, { schema, variables: (variables ?? {}) as Record<string, unknown> });
-    } catch {
-      cost = null;
-    }
+    let kept = memo.get(operation);
+    if (!kept) memo.set(operation, (kept = { alone: operationAlone(document, operation), byVariables: null }));
+    const hit = remembered ? kept.byVariables?.get(key) : undefined;
+    if (hit) return hit;
+    const costing = costed(schema, kept.alone, operation, variables ?? {});
     if (remembered) {
-      if (!byVariables) memo.set(document, (byVariables = new LRUCache({ maxSize: MEMO_BYTES_PER_DOCUMENT, sizeCalculation: (_v, k) => k.length + 64 })));
-      byVariables.set(key, { cost });
+      kept.byVariables ??= new LRUCache({ maxSize: MEMO_BYTES_PER_DOCUMENT, sizeCalculation: (_v, k) => k.length + 64 });
+      kept.byVariables.set(key, costing);
     }
-    return cost;
+    return costing;
   };
 }
+
+/** The operation with the document's fragments: what Pothos costs (it costs a document's first operation). */
+function operationAlone(document: DocumentNode, operation: OperationDefinitionNode): DocumentNode {
+  if (document.definitions.length === 1) return document;
+  return { kind: Kind.DOCUMENT, definitions: [operation, ...document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION)] };
+}
+
+function costed(schema: GraphQLSchema, alone: DocumentNode, operation: OperationDefinitionNode, variables: Readonly<Record<string, unknown>>): Costing {
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables, { maxErrors: MAX_VARIABLE_ERRORS });
+  if (coerced.errors) return coerced.errors.length < MAX_VARIABLE_ERRORS ? { cost: null } : { refused: coerced.errors.map(asBadInput) };
+  try {
+    return { cost: complexityFromQuery(alone, { schema, variables: variables as Record<string, unknown> }) };
+  } catch (error) {
+    return { refused: [error instanceof GraphQLError && error.extensions.code === 'BAD_USER_INPUT' ? error : UNCOSTABLE] };
+  }
+}
+
+/** GraphQL's own reason, as the request error it is (the code execution gave it before). */
+const asBadInput = (e: GraphQLError) =>
+  new GraphQLError(e.message, {
+    nodes: e.nodes,
+    source: e.source,
+    positions: e.positions,
+    path: e.path,
+    extensions: { ...e.extensions, code: 'BAD_USER_INPUT' },
+  });
+
+const UNCOSTABLE = new GraphQLError("The operation's cost cannot be worked out from its arguments: check them against the schema's bounds.", {
+  extensions: { code: 'BAD_USER_INPUT' },
+});
 
 /** The numeric variables, as text (stops growing past the memo's limit: such keys are not kept). */
 function numericKey(variables: Readonly<Record<string, unknown>> | null | undefined): string {
@@ -79,18 +117,20 @@ export function overLimit(cost: OperationCost): GraphQLError | null {
 /**
  * What the operation costs, from the schema's declared field costs and its variables, before
  * anything runs: over a limit is QUERY_TOO_COMPLEX (400). The cost is recorded on the context for
- * the budget step, `extensions.cost` and the log. Variables that do not coerce leave it unknown:
- * execution reports them, without running anything.
+ * the budget step, `extensions.cost` and the log. Variables that do not coerce leave it unknown
+ * (execution reports them, without running anything), or are refused here past
+ * MAX_VARIABLE_ERRORS; arguments out of the bounds a cost depends on are refused (400).
  */
 export function costStep(schema: GraphQLSchema): Step {
   const costOf = createCostAnalysis(schema);
   return {
     name: 'cost',
-    run(op) {
-      const cost = costOf(op.document!, op.variables);
-      if (!cost) return undefined;
-      op.context.cost = cost.complexity;
-      const over = overLimit(cost);
+    run(op): Outcome | undefined {
+      const costing = costOf(op.document!, op.definition!, op.variables);
+      if ('refused' in costing) return { kind: 'refused', errors: costing.refused, status: 400, jsonStatus: 400 };
+      if (!costing.cost) return undefined;
+      op.context.cost = costing.cost.complexity;
+      const over = overLimit(costing.cost);
       return over ? refuse(over, 400) : undefined;
     },
   };
