@@ -28,7 +28,8 @@ export default defineConfig({
     // Some unit tests read a copy of the run's database (privateDatabase): its setup, not the bundles'.
     globalSetup: ['test/global-setup-unit.ts'],
     // Stryker's dry run (every test once, over instrumented code) keeps the suite's 30 s.
-    setupFiles: ['test/mutation-setup.ts'],
+    // MUTATION_TRACE=<file> also records where each mutant's time goes (test/mutation-trace.ts).
+    setupFiles: ['test/mutation-setup.ts', ...(process.env.MUTATION_TRACE ? ['test/mutation-trace.ts'] : [])],
     allowOnly: !process.env.CI,
     // Stryker runs the covering tests of each mutant in a fresh worker; not isolated, the files of one
     // run share one import of src/ and its packages instead of one each (a mutant covered by several
