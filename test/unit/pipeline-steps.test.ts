@@ -677,6 +677,20 @@ describe('the pipeline, as the server wires it', () => {
       expect([cheap.cost, alone.cost]).toEqual([1, 1]);
     });
 
+    it('a cost is kept only when there is one: variables that did not coerce, or a refused argument, are not remembered for the next request', async () => {
+      const query =
+        'query($c: [String!]!, $q: String, $n: Int) { zips(codes: $c) { zip } resorts(filter: { q: $q }) { total } states { zipcodes(limit: $n) { zip city county stateCode stateName } } }';
+      // The same numeric variables each time: the memo's key leaves strings out.
+      const costed = async (variables: Record<string, unknown>) => {
+        const ctx = w.context();
+        const outcome = await run({ query, variables: { n: 1000, ...variables } }, JSON_ONLY, ctx);
+        return [outcome.kind, ctx.cost];
+      };
+      expect(await costed({ c: [1] })).toEqual(['result', undefined]);
+      expect(await costed({ c: ['05401'], q: '\tvail' })).toEqual(['refused', undefined]);
+      expect(await costed({ c: ['05401'] })).toEqual(['refused', 255_075]);
+    });
+
     it('an argument out of the bounds a cost is worked out from refuses the whole operation (400), naming it', async () => {
       const ctx = w.context();
       const outcome = refusal(await run({ query: '{ x: resorts(paging: { limit: 100000 }) { total } zipStats { totalZips } }' }, JSON_ONLY, ctx));

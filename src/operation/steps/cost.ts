@@ -33,11 +33,12 @@ export type Costing = { cost: OperationCost } | { cost: null } | { refused: read
  * builder.ts), in a memo bounded in bytes: a client sending ever new large variables is costed each
  * time and fills nothing. Variables are coerced first, stopping at MAX_VARIABLE_ERRORS: with that
  * many errors the operation is refused here (Pothos and the executors would each find every error
- * of a long list, seconds for a few thousand); an argument a field's cost cannot be worked out from
- * (out of its bounds) refuses the operation too.
+ * of a long list, seconds for a few thousand). An argument a field's cost is worked out from, out
+ * of its bounds, refuses the operation: nothing runs uncosted, and a bad limit inside a long list
+ * is one error, not one per item.
  */
 export function createCostAnalysis(schema: GraphQLSchema) {
-  const memo = new WeakMap<OperationDefinitionNode, { alone: DocumentNode; byVariables: LRUCache<string, Costing> | null }>();
+  const memo = new WeakMap<OperationDefinitionNode, { alone: DocumentNode; byVariables: LRUCache<string, { cost: OperationCost }> | null }>();
 
   return function costOf(document: DocumentNode, operation: OperationDefinitionNode, variables: Readonly<Record<string, unknown>> | null | undefined): Costing {
     const key = numericKey(variables);
@@ -47,7 +48,9 @@ export function createCostAnalysis(schema: GraphQLSchema) {
     const hit = remembered ? kept.byVariables?.get(key) : undefined;
     if (hit) return hit;
     const costing = costed(schema, kept.alone, operation, variables ?? {});
-    if (remembered) {
+    // Only a cost is kept: whether variables coerce, or an argument is within its bounds, may turn
+    // on a string, which the key leaves out.
+    if (remembered && 'cost' in costing && costing.cost) {
       kept.byVariables ??= new LRUCache({ maxSize: MEMO_BYTES_PER_DOCUMENT, sizeCalculation: (_v, k) => k.length + 64 });
       kept.byVariables.set(key, costing);
     }
@@ -67,11 +70,13 @@ function costed(schema: GraphQLSchema, alone: DocumentNode, operation: Operation
   try {
     return { cost: complexityFromQuery(alone, { schema, variables: variables as Record<string, unknown> }) };
   } catch (error) {
+    // A field's cost reads its checked arguments (Pothos' validation plugin): one out of its bounds
+    // is refused here, for the whole operation, rather than leaving the cost unknown.
     return { refused: [error instanceof GraphQLError && error.extensions.code === 'BAD_USER_INPUT' ? error : UNCOSTABLE] };
   }
 }
 
-/** GraphQL's own reason, as the request error it is (the code execution gave it before). */
+/** GraphQL's own reason, as the request error it is (the code execution gives it). */
 const asBadInput = (e: GraphQLError) =>
   new GraphQLError(e.message, {
     nodes: e.nodes,
@@ -81,7 +86,8 @@ const asBadInput = (e: GraphQLError) =>
     extensions: { ...e.extensions, code: 'BAD_USER_INPUT' },
   });
 
-const UNCOSTABLE = new GraphQLError("The operation's cost cannot be worked out from its arguments: check them against the schema's bounds.", {
+/** Costing failed otherwise (it should not): nothing runs uncosted. */
+const UNCOSTABLE = new GraphQLError("The operation's cost cannot be worked out from its arguments: check them against the schema.", {
   extensions: { code: 'BAD_USER_INPUT' },
 });
 
@@ -119,7 +125,7 @@ export function overLimit(cost: OperationCost): GraphQLError | null {
  * anything runs: over a limit is QUERY_TOO_COMPLEX (400). The cost is recorded on the context for
  * the budget step, `extensions.cost` and the log. Variables that do not coerce leave it unknown
  * (execution reports them, without running anything), or are refused here past
- * MAX_VARIABLE_ERRORS; arguments out of the bounds a cost depends on are refused (400).
+ * MAX_VARIABLE_ERRORS; an argument out of the bounds a cost depends on is refused (400).
  */
 export function costStep(schema: GraphQLSchema): Step {
   const costOf = createCostAnalysis(schema);
