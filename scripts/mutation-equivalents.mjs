@@ -985,7 +985,7 @@ export const EQUIVALENT = [
     'true',
     "GraphQLError's constructor sets `locations` on every error (undefined when it has no positions): setting it to undefined again changes nothing",
   ],
-  ['src/operation/steps/limits.ts', 25, 'err instanceof GraphQLError', 'ConditionalExpression', 'true', "armor's rules throw only GraphQLErrors"],
+  ['src/operation/steps/limits.ts', 28, 'err instanceof GraphQLError', 'ConditionalExpression', 'true', "armor's rules throw only GraphQLErrors"],
   [
     'src/operation/steps/response-cache.ts',
     68,

@@ -122,7 +122,7 @@ describe.each(rows)('%s', (_name, t) => {
     expect(JSON.stringify(a.body)).not.toContain('Beverly Hills');
   });
 
-  it('armor limits at their documented values: depth 12, aliases 15, directives 20, tokens 2000', async () => {
+  it('armor limits at their documented values: depth 12, aliases 15, directives 20, tokens 2000; repeated fields 5,000 pairs', async () => {
     const nested = (rounds: number) => {
       let q = 'zip';
       for (let i = 0; i < rounds; i++) q = `state { zipcodes(limit: 1) { ${q} } }`;
@@ -138,6 +138,10 @@ describe.each(rows)('%s', (_name, t) => {
     const directives = Array.from({ length: 21 }, () => '@include(if: true)').join(' ');
     expect(expectRefused(t, await t.send(app, { query: `{ __typename ${directives} }` }), 'GRAPHQL_VALIDATION_FAILED', 400)).toMatch(
       /Directives limit of 20 exceeded, found 21/,
+    );
+    // One field 71 times: 5,041 pairs for GraphQL to compare, over the 5,000 allowed.
+    expect(expectRefused(t, await t.send(app, { query: `{ ${'__typename '.repeat(71)}}` }), 'GRAPHQL_VALIDATION_FAILED', 400)).toMatch(
+      /^Too many repeated fields to check/,
     );
     // `{` `zip` … `}`: 2001 tokens.
     expect(expectRefused(t, await t.send(app, { query: `{ ${'zip '.repeat(1999)}}` }), 'GRAPHQL_PARSE_FAILED', 400)).toMatch(/Token limit of 2000 exceeded/);

@@ -6,7 +6,9 @@ import { TRANSPORTS, type Operation, type OperationRequest, type Outcome, type T
 import { checkDocument, newOperation } from '../../src/operation/pipeline.js';
 import { PersistedDocuments } from '../../src/operation/persisted-documents.js';
 import { MAX_CACHED_DOCUMENT_CHARS } from '../../src/operation/steps/parse.js';
+import { specErrors } from '../../src/operation/steps/validate.js';
 import { QUERY_LIMITS } from '../../src/operation/steps/limits.js';
+import { MAX_REPEATED_FIELD_PAIRS } from '../../src/operation/steps/repeated-fields.js';
 import { COST_LIMITS, MAX_MEMO_KEY_CHARS, MAX_VARIABLE_ERRORS } from '../../src/operation/steps/cost.js';
 import { UNEXPECTED_MESSAGE } from '../../src/operation/steps/finalize.js';
 import { checkedOnce } from '../../src/operation/steps/validation-memo.js';
@@ -208,15 +210,12 @@ describe('the pipeline, as the server wires it', () => {
     });
 
     it(`a document of more than ${QUERY_LIMITS.maxTokens} tokens is refused while it is read`, async () => {
-      // Each field is a token, with the braces: 2 + n. At the bound it parses, and GraphQL's own rule
-      // for overlapping fields gives up comparing that many (its work is metered), with @defer too:
-      // the defer plugin's copy of that rule, unmetered, would compare them all (seconds of a core)
-      // and let the cost step refuse the document.
+      // Each field is a token, with the braces: 2 + n. At the bound it parses, and the limits refuse
+      // one field repeated that often (repeated-fields.ts), with @defer or @stream as without.
       const at = `{ ${'__typename '.repeat(QUERY_LIMITS.maxTokens - 2)}}`;
       const over = `{ ${'__typename '.repeat(QUERY_LIMITS.maxTokens - 1)}}`;
       expect(only(await run({ query: at }))).toMatchObject({
-        message:
-          'The document is too large to check: GraphQL stops comparing fields of the same name (and following fragment spreads) past a fixed amount of work. Ask for each field once, with fewer repeated fields and fragment spreads.',
+        message: expect.stringMatching(/^Too many repeated fields to check/),
         extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
       });
       const deferred = `{ ... @defer { ${'__typename '.repeat(QUERY_LIMITS.maxTokens - 7)}} }`;
@@ -317,6 +316,28 @@ describe('the pipeline, as the server wires it', () => {
       );
     });
 
+    it(`fields of one name repeated past ${MAX_REPEATED_FIELD_PAIRS} pairs in one set are refused; inline fragments merge in, a fragment once`, async () => {
+      const repeated = (n: number) => '__typename '.repeat(n);
+      // 70 × 70 = 4,900; 71 × 71 = 5,041.
+      expect(result(await run({ query: `{ ${repeated(70)}}` })).data).toEqual({ __typename: 'Query' });
+      expect(only(await run({ query: `{ ${repeated(71)}}` }))).toMatchObject({
+        message: `Too many repeated fields to check: over ${MAX_REPEATED_FIELD_PAIRS} pairs of fields of one name in one selection set (the sum of each name's count squared). Ask for each field once.`,
+        extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+      });
+      expect(only(await run({ query: `{ ... { __typename } ${repeated(70)}}` })).message).toMatch(/^Too many repeated fields/);
+      const fragment = 'fragment F on Query { __typename }';
+      expect(result(await run({ query: `{ ...F ...F ${repeated(69)}} ${fragment}` })).data).toEqual({ __typename: 'Query' });
+      expect(only(await run({ query: `{ ...F ${repeated(70)}} ${fragment}` })).message).toMatch(/^Too many repeated fields/);
+      // Every set counts: the sum over a field's own sets, each of 51 × 51 (nothing repeats across them).
+      const sets = `{ a: zipStats { ${'totalZips '.repeat(51)}} b: zipStats { ${'totalZips '.repeat(51)}} }`;
+      expect(only(await run({ query: sets })).message).toMatch(/^Too many repeated fields/);
+    });
+
+    it('a fragment that spreads itself is not followed round its cycle: validation refuses it', async () => {
+      const cycle = '{ zip(zip: "80202") { ...A } } fragment A on Zip { state { zipcodes { ...A } } ...B } fragment B on Zip { ...A }';
+      expect(refusal(await run({ query: cycle })).errors.map((e) => e.message)).toEqual(expect.arrayContaining(['Cannot spread fragment "A" within itself.']));
+    });
+
     it('the limits are checked on every document the server is sent, and on none of its own', () => {
       const deep = parse(`{ zip(zip: "80202") { ${'state { zipcodes { '.repeat(6)}zip${' } }'.repeat(6)} } }`);
       expect(stepOf(w, 'limits').run!(operation(w, {}, { document: deep, checked: true }))).toBeUndefined();
@@ -325,6 +346,16 @@ describe('the pipeline, as the server wires it', () => {
   });
 
   describe('validate', () => {
+    it('with @defer or @stream too, GraphQL’s metered check of same-named fields: past its work, too large to check (the plugin’s copy is unmetered)', async () => {
+      const repeated = '__typename '.repeat(1993);
+      for (const text of [`{ ${repeated}}`, `{ ... @defer { ${repeated}} }`, `{ states @stream { ${repeated}} }`]) {
+        const errors = await specErrors(schema, parse(text));
+        expect(errors.map((e) => e.message)).toEqual([
+          'The document is too large to check: GraphQL stops comparing fields of the same name (and following fragment spreads) past a fixed amount of work. Ask for each field once, with fewer repeated fields and fragment spreads.',
+        ]);
+      }
+    });
+
     it("a document the schema does not allow is GRAPHQL_VALIDATION_FAILED, every error with GraphQL's message", async () => {
       const outcome = refusal(await run({ query: '{ zipStats { nope } zip { city } }' }));
       expect([outcome.status, outcome.jsonStatus]).toEqual([400, 200]);
