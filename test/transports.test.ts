@@ -161,6 +161,11 @@ describe.each(rows)('%s', (_name, t) => {
     const costly = 'query Costly { states { zipcodes(limit: 1000) { nearby(limit: 200) { zip } } } }';
     const named = await t.send(app, { query: `query Cheap { __typename } ${costly}`, operationName: 'Costly' });
     expect(expectRefused(t, named, 'QUERY_TOO_COMPLEX', 400)).toMatch(/complexity \d+ is over the limit of 250000/);
+    // The cost memo's key is the declared variables as coerced: names spelling its separators do not pass for other numbers.
+    const nested = 'query($n: Int, $m: Int) { states { zipcodes(limit: $n) { zip nearby(limit: $m) { zip } } } }';
+    expect((await t.send(app, { query: nested, variables: { n: 1, m: 1, 'n=1000;m': 100 } })).body.data).toBeDefined();
+    const disguised = await t.send(app, { query: nested, variables: { 'n=1;m': 1, n: 1000, m: 100 } });
+    expect(expectRefused(t, disguised, 'QUERY_TOO_COMPLEX', 400)).toMatch(/complexity \d+ is over the limit of 250000/);
     // A list variable of many wrong items: the first twenty, and where GraphQL stopped.
     const wrong = await t.send(app, { query: 'query($c: [String!]!) { zips(codes: $c) { zip } }', variables: { c: Array(3000).fill(1) } });
     expect(wrong.body.errors).toHaveLength(21);

@@ -648,13 +648,24 @@ describe('the pipeline, as the server wires it', () => {
     });
 
     it('variables whose key reaches the memo’s bound before the last of them are costed each time, never remembered by a part', async () => {
-      const costOf = costsOf('query($n: Int) { states { zipcodes(limit: $n) { zip } } }');
-      // An object the operation does not declare, whose part of the key is exactly the bound; $n after it.
-      const pad = { x: 'y'.repeat(MAX_MEMO_KEY_CHARS - 13) };
-      expect(`pad=${JSON.stringify(pad)};`.length).toBe(MAX_MEMO_KEY_CHARS);
-      const one = await costOf({ pad, n: 1 });
-      expect(await costOf({ pad, n: 2 })).toBeGreaterThan(one!);
-      expect(await costOf({ pad, n: 1 })).toBe(one);
+      const costOf = costsOf('query($c: [String!]!, $n: Int) { zips(codes: $c) { zip } states { zipcodes(limit: $n) { zip } } }');
+      // 32 ZIPs: their part of the key (JSON and a comma) passes the bound; $n after them.
+      const c = Array.from({ length: 32 }, (_, i) => String(80202 + i));
+      expect(`${JSON.stringify(c)},`.length).toBeGreaterThan(MAX_MEMO_KEY_CHARS);
+      const one = await costOf({ c, n: 1 });
+      expect(await costOf({ c, n: 2 })).toBe(one! + 51);
+      expect(await costOf({ c, n: 1 })).toBe(one);
+    });
+
+    it('the key is the operation’s own variables as coerced: undeclared names, however spelt, add nothing; left out and null differ', async () => {
+      const costOf = costsOf('query($n: Int, $m: Int = 5) { states { zipcodes(limit: $n) { zip } } zip(zip: "80202") { nearby(limit: $m) { zip } } }');
+      const cheap = await costOf({ n: 1, m: 1, 'n=1000;m': 1 });
+      // Names that spell another key's separators: the cost is still of these numbers.
+      expect(await costOf({ 'n=1;m': 1, n: 1000, m: 1 })).toBe(cheap! + 51 * 999);
+      // $m left out is its default (5); sent as null it is the field's own default.
+      const nulled = await costOf({ n: 1, m: null });
+      expect(await costOf({ n: 1 })).toBe(cheap! + 4);
+      expect(nulled).not.toBe(cheap! + 4);
     });
 
     it('object variables count too (a page size inside an input object)', async () => {

@@ -41,15 +41,17 @@ export function createCostAnalysis(schema: GraphQLSchema) {
   const memo = new WeakMap<OperationDefinitionNode, { alone: DocumentNode; byVariables: LRUCache<string, { cost: OperationCost }> | null }>();
 
   return function costOf(document: DocumentNode, operation: OperationDefinitionNode, variables: Readonly<Record<string, unknown>> | null | undefined): Costing {
-    const key = numericKey(variables);
-    const remembered = key.length <= MAX_MEMO_KEY_CHARS;
+    const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: MAX_VARIABLE_ERRORS });
+    if (coerced.errors) return coerced.errors.length < MAX_VARIABLE_ERRORS ? { cost: null } : { refused: coerced.errors.map(asBadInput) };
     let kept = memo.get(operation);
     if (!kept) memo.set(operation, (kept = { alone: operationAlone(document, operation), byVariables: null }));
+    const key = numericKey(operation, coerced.coerced);
+    const remembered = key.length <= MAX_MEMO_KEY_CHARS;
     const hit = remembered ? kept.byVariables?.get(key) : undefined;
     if (hit) return hit;
-    const costing = costed(schema, kept.alone, operation, variables ?? {});
-    // Only a cost is kept: whether variables coerce, or an argument is within its bounds, may turn
-    // on a string, which the key leaves out.
+    const costing = costed(schema, kept.alone, variables ?? {});
+    // Only a cost is kept: whether an argument is within its bounds may turn on a string, which the
+    // key leaves out.
     if (remembered && 'cost' in costing && costing.cost) {
       kept.byVariables ??= new LRUCache({ maxSize: MEMO_BYTES_PER_DOCUMENT, sizeCalculation: (_v, k) => k.length + 64 });
       kept.byVariables.set(key, costing);
@@ -64,9 +66,7 @@ function operationAlone(document: DocumentNode, operation: OperationDefinitionNo
   return { kind: Kind.DOCUMENT, definitions: [operation, ...document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION)] };
 }
 
-function costed(schema: GraphQLSchema, alone: DocumentNode, operation: OperationDefinitionNode, variables: Readonly<Record<string, unknown>>): Costing {
-  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables, { maxErrors: MAX_VARIABLE_ERRORS });
-  if (coerced.errors) return coerced.errors.length < MAX_VARIABLE_ERRORS ? { cost: null } : { refused: coerced.errors.map(asBadInput) };
+function costed(schema: GraphQLSchema, alone: DocumentNode, variables: Readonly<Record<string, unknown>>): Costing {
   try {
     return { cost: complexityFromQuery(alone, { schema, variables: variables as Record<string, unknown> }) };
   } catch (error) {
@@ -91,14 +91,19 @@ const UNCOSTABLE = new GraphQLError("The operation's cost cannot be worked out f
   extensions: { code: 'BAD_USER_INPUT' },
 });
 
-/** The numeric variables, as text (stops growing past the memo's limit: such keys are not kept). */
-function numericKey(variables: Readonly<Record<string, unknown>> | null | undefined): string {
-  if (!variables) return '';
+/**
+ * The memo's key: the operation's own variables as coerced (defaults applied, undeclared names
+ * left out), in their declared order, a string standing for any string (a cost reads numbers
+ * only) and a variable left out apart from one sent as null (an argument's default applies to the
+ * first). JSON throughout, so no value can pass for another's separator. Long keys are not kept.
+ */
+function numericKey(operation: OperationDefinitionNode, values: Readonly<Record<string, unknown>>): string {
   let key = '';
-  for (const name in variables) {
-    const v = variables[name];
-    if (typeof v === 'number') key += `${name}=${v};`;
-    else if (typeof v === 'object' && v !== null) key += `${name}=${JSON.stringify(v)};`;
+  for (const definition of operation.variableDefinitions ?? []) {
+    const name = definition.variable.name.value;
+    const v = Object.hasOwn(values, name) ? values[name] : undefined;
+    key += v === undefined ? '-' : typeof v === 'string' ? '"' : JSON.stringify(v);
+    key += ',';
     if (key.length > MAX_MEMO_KEY_CHARS) return key;
   }
   return key;
