@@ -7,6 +7,7 @@ import { checkDocument, newOperation } from '../../src/operation/pipeline.js';
 import { PersistedDocuments } from '../../src/operation/persisted-documents.js';
 import { MAX_CACHED_DOCUMENT_CHARS } from '../../src/operation/steps/parse.js';
 import { specErrors } from '../../src/operation/steps/validate.js';
+import { INTROSPECTION_COSTS } from '../../src/operation/steps/introspection-cost.js';
 import { QUERY_LIMITS } from '../../src/operation/steps/limits.js';
 import { MAX_REPEATED_FIELD_PAIRS } from '../../src/operation/steps/repeated-fields.js';
 import { COST_LIMITS, MAX_MEMO_KEY_CHARS, MAX_VARIABLE_ERRORS } from '../../src/operation/steps/cost.js';
@@ -655,6 +656,25 @@ describe('the pipeline, as the server wires it', () => {
       const one = await costOf({ c, n: 1 });
       expect(await costOf({ c, n: 2 })).toBe(one! + 51);
       expect(await costOf({ c, n: 1 })).toBe(one);
+    });
+
+    it(`introspection costs what it answers: ${INTROSPECTION_COSTS.__schema} a schema, ${INTROSPECTION_COSTS.__type} a type, however reached`, async () => {
+      const costOf = async (query: string) => {
+        const ctx = w.context();
+        const outcome = await run({ query }, JSON_ONLY, ctx);
+        return [outcome.kind, ctx.cost];
+      };
+      expect(await costOf('{ __typename }')).toEqual(['result', 1]);
+      expect(await costOf('{ __schema { queryType { name } } }')).toEqual(['result', 1 + INTROSPECTION_COSTS.__schema!]);
+      expect(await costOf('{ a: __type(name: "Zip") { name } ... on Query { b: __type(name: "State") { name } } }')).toEqual([
+        'result',
+        2 + 2 * INTROSPECTION_COSTS.__type!,
+      ]);
+      // (Pothos counts the field once a spread; ours, once.)
+      expect(await costOf('{ ...S ...S } fragment S on Query { __schema { queryType { name } } }')).toEqual(['result', 2 + INTROSPECTION_COSTS.__schema!]);
+      // Six whole schemas are over the limit, before anything runs.
+      const six = Array.from({ length: 6 }, (_, i) => `s${i}: __schema { types { name } }`).join(' ');
+      expect(await costOf(`{ ${six} }`)).toEqual(['refused', 6 * (1 + INTROSPECTION_COSTS.__schema!)]);
     });
 
     it('the key is the operation’s own variables as coerced: undeclared names, however spelt, add nothing; left out and null differ', async () => {

@@ -2,6 +2,7 @@ import { getVariableValues, GraphQLError, Kind, type DocumentNode, type GraphQLS
 import { complexityFromQuery } from '@pothos/plugin-complexity';
 import { LRUCache } from 'lru-cache';
 import { refuse, type Outcome, type Step } from '../operation.js';
+import { introspectionCost } from './introspection-cost.js';
 
 /** The most work one operation may ask for: fields resolved, lists weighted by their size. */
 export const COST_LIMITS = { complexity: 250_000, depth: 14, breadth: 400 } as const;
@@ -68,7 +69,8 @@ function operationAlone(document: DocumentNode, operation: OperationDefinitionNo
 
 function costed(schema: GraphQLSchema, alone: DocumentNode, variables: Readonly<Record<string, unknown>>): Costing {
   try {
-    return { cost: complexityFromQuery(alone, { schema, variables: variables as Record<string, unknown> }) };
+    const cost = complexityFromQuery(alone, { schema, variables: variables as Record<string, unknown> });
+    return { cost: { ...cost, complexity: cost.complexity + introspectionCost(alone) } };
   } catch (error) {
     // A field's cost reads its checked arguments (Pothos' validation plugin): one out of its bounds
     // is refused here, for the whole operation, rather than leaving the cost unknown.
