@@ -155,6 +155,13 @@ describe.each(rows)('%s', (_name, t) => {
   });
 
   it('nothing runs uncosted: an argument out of its bounds refuses the operation; the operation named is the one costed', async () => {
+    // Delivered in parts, ten times the cost: 51 × 501 + 1 units is 255,520 streamed.
+    if (/SSE|multipart|WebSocket/.test(t.name)) {
+      const streamed = await t.send(app, { query: '{ states @stream { zipcodes(limit: 500) { zip } } }' });
+      expect(expectRefused(t, streamed, 'QUERY_TOO_COMPLEX', 400)).toBe(
+        'Query complexity 255520 is over the limit of 250000; ask for smaller pages or fewer nested lists.',
+      );
+    }
     const outOfBounds = await t.send(app, { query: '{ zipStats { totalZips } states { zipcodes(limit: 100) { nearby(limit: 0) { zip } } } }' });
     expect(expectRefused(t, outOfBounds, 'BAD_USER_INPUT', 400)).toBe('limit must be >= 1');
     if (!t.params) return;

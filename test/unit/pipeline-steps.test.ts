@@ -10,7 +10,7 @@ import { specErrors } from '../../src/operation/steps/validate.js';
 import { INTROSPECTION_COSTS } from '../../src/operation/steps/introspection-cost.js';
 import { QUERY_LIMITS } from '../../src/operation/steps/limits.js';
 import { MAX_REPEATED_FIELD_PAIRS } from '../../src/operation/steps/repeated-fields.js';
-import { COST_LIMITS, MAX_MEMO_KEY_CHARS, MAX_VARIABLE_ERRORS } from '../../src/operation/steps/cost.js';
+import { COST_LIMITS, INCREMENTAL_COST_FACTOR, MAX_MEMO_KEY_CHARS, MAX_VARIABLE_ERRORS } from '../../src/operation/steps/cost.js';
 import { UNEXPECTED_MESSAGE } from '../../src/operation/steps/finalize.js';
 import { checkedOnce } from '../../src/operation/steps/validation-memo.js';
 import { mayDisableLeafSerialization } from '../../src/operation/leaf-serialization.js';
@@ -656,6 +656,20 @@ describe('the pipeline, as the server wires it', () => {
       const one = await costOf({ c, n: 1 });
       expect(await costOf({ c, n: 2 })).toBe(one! + 51);
       expect(await costOf({ c, n: 1 })).toBe(one);
+    });
+
+    it(`delivered in parts (@defer, @stream on a transport that streams), an operation costs ${INCREMENTAL_COST_FACTOR} times as much`, async () => {
+      const query = '{ states @stream { zipcodes(limit: 500) { zip } } }';
+      const whole = w.context();
+      expect(result(await run({ query }, JSON_ONLY, whole)).data!.states).toHaveLength(51);
+      const parts = w.context();
+      const outcome = refusal(await run({ query }, STREAMS, parts));
+      expect(outcome.errors.map((e) => e.extensions.code)).toEqual(['QUERY_TOO_COMPLEX']);
+      expect(parts.cost).toBe(whole.cost! * INCREMENTAL_COST_FACTOR);
+      // Without either directive, a transport that streams answers in one, at the cost of one.
+      const plain = w.context();
+      await run({ query: '{ states { zipcodes(limit: 500) { zip } } }' }, STREAMS, plain);
+      expect(plain.cost).toBe(whole.cost);
     });
 
     it(`introspection costs what it answers: ${INTROSPECTION_COSTS.__schema} a schema, ${INTROSPECTION_COSTS.__type} a type, however reached`, async () => {

@@ -2,6 +2,7 @@ import { getVariableValues, GraphQLError, Kind, type DocumentNode, type GraphQLS
 import { complexityFromQuery } from '@pothos/plugin-complexity';
 import { LRUCache } from 'lru-cache';
 import { refuse, type Outcome, type Step } from '../operation.js';
+import { isIncremental } from './execute.js';
 import { introspectionCost } from './introspection-cost.js';
 
 /** The most work one operation may ask for: fields resolved, lists weighted by their size. */
@@ -111,6 +112,14 @@ function numericKey(operation: OperationDefinitionNode, values: Readonly<Record<
   return key;
 }
 
+/**
+ * What delivering an operation in parts (@defer or @stream, on a transport that streams) multiplies
+ * its cost by: each deferred fragment and streamed item is a part of its own, executed, encoded
+ * and sent apart, about ten times the work and several times the memory of the same data in one
+ * answer (measured: docs/hardening.md).
+ */
+export const INCREMENTAL_COST_FACTOR = 10;
+
 /** The error for an operation over a limit, or null when it is within them all. */
 export function overLimit(cost: OperationCost): GraphQLError | null {
   const [kind, actual, max] =
@@ -129,7 +138,8 @@ export function overLimit(cost: OperationCost): GraphQLError | null {
 
 /**
  * What the operation costs, from the schema's declared field costs and its variables, before
- * anything runs: over a limit is QUERY_TOO_COMPLEX (400). The cost is recorded on the context for
+ * anything runs (times INCREMENTAL_COST_FACTOR when delivered in parts): over a limit is
+ * QUERY_TOO_COMPLEX (400). The cost is recorded on the context for
  * the budget step, `extensions.cost` and the log. Variables that do not coerce leave it unknown
  * (execution reports them, without running anything), or are refused here past
  * MAX_VARIABLE_ERRORS; an argument out of the bounds a cost depends on is refused (400).
@@ -142,8 +152,10 @@ export function costStep(schema: GraphQLSchema): Step {
       const costing = costOf(op.document!, op.definition!, op.variables);
       if ('refused' in costing) return { kind: 'refused', errors: costing.refused, status: 400, jsonStatus: 400 };
       if (!costing.cost) return undefined;
-      op.context.cost = costing.cost.complexity;
-      const over = overLimit(costing.cost);
+      const incremental = op.transport.streams && isIncremental(op.document!);
+      const cost = incremental ? { ...costing.cost, complexity: costing.cost.complexity * INCREMENTAL_COST_FACTOR } : costing.cost;
+      op.context.cost = cost.complexity;
+      const over = overLimit(cost);
       return over ? refuse(over, 400) : undefined;
     },
   };
