@@ -53,7 +53,8 @@ builder.queryFields((t) => {
       type: [ZipRef],
       nullable: { list: false, items: true },
       description: `Up to ${LOOKUP_BOUNDS.zipCodes.max} ZIP codes at once, in the order asked; a code that does not exist is null here (GET /api/zips lists such codes apart, as notFound).`,
-      complexity: (args) => ({ field: 1, multiplier: Array.isArray(args.codes) ? Math.min(args.codes.length, 10_000) : 1 }),
+      // Every copy is resolved and answered: each counts.
+      complexity: (args) => ({ field: 1, multiplier: Array.isArray(args.codes) ? args.codes.length : 1 }),
       args: t.validate(
         { codes: t.arg.stringList({ required: true, description: `1–${LOOKUP_BOUNDS.zipCodes.max} codes of exactly 5 digits (a copy counts once).` }) },
         argsOf(ZipCodesParams),

@@ -103,8 +103,8 @@ ResortRef.implement({
     }),
     trails: t.field({
       type: [TrailRef],
-      // The largest resorts have a few hundred trails.
-      complexity: { field: 1, multiplier: 150 },
+      // At least the most trails any resort has (test/unit/list-sizes.test.ts).
+      complexity: { field: 1, multiplier: 330 },
       args: t.validate(
         {
           units: t.arg({
@@ -121,7 +121,8 @@ ResortRef.implement({
       },
     }),
     trailSummary: t.field({ type: TrailSummaryRef, resolve: async (r, _a, ctx) => trailSummaryView(await snapshot(ctx, r)) }),
-    lifts: t.field({ type: [LiftRef], complexity: { field: 1, multiplier: 40 }, resolve: async (r, _a, ctx) => (await snapshot(ctx, r)).lifts.all() }),
+    // At least the most lifts any resort has (test/unit/list-sizes.test.ts).
+    lifts: t.field({ type: [LiftRef], complexity: { field: 1, multiplier: 80 }, resolve: async (r, _a, ctx) => (await snapshot(ctx, r)).lifts.all() }),
     liftSummary: t.field({ type: LiftSummaryRef, resolve: async (r, _a, ctx) => liftSummaryView(await snapshot(ctx, r)) }),
     nearbyZips: t.field({
       type: [NearbyZipRef],
