@@ -877,8 +877,8 @@ export const EQUIVALENT = [
     'true',
     'a visitor that returns a value other than undefined or false puts it in place of the node (in a copy nobody reads) and does not walk into it: the same as false here',
   ],
-  ['src/operation/steps/cost.ts', 104, "''", 'StringLiteral', '"Stryker was here!"', 'a constant prefix to every key keys the same costs apart'],
-  ['src/operation/steps/cost.ts', 132, '[null, 0, 0]', 'ArrayDeclaration', '[]', 'an empty kind is as falsy as null: within the limits either way'],
+  ['src/operation/steps/cost.ts', 105, "''", 'StringLiteral', '"Stryker was here!"', 'a constant prefix to every key keys the same costs apart'],
+  ['src/operation/steps/cost.ts', 133, '[null, 0, 0]', 'ArrayDeclaration', '[]', 'an empty kind is as falsy as null: within the limits either way'],
   [
     'src/operation/steps/execute.ts',
     46,

@@ -43,14 +43,14 @@ export function createCostAnalysis(schema: GraphQLSchema) {
   const memo = new WeakMap<OperationDefinitionNode, { alone: DocumentNode; byVariables: LRUCache<string, { cost: OperationCost }> | null }>();
 
   return function costOf(document: DocumentNode, operation: OperationDefinitionNode, variables: Readonly<Record<string, unknown>> | null | undefined): Costing {
-    const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: MAX_VARIABLE_ERRORS });
-    if (coerced.errors) return coerced.errors.length < MAX_VARIABLE_ERRORS ? { cost: null } : { refused: coerced.errors.map(asBadInput) };
     let kept = memo.get(operation);
     if (!kept) memo.set(operation, (kept = { alone: operationAlone(document, operation), byVariables: null }));
-    const key = numericKey(operation, coerced.coerced);
+    const key = numericKey(operation, variables ?? {});
     const remembered = key.length <= MAX_MEMO_KEY_CHARS;
     const hit = remembered ? kept.byVariables?.get(key) : undefined;
     if (hit) return hit;
+    const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: MAX_VARIABLE_ERRORS });
+    if (coerced.errors) return coerced.errors.length < MAX_VARIABLE_ERRORS ? { cost: null } : { refused: coerced.errors.map(asBadInput) };
     const costing = costed(schema, kept.alone, variables ?? {});
     // Only a cost is kept: whether an argument is within its bounds may turn on a string, which the
     // key leaves out.
@@ -95,10 +95,11 @@ const UNCOSTABLE = new GraphQLError("The operation's cost cannot be worked out f
 });
 
 /**
- * The memo's key: the operation's own variables as coerced (defaults applied, undeclared names
- * left out), in their declared order, a string standing for any string (a cost reads numbers
- * only) and a variable left out apart from one sent as null (an argument's default applies to the
- * first). JSON throughout, so no value can pass for another's separator. Long keys are not kept.
+ * The memo's key: the operation's own variables as sent (undeclared names left out: what coerces
+ * them follows from them), in their declared order, a string standing for any string (a cost reads
+ * numbers only; only costs are kept, so a string that does not coerce is never a hit) and a
+ * variable left out apart from one sent as null (a default applies to the first). JSON throughout,
+ * so no value can pass for another's separator. Long keys are not kept.
  */
 function numericKey(operation: OperationDefinitionNode, values: Readonly<Record<string, unknown>>): string {
   let key = '';
