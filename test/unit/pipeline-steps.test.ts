@@ -977,7 +977,7 @@ describe('the pipeline, as the server wires it', () => {
       }
     });
 
-    it('graphql-jit runs, once loaded, the documents the parse cache keeps and the server’s own; the others graphql-js', async () => {
+    it('graphql-jit runs, once loaded, the server’s own documents and those the parse cache keeps from their second run; the others and introspection graphql-js', async () => {
       // The two engines word a variable that does not coerce differently: that tells which ran.
       const jitted = makeWorld('gateway-pipeline-engines-');
       const byJs = 'Variable "$z" got invalid value 5; String cannot represent a non string value: 5';
@@ -989,8 +989,15 @@ describe('the pipeline, as the server wires it', () => {
         expect(await messageOf({ query, variables: { z: 5 } })).toEqual([byJs]);
         await jitted.pipeline.loadCompiler();
         await jitted.pipeline.loadCompiler();
+        // A client's document is compiled when it runs again (a one-off would cost its compiling and its memory).
+        const again = 'query($z: String!) { zip(zip: $z) { city } } # again';
+        expect(await messageOf({ query: again, variables: { z: 5 } })).toEqual([byJs]);
+        expect(await messageOf({ query: again, variables: { z: 5 } })).toEqual([byJit]);
         expect(await messageOf({ query, variables: { z: 5 } })).toEqual([byJit]);
         expect(await messageOf({ own: parse(query), variables: { z: 5 } })).toEqual([byJit]);
+        // Introspection never: a deep selection under __schema took seconds to compile.
+        const introspecting = 'query($z: String!) { zip(zip: $z) { city } __type(name: "Zip") { name } }';
+        for (let i = 0; i < 3; i++) expect(await messageOf({ query: introspecting, variables: { z: 5 } })).toEqual([byJs]);
         // Too long for the parse cache: a one-off, not compiled.
         expect(await messageOf({ query: `${query}${' '.repeat(MAX_CACHED_DOCUMENT_CHARS)}`, variables: { z: 5 } })).toEqual([byJs]);
         // Each operation of a document compiled for itself.

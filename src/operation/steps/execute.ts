@@ -1,5 +1,6 @@
 import { BREAK, execute, visit, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { CompiledQuery } from 'graphql-jit';
+import { LRUCache } from 'lru-cache';
 import { traced, tracingOn } from '../../telemetry/trace.js';
 import { cutAtDeadline, type IncrementalPart } from '../incremental.js';
 import { mayDisableLeafSerialization } from '../leaf-serialization.js';
@@ -9,6 +10,9 @@ import type { Operation, Outcome, Step } from '../operation.js';
 type Jit = typeof import('graphql-jit');
 type IncrementalEngine = typeof import('@graphql-tools/executor');
 
+/** The clients' documents kept compiled at once (a compiled query holds far more memory than its text). */
+export const MAX_COMPILED_DOCUMENTS = 100;
+
 /**
  * Runs the operation with the engine it needs:
  * - a subscription: graphql-js's subscribe, each event executed once for all who share it
@@ -16,10 +20,13 @@ type IncrementalEngine = typeof import('@graphql-tools/executor');
  *   are the only ones the select-operation step lets through);
  * - @defer or @stream on a transport that streams: @graphql-tools/executor (the incremental
  *   delivery engine Yoga uses), its parts cut at the request's deadline;
- * - anything else: graphql-jit for documents that are kept (the parse cache's, the server's own:
- *   each compiled once, then run as plain JavaScript; compiling costs more than running once, so
- *   a one-off document is not compiled), graphql-js otherwise. @defer and @stream are then
- *   answered in the one result, as the spec allows.
+ * - anything else: graphql-jit for the server's own documents and for a client's kept by the parse
+ *   cache once they run a second time (compiled once, then run as plain JavaScript; compiling
+ *   costs more than running once, and a compiled query holds far more memory than its text, so a
+ *   one-off document is not compiled, and at most MAX_COMPILED_DOCUMENTS of the clients' are kept,
+ *   the least recently run out first), graphql-js otherwise and for introspection (a deep
+ *   selection under `__schema` took seconds to compile). @defer and @stream are then answered in
+ *   the one result, as the spec allows.
  * graphql-jit and the incremental engine load on first use (the server loads the compiler just
  * after it listens): the first answers after start need neither.
  */
@@ -30,7 +37,10 @@ export class ExecuteStep implements Step {
   private incrementalEngine: Promise<IncrementalEngine> | null = null;
   /** Documents worth compiling: those the parse cache keeps, and the server's own. */
   private readonly kept = new WeakSet<DocumentNode>();
-  private readonly compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
+  /** The clients' kept documents that have run once: compiled when they run again. */
+  private readonly ranOnce = new WeakSet<DocumentNode>();
+  private readonly compiledOwn = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
+  private readonly compiledClients = new LRUCache<DocumentNode, Map<string, CompiledQuery | null>>({ max: MAX_COMPILED_DOCUMENTS });
 
   constructor(private readonly schema: GraphQLSchema) {}
 
@@ -77,9 +87,18 @@ export class ExecuteStep implements Step {
 
   private compiledFor(args: ExecutionArgs, own: boolean): CompiledQuery | null {
     const jit = this.jit;
-    if (!jit || !(own || this.kept.has(args.document))) return null;
-    let byOperation = this.compiled.get(args.document);
-    if (!byOperation) this.compiled.set(args.document, (byOperation = new Map()));
+    const document = args.document;
+    if (!own) {
+      if (!this.kept.has(document) || namesIntrospection(document)) return null;
+      if (!this.ranOnce.has(document)) {
+        this.ranOnce.add(document);
+        return null;
+      }
+    }
+    if (!jit) return null;
+    const store = own ? this.compiledOwn : this.compiledClients;
+    let byOperation = store.get(document);
+    if (!byOperation) store.set(document, (byOperation = new Map()));
     const name = args.operationName ?? '';
     let query = byOperation.get(name);
     if (query === undefined) {
@@ -110,6 +129,24 @@ function settle(result: Streamed | Promise<Streamed>, incremental: boolean, sign
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
+
+/** Whether a document selects `__schema` or `__type` anywhere (remembered per document). */
+const introspecting = new WeakMap<DocumentNode, boolean>();
+function namesIntrospection(document: DocumentNode): boolean {
+  let known = introspecting.get(document);
+  if (known === undefined) {
+    known = false;
+    visit(document, {
+      Field(node) {
+        if (node.name.value !== '__schema' && node.name.value !== '__type') return undefined;
+        known = true;
+        return BREAK;
+      },
+    });
+    introspecting.set(document, known);
+  }
+  return known;
 }
 
 /** Whether a document asks for incremental delivery anywhere (remembered per document). */
