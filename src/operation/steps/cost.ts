@@ -33,8 +33,8 @@ export type Costing = { cost: OperationCost } | { cost: null } | { refused: read
  * the schema's declared field costs. Memoized per operation (parsed documents are cached, REST
  * documents are fixed) and numeric variables, the only inputs a cost may depend on (see
  * builder.ts), in a memo bounded in bytes: a client sending ever new large variables is costed each
- * time and fills nothing. Variables are coerced first, stopping at MAX_VARIABLE_ERRORS: with that
- * many errors the operation is refused here (Pothos and the executors would each find every error
+ * time and fills nothing. On a miss, variables are coerced, stopping at MAX_VARIABLE_ERRORS: with
+ * that many errors the operation is refused here (Pothos and the executors would each find every error
  * of a long list, seconds for a few thousand). An argument a field's cost is worked out from, out
  * of its bounds, refuses the operation: nothing runs uncosted, and a bad limit inside a long list
  * is one error, not one per item.

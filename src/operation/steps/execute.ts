@@ -5,6 +5,7 @@ import { traced, tracingOn } from '../../telemetry/trace.js';
 import { cutAtDeadline, type IncrementalPart } from '../incremental.js';
 import { mayDisableLeafSerialization } from '../leaf-serialization.js';
 import { subscribeShared } from '../shared-events.js';
+import { INTROSPECTION_COSTS } from './introspection-cost.js';
 import type { Operation, Outcome, Step } from '../operation.js';
 
 type Jit = typeof import('graphql-jit');
@@ -139,7 +140,7 @@ function namesIntrospection(document: DocumentNode): boolean {
     known = false;
     visit(document, {
       Field(node) {
-        if (node.name.value !== '__schema' && node.name.value !== '__type') return undefined;
+        if (!Object.hasOwn(INTROSPECTION_COSTS, node.name.value)) return undefined;
         known = true;
         return BREAK;
       },

@@ -1,15 +1,6 @@
-import {
-  BREAK,
-  GraphQLError,
-  OverlappingFieldsCanBeMergedRule,
-  specifiedRules,
-  validate,
-  visit,
-  type DocumentNode,
-  type GraphQLSchema,
-  type ValidationRule,
-} from 'graphql';
+import { GraphQLError, OverlappingFieldsCanBeMergedRule, specifiedRules, validate, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
 import type { Step } from '../operation.js';
+import { isIncremental } from './execute.js';
 import { checkedOnce, VALIDATION_FAILED } from './validation-memo.js';
 
 /**
@@ -40,21 +31,6 @@ const deferStreamRules = () =>
     return [...specifiedRules, ...added.filter((rule) => !isOverlapRule(rule))];
   });
 
-const INCREMENTAL = new Set(['defer', 'stream']);
-
-/** Whether the document names @defer or @stream anywhere (its operations' or fragments'). */
-function usesDeferOrStream(document: DocumentNode): boolean {
-  let found = false;
-  visit(document, {
-    Directive(node) {
-      if (!INCREMENTAL.has(node.name.value)) return undefined;
-      found = true;
-      return BREAK;
-    },
-  });
-  return found;
-}
-
 /**
  * GraphQL's validation stops at fixed bounds of its own (graphql-js 16: at most 100 errors; the
  * check that same-named fields can merge, and the walk of fragment spreads, at a fixed amount of
@@ -75,7 +51,7 @@ function explained(errors: readonly GraphQLError[]): readonly GraphQLError[] {
 }
 
 export function specErrors(schema: GraphQLSchema, document: DocumentNode): readonly GraphQLError[] | Promise<readonly GraphQLError[]> {
-  if (!usesDeferOrStream(document)) return explained(validate(schema, document, specifiedRules, { maxErrors: GRAPHQL_MAX_ERRORS }));
+  if (!isIncremental(document)) return explained(validate(schema, document, specifiedRules, { maxErrors: GRAPHQL_MAX_ERRORS }));
   return deferStreamRules().then((rules) => explained(validate(schema, document, rules, { maxErrors: GRAPHQL_MAX_ERRORS })));
 }
 
